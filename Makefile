@@ -1,0 +1,48 @@
+# Two commands matter: `make run` (demo portal on SQLite, tasks in-process) and `make test`.
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export DJANGO_SETTINGS_MODULE ?= portal.settings
+
+.PHONY: install run test lint check-migrations bench sysdeps e2e-deps clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Demo portal: SQLite unless DATABASE_URL is set; Celery tasks run in-process.
+run: install
+	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
+	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
+	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# System packages the tests need beyond Python (Chromium for browser tests, CJK fonts).
+sysdeps:
+	bash scripts/ensure_sysdeps.sh
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+check-migrations: install
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# Tests run against the real PostgreSQL and Redis (defaults: this machine's local services).
+test: install sysdeps
+	bash scripts/ensure_services.sh
+	$(MAKE) lint check-migrations
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/portal} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} \
+	$(BIN)/python -m pytest -q -ra
+
+bench: install
+	$(BIN)/python scripts/bench_parse.py
+	$(BIN)/python scripts/bench_costmodel.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 var staticfiles

@@ -1,0 +1,59 @@
+"""Teams (organisations) and the role each user holds in one."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from .choices import WRITE_ROLES, Role
+
+
+class Team(models.Model):
+    """A procurement team; every private record in the portal belongs to one."""
+
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    slug = models.SlugField(_("slug"), unique=True)
+    is_demo = models.BooleanField(_("demo data"), default=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("team")
+        verbose_name_plural = _("teams")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A user's place in a team. One team per user keeps isolation simple and auditable."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="membership",
+        verbose_name=_("user"),
+    )
+    team = models.ForeignKey(
+        Team, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("team")
+    )
+    role = models.CharField(_("role"), max_length=16, choices=Role.choices, default=Role.VIEWER)
+
+    class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(role__in=[r.value for r in Role]), name="membership_role_valid"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.team} ({self.get_role_display()})"
+
+    @property
+    def can_write(self) -> bool:
+        return self.role in WRITE_ROLES
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == Role.ADMIN

@@ -1,0 +1,44 @@
+"""API building blocks shared by every app."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
+from rest_framework import serializers, viewsets
+from rest_framework.exceptions import ValidationError
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from accounts.middleware import request_membership
+
+
+def exception_handler(exc, context):  # type: ignore[no-untyped-def]
+    """Turn model validation and constraint errors into 400s instead of 500s."""
+    if isinstance(exc, DjangoValidationError):
+        detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
+        exc = ValidationError(detail=detail)
+    elif isinstance(exc, IntegrityError):
+        exc = ValidationError(detail={"detail": [str(exc).splitlines()[0]]})
+    return drf_exception_handler(exc, context)
+
+
+class TeamScopedViewSet(viewsets.ModelViewSet):
+    """CRUD limited to the requesting user's team; `team_path` as in core.admin."""
+
+    team_path = "team"
+
+    def get_team(self):  # type: ignore[no-untyped-def]
+        membership = request_membership(self.request)
+        return membership.team if membership else None
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        team = self.get_team()
+        qs = super().get_queryset()
+        if team is None:
+            return qs.none()
+        return qs.filter(**{self.team_path: team})
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        if self.team_path == "team":
+            serializer.save(team=self.get_team())
+        else:
+            serializer.save()

@@ -1,0 +1,65 @@
+"""Create the demo team, the demo/demo user and every app's demo data (DEBUG only)."""
+
+from __future__ import annotations
+
+import importlib
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from accounts.choices import Role
+from accounts.models import Membership, Team
+
+# Apps whose `demo.load(team=..., user=...)` runs, in this order (later ones use earlier data).
+DEMO_APPS = ("vendors", "quotes", "benchmarks", "rankings", "reports")
+
+
+class Command(BaseCommand):
+    help = "Create the demo team, user demo/demo and demo data. Refuses when DEBUG is off."
+
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument("--reset", action="store_true", help="delete and recreate demo data")
+
+    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+        if not settings.DEBUG:
+            raise CommandError(
+                "Refusing to create the demo user demo/demo: DEBUG is off (production settings)."
+            )
+        team = Team.objects.filter(slug="demo").first()
+        if team and not options["reset"]:
+            self.stdout.write("Demo data already present (use --reset to recreate).")
+            self._announce()
+            return
+        with transaction.atomic():
+            if team:
+                team.delete()
+            team = Team.objects.create(name="演示团队 Demo team", slug="demo", is_demo=True)
+            user = self._demo_user(team)
+            for app in DEMO_APPS:
+                try:
+                    module = importlib.import_module(f"{app}.demo")
+                except ModuleNotFoundError:
+                    continue
+                if hasattr(module, "load"):
+                    module.load(team=team, user=user)
+                    self.stdout.write(f"  demo data loaded: {app}")
+        self._announce()
+
+    def _demo_user(self, team: Team):  # type: ignore[no-untyped-def]
+        User = get_user_model()
+        user, _ = User.objects.get_or_create(username="demo", defaults={"is_staff": True})
+        user.is_staff = True
+        user.set_password("demo")
+        user.save()
+        Membership.objects.update_or_create(user=user, defaults={"team": team, "role": Role.ADMIN})
+        return user
+
+    def _announce(self) -> None:
+        self.stdout.write(
+            self.style.WARNING(
+                "DEMO MODE: log in at http://127.0.0.1:8000/ with user 'demo', password 'demo' "
+                "(created because DEBUG is on; never use this in production)."
+            )
+        )

@@ -1,0 +1,36 @@
+"""Template helpers: pick the active language's text of a bilingual domain message."""
+
+from django import template
+from django.utils.translation import get_language
+
+register = template.Library()
+
+
+@register.filter
+def msg(message) -> str:  # type: ignore[no-untyped-def]
+    """Render a domain Message (or its dict form) in the active language."""
+    if message is None:
+        return ""
+    lang = get_language() or "zh-hans"
+    if isinstance(message, dict):
+        return str(message.get("zh") if lang.startswith("zh") else message.get("en"))
+    text = getattr(message, "text", None)
+    return text(lang) if callable(text) else str(message)
+
+
+@register.filter
+def bilingual(obj, field: str) -> str:  # type: ignore[no-untyped-def]
+    """`obj|bilingual:"name"` gives name_zh or name_en by language, falling back to the other."""
+    lang = get_language() or "zh-hans"
+    zh = getattr(obj, f"{field}_zh", "") or ""
+    en = getattr(obj, f"{field}_en", "") or ""
+    return (zh or en) if lang.startswith("zh") else (en or zh)
+
+
+@register.simple_tag(takes_context=True)
+def query_with(context, **kwargs) -> str:  # type: ignore[no-untyped-def]
+    """The current query string with some parameters replaced (for pagination links)."""
+    params = context["request"].GET.copy()
+    for key, value in kwargs.items():
+        params[key] = value
+    return params.urlencode()

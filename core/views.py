@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.shortcuts import render
+from django.views import View
+
+from accounts.mixins import TeamRequiredMixin
+from vendors.models import Vendor
+
+
+class DashboardView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        vendors = Vendor.objects.for_team(self.team)
+        flagged = vendors.filter(findings_critical__gt=0).order_by("-findings_critical")[:10]
+        return render(
+            request,
+            "core/dashboard.html",
+            {"vendor_count": vendors.count(), "flagged": flagged},
+        )
+
+
+def health(request: HttpRequest) -> JsonResponse:
+    """Liveness and database check for load balancers and compose healthchecks."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"status": "ok"})
+
+
+def ping_page(request: HttpRequest):  # type: ignore[no-untyped-def]
+    """A trivial page: the baseline of the load test."""
+    return JsonResponse({"ok": True})

@@ -1,0 +1,33 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from core import views as core_views
+
+api_v1 = [
+    path("", include("vendors.api.urls")),
+    path("", include("quotes.api.urls")),
+    path("", include("benchmarks.api.urls")),
+    path("", include("rankings.api.urls")),
+    path("", include("reports.api.urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+]
+
+urlpatterns = [
+    path("", core_views.DashboardView.as_view(), name="dashboard"),
+    path("health/", core_views.health, name="health"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("vendors/", include("vendors.urls")),
+    path("quotes/", include("quotes.urls")),
+    path("benchmarks/", include("benchmarks.urls")),
+    path("rankings/", include("rankings.urls")),
+    path("reports/", include("reports.urls")),
+    path("api/v1/", include(api_v1)),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from django.utils.translation import get_language
+from rest_framework import serializers
+
+from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
+from ..selectors import vendor_findings
+
+VERIFY_READONLY = ("verified_by", "verified_at")
+
+
+class _ChildSerializer(serializers.ModelSerializer):
+    """Runs the model's own clean() so API and forms share one set of rules."""
+
+    def validate(self, attrs):  # type: ignore[no-untyped-def]
+        attrs = super().validate(attrs)
+        instance = self.instance or self.Meta.model()
+        for key, value in attrs.items():
+            setattr(instance, key, value)
+        instance.clean()
+        return attrs
+
+
+class LicenceSerializer(_ChildSerializer):
+    class Meta:
+        model = Licence
+        exclude = ("vendor", "evidence")
+        read_only_fields = VERIFY_READONLY
+
+
+class IcpFilingSerializer(_ChildSerializer):
+    class Meta:
+        model = IcpFiling
+        exclude = ("vendor", "evidence")
+        read_only_fields = VERIFY_READONLY
+
+
+class CertificationSerializer(_ChildSerializer):
+    class Meta:
+        model = Certification
+        exclude = ("vendor", "evidence")
+        read_only_fields = VERIFY_READONLY
+
+
+class NetworkProfileSerializer(_ChildSerializer):
+    class Meta:
+        model = NetworkProfile
+        exclude = ("data_centre", "evidence")
+        read_only_fields = VERIFY_READONLY
+
+
+class DataCentreSerializer(_ChildSerializer):
+    network = NetworkProfileSerializer(read_only=True)
+
+    class Meta:
+        model = DataCentre
+        exclude = ("vendor", "evidence")
+        read_only_fields = VERIFY_READONLY
+
+
+class SlaTermsSerializer(_ChildSerializer):
+    class Meta:
+        model = SlaTerms
+        exclude = ("vendor", "evidence")
+        read_only_fields = VERIFY_READONLY
+
+
+class FindingSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    severity = serializers.CharField()
+    subject = serializers.CharField()
+    message = serializers.CharField()
+    message_en = serializers.CharField()
+    message_zh = serializers.CharField()
+
+    def to_representation(self, finding):  # type: ignore[no-untyped-def]
+        return {
+            "code": finding.code,
+            "severity": str(finding.severity),
+            "subject": finding.subject,
+            "message": finding.message.text(get_language()),
+            "message_en": finding.message.en,
+            "message_zh": finding.message.zh,
+        }
+
+
+class VendorSerializer(serializers.ModelSerializer):
+    services = serializers.ListField(child=serializers.CharField(), required=False)
+
+    class Meta:
+        model = Vendor
+        exclude = ("team", "finding_codes")
+        read_only_fields = (
+            "findings_critical", "findings_warning", "findings_total", "findings_checked_at",
+            "is_demo", "created_at", "updated_at",
+        )
+
+    def validate_services(self, value: list[str]) -> list[str]:
+        from ..choices import Service
+
+        unknown = sorted(set(value) - set(Service.values))
+        if unknown:
+            raise serializers.ValidationError(f"Unknown services: {', '.join(unknown)}")
+        return value
+
+    def validate(self, attrs):  # type: ignore[no-untyped-def]
+        name_zh = attrs.get("name_zh", getattr(self.instance, "name_zh", ""))
+        name_en = attrs.get("name_en", getattr(self.instance, "name_en", ""))
+        if not (name_zh or name_en):
+            raise serializers.ValidationError({"name_zh": "A Chinese or English legal name is required."})
+        return attrs
+
+
+class VendorDetailSerializer(VendorSerializer):
+    licences = LicenceSerializer(many=True, read_only=True)
+    icp_filings = IcpFilingSerializer(many=True, read_only=True)
+    certifications = CertificationSerializer(many=True, read_only=True)
+    data_centres = DataCentreSerializer(many=True, read_only=True)
+    sla = SlaTermsSerializer(read_only=True)
+    findings = serializers.SerializerMethodField()
+
+    def get_findings(self, vendor) -> list[dict[str, str]]:  # type: ignore[no-untyped-def]
+        return FindingSerializer(vendor_findings(vendor), many=True).data

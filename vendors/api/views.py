@@ -1,0 +1,167 @@
+from __future__ import annotations
+
+import django_filters
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+
+from core.api import TeamScopedViewSet
+from domain.regions import PROVINCE_CHOICES
+
+from ..choices import Fabric
+from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
+from ..selectors import vendor_prefetch
+from ..services import vendor_child_delete, vendor_child_save, vendor_save
+from . import serializers as s
+
+
+class VendorFilter(django_filters.FilterSet):
+    """Shared by the API list (and mirrors the list page's parameters)."""
+
+    province = django_filters.ChoiceFilter(
+        choices=PROVINCE_CHOICES, field_name="data_centres__province", distinct=True
+    )
+    fabric = django_filters.ChoiceFilter(
+        choices=Fabric.choices, field_name="data_centres__network__fabric", distinct=True
+    )
+    has_critical = django_filters.BooleanFilter(method="filter_critical")
+
+    class Meta:
+        model = Vendor
+        fields = ["province", "fabric", "home_province", "is_demo"]
+
+    def filter_critical(self, qs, name, value):  # type: ignore[no-untyped-def]
+        return qs.filter(findings_critical__gt=0) if value else qs.filter(findings_critical=0)
+
+
+class VendorViewSet(TeamScopedViewSet):
+    queryset = Vendor.objects.all().order_by("name_zh", "name_en", "pk")
+    filterset_class = VendorFilter
+    search_fields = ["name_zh", "name_en", "short_name", "credit_code"]
+    ordering_fields = ["name_zh", "name_en", "findings_critical", "founded_year"]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        qs = super().get_queryset()
+        return vendor_prefetch(qs) if self.action == "retrieve" else qs
+
+    def get_serializer_class(self):  # type: ignore[no-untyped-def]
+        return s.VendorDetailSerializer if self.action == "retrieve" else s.VendorSerializer
+
+    def perform_create(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        with transaction.atomic():
+            vendor = Vendor(**serializer.validated_data)
+            serializer.instance = vendor_save(vendor=vendor, team=self.get_team())
+
+    def perform_update(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        with transaction.atomic():
+            vendor = serializer.instance
+            for key, value in serializer.validated_data.items():
+                setattr(vendor, key, value)
+            serializer.instance = vendor_save(vendor=vendor, team=self.get_team())
+
+
+class _VendorChildViewSet(TeamScopedViewSet):
+    """Nested under /vendors/{vendor_pk}/…; the vendor must belong to the caller's team."""
+
+    team_path = "vendor__team"
+    parent_field = "vendor"
+
+    def _vendor(self) -> Vendor:
+        return get_object_or_404(Vendor.objects.for_team(self.get_team()), pk=self.kwargs["vendor_pk"])
+
+    def initial(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().initial(request, *args, **kwargs)
+        if "vendor_pk" in self.kwargs:  # absent only during schema generation
+            self._vendor()  # 404 for another team's vendor, before any list or write
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return super().get_queryset().filter(vendor_id=self.kwargs.get("vendor_pk"))
+
+    def perform_create(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        vendor = self._vendor()
+        instance = serializer.Meta.model(**serializer.validated_data)
+        serializer.instance = vendor_child_save(instance=instance, vendor=vendor, user=self.request.user)
+
+    def perform_update(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        instance = serializer.instance
+        for key, value in serializer.validated_data.items():
+            setattr(instance, key, value)
+        serializer.instance = vendor_child_save(
+            instance=instance, vendor=self._vendor(), user=self.request.user
+        )
+
+    def perform_destroy(self, instance) -> None:  # type: ignore[no-untyped-def]
+        vendor_child_delete(instance=instance, vendor=self._vendor())
+
+
+@extend_schema(tags=["vendors"])
+class LicenceViewSet(_VendorChildViewSet):
+    queryset = Licence.objects.select_related("verified_by").order_by("pk")
+    serializer_class = s.LicenceSerializer
+
+
+@extend_schema(tags=["vendors"])
+class IcpFilingViewSet(_VendorChildViewSet):
+    queryset = IcpFiling.objects.select_related("verified_by").order_by("pk")
+    serializer_class = s.IcpFilingSerializer
+
+
+@extend_schema(tags=["vendors"])
+class CertificationViewSet(_VendorChildViewSet):
+    queryset = Certification.objects.select_related("verified_by").order_by("pk")
+    serializer_class = s.CertificationSerializer
+
+
+@extend_schema(tags=["vendors"])
+class DataCentreViewSet(_VendorChildViewSet):
+    queryset = DataCentre.objects.select_related("network").order_by("pk")
+    serializer_class = s.DataCentreSerializer
+
+
+@extend_schema(tags=["vendors"])
+class SlaTermsViewSet(_VendorChildViewSet):
+    queryset = SlaTerms.objects.order_by("pk")
+    serializer_class = s.SlaTermsSerializer
+
+
+@extend_schema(tags=["vendors"])
+class NetworkProfileViewSet(TeamScopedViewSet):
+    """/vendors/{vendor_pk}/data-centres/{datacentre_pk}/network/"""
+
+    team_path = "data_centre__vendor__team"
+    queryset = NetworkProfile.objects.select_related("data_centre").order_by("pk")
+    serializer_class = s.NetworkProfileSerializer
+
+    def _dc(self) -> DataCentre:
+        return get_object_or_404(
+            DataCentre.objects.select_related("vendor"),
+            pk=self.kwargs["datacentre_pk"],
+            vendor_id=self.kwargs["vendor_pk"],
+            vendor__team=self.get_team(),
+        )
+
+    def initial(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().initial(request, *args, **kwargs)
+        if "datacentre_pk" in self.kwargs:
+            self._dc()
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return super().get_queryset().filter(
+            data_centre_id=self.kwargs.get("datacentre_pk"),
+            data_centre__vendor_id=self.kwargs.get("vendor_pk"),
+        )
+
+    def perform_create(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        dc = self._dc()
+        instance = NetworkProfile(data_centre=dc, **serializer.validated_data)
+        serializer.instance = vendor_child_save(instance=instance, vendor=dc.vendor, user=self.request.user)
+
+    def perform_update(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        dc = self._dc()
+        instance = serializer.instance
+        for key, value in serializer.validated_data.items():
+            setattr(instance, key, value)
+        serializer.instance = vendor_child_save(instance=instance, vendor=dc.vendor, user=self.request.user)
+
+    def perform_destroy(self, instance) -> None:  # type: ignore[no-untyped-def]
+        vendor_child_delete(instance=instance, vendor=self._dc().vendor)

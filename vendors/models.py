@@ -1,0 +1,385 @@
+"""Vendor profiles: what a rental vendor claims and what the team verified."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from core.models import TeamScoped
+from domain.regions import PROVINCE_CHOICES
+
+from .choices import (
+    CertificationKind,
+    Fabric,
+    IssuerScope,
+    Ownership,
+    Topology,
+    VerificationState,
+)
+from .validators import (
+    licence_codes_consistent,
+    validate_business_code_list,
+    validate_credit_code,
+    validate_icp_filing,
+    validate_licence_number,
+)
+
+
+class Verifiable(models.Model):
+    """Every claim carries its verification state, who checked it, when, and the evidence."""
+
+    state = models.CharField(
+        _("verification"),
+        max_length=16,
+        choices=VerificationState.choices,
+        default=VerificationState.CLAIMED,
+    )
+    verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("verified by"),
+    )
+    verified_at = models.DateTimeField(_("verified at"), null=True, blank=True)
+    evidence = models.FileField(
+        _("evidence file"), upload_to="evidence/%Y/%m/", blank=True, max_length=300
+    )
+    verification_note = models.TextField(_("verification note"), blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Vendor(TeamScoped):
+    """A rental vendor the team evaluates (one team's view of it; other teams never see it)."""
+
+    name_zh = models.CharField(_("legal name (Chinese)"), max_length=200, blank=True)
+    name_en = models.CharField(_("legal name (English)"), max_length=200, blank=True)
+    short_name = models.CharField(_("short name"), max_length=80, blank=True)
+    credit_code = models.CharField(
+        _("unified social credit code"),
+        max_length=18,
+        blank=True,
+        help_text=_("18 characters, GB 32100 (统一社会信用代码)"),
+        validators=[validate_credit_code],
+    )
+    registered_capital_cny = models.DecimalField(
+        _("registered capital (CNY)"),
+        max_digits=16,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+    )
+    founded_year = models.PositiveSmallIntegerField(
+        _("founding year"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1949), MaxValueValidator(2100)],
+    )
+    website = models.URLField(_("website"), blank=True)
+    home_province = models.CharField(
+        _("registered in province"), max_length=4, choices=PROVINCE_CHOICES, blank=True
+    )
+    services = models.JSONField(
+        _("services sold"),
+        default=list,
+        blank=True,
+        help_text=_("What the vendor sells: IDC space, GPU rental, cloud, bare metal, CDN, ISP."),
+    )
+    notes = models.TextField(_("notes"), blank=True)
+    is_demo = models.BooleanField(_("demo data"), default=False)
+    # Denormalised due-diligence summary, refreshed by vendors.services after every change (and
+    # periodically for expiry), so the list can show badges and filter without recomputing.
+    findings_critical = models.PositiveIntegerField(_("critical findings"), default=0)
+    findings_warning = models.PositiveIntegerField(_("warnings"), default=0)
+    findings_total = models.PositiveIntegerField(_("findings"), default=0)
+    finding_codes = models.JSONField(default=list, blank=True, editable=False)
+    findings_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("vendor")
+        verbose_name_plural = _("vendors")
+        ordering = ["name_zh", "name_en"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~(Q(name_zh="") & Q(name_en="")), name="vendor_has_a_name"
+            ),
+            models.CheckConstraint(
+                condition=Q(registered_capital_cny__isnull=True) | Q(registered_capital_cny__gte=0),
+                name="vendor_capital_not_negative",
+            ),
+            models.UniqueConstraint(
+                fields=["team", "credit_code"],
+                condition=~Q(credit_code=""),
+                name="vendor_credit_code_unique_per_team",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name_zh or self.name_en
+
+    @property
+    def display_names(self) -> str:
+        if self.name_zh and self.name_en:
+            return f"{self.name_zh} / {self.name_en}"
+        return str(self)
+
+
+class IcpFiling(Verifiable):
+    """An ICP filing (ICP备案): registers a website; it is NOT an operating licence."""
+
+    vendor = models.ForeignKey(Vendor, on_delete=models.CASCADE, related_name="icp_filings")
+    number = models.CharField(
+        _("ICP filing number"), max_length=64, validators=[validate_icp_filing]
+    )
+    website = models.CharField(_("website / domain"), max_length=200, blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("ICP filing")
+        verbose_name_plural = _("ICP filings")
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class Licence(Verifiable):
+    """A value-added telecom business licence (增值电信业务经营许可证) as claimed or verified."""
+
+    vendor = models.ForeignKey(Vendor, on_delete=models.CASCADE, related_name="licences")
+    number = models.CharField(
+        _("licence number"), max_length=64, validators=[validate_licence_number]
+    )
+    business_codes = models.JSONField(
+        _("business codes"),
+        default=list,
+        blank=True,
+        help_text=_("e.g. B11, B12, B14, B25"),
+        validators=[validate_business_code_list],
+    )
+    issuing_authority = models.CharField(_("issuing authority"), max_length=200, blank=True)
+    issuer_scope = models.CharField(
+        _("scope"), max_length=16, choices=IssuerScope.choices, default=IssuerScope.PROVINCIAL
+    )
+    issuer_province = models.CharField(
+        _("issuing province"), max_length=4, choices=PROVINCE_CHOICES, blank=True
+    )
+    coverage_regions = models.JSONField(
+        _("coverage regions"),
+        default=list,
+        blank=True,
+        help_text=_("Province codes, or 'national'"),
+    )
+    valid_from = models.DateField(_("valid from"), null=True, blank=True)
+    valid_until = models.DateField(_("valid until"), null=True, blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("licence")
+        verbose_name_plural = _("licences")
+        ordering = ["number"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(valid_from__isnull=True)
+                | Q(valid_until__isnull=True)
+                | Q(valid_until__gte=F("valid_from")),
+                name="licence_expiry_after_issue",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+    def clean(self) -> None:
+        errors = {}
+        if self.valid_from and self.valid_until and self.valid_until < self.valid_from:
+            errors["valid_until"] = _("The expiry date is before the issue date.")
+        if self.number and self.business_codes:
+            try:
+                licence_codes_consistent(self.number, list(self.business_codes))
+            except ValidationError as exc:
+                errors["business_codes"] = exc.messages
+        if errors:
+            raise ValidationError(errors)
+
+
+class Certification(Verifiable):
+    """ISO 9001, ISO 27001 or another certificate."""
+
+    vendor = models.ForeignKey(Vendor, on_delete=models.CASCADE, related_name="certifications")
+    kind = models.CharField(_("kind"), max_length=16, choices=CertificationKind.choices)
+    name = models.CharField(_("name"), max_length=200, blank=True)
+    number = models.CharField(_("certificate number"), max_length=100, blank=True)
+    issuer = models.CharField(_("issuer"), max_length=200, blank=True)
+    valid_from = models.DateField(_("issued on"), null=True, blank=True)
+    valid_until = models.DateField(_("expires on"), null=True, blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("certification")
+        verbose_name_plural = _("certifications")
+        ordering = ["kind", "number"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(valid_from__isnull=True)
+                | Q(valid_until__isnull=True)
+                | Q(valid_until__gte=F("valid_from")),
+                name="certification_expiry_after_issue",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.number}".strip()
+
+    def clean(self) -> None:
+        if self.valid_from and self.valid_until and self.valid_until < self.valid_from:
+            raise ValidationError({"valid_until": _("The expiry date is before the issue date.")})
+
+
+class DataCentre(Verifiable):
+    """A data centre (机房) where the vendor's servers are hosted."""
+
+    vendor = models.ForeignKey(Vendor, on_delete=models.CASCADE, related_name="data_centres")
+    name = models.CharField(_("name"), max_length=200)
+    city = models.CharField(_("city"), max_length=100, blank=True)
+    province = models.CharField(_("province"), max_length=4, choices=PROVINCE_CHOICES, blank=True)
+    ownership = models.CharField(
+        _("ownership"), max_length=16, choices=Ownership.choices, default=Ownership.UNKNOWN
+    )
+    power_per_rack_kw = models.DecimalField(
+        _("power per rack (kW)"),
+        max_digits=6,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+    )
+    tier = models.CharField(_("tier"), max_length=20, blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("data centre")
+        verbose_name_plural = _("data centres")
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(power_per_rack_kw__isnull=True) | Q(power_per_rack_kw__gte=0),
+                name="dc_power_not_negative",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.city})" if self.city else self.name
+
+
+class NetworkProfile(Verifiable):
+    """The training network of one data centre: fabric, lossless features, topology."""
+
+    data_centre = models.OneToOneField(DataCentre, on_delete=models.CASCADE, related_name="network")
+    fabric = models.CharField(_("fabric"), max_length=8, choices=Fabric.choices)
+    pfc = models.BooleanField(_("PFC"), null=True, blank=True)
+    ecn = models.BooleanField(_("ECN"), null=True, blank=True)
+    dcqcn = models.BooleanField(_("DCQCN"), null=True, blank=True)
+    topology = models.CharField(
+        _("topology"), max_length=16, choices=Topology.choices, default=Topology.UNKNOWN
+    )
+    mgmt_separated = models.BooleanField(
+        _("management and business networks separated"), null=True, blank=True
+    )
+    nic_gbps = models.DecimalField(
+        _("NIC port speed (Gbit/s)"),
+        max_digits=7,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+    )
+    nics_per_node = models.PositiveSmallIntegerField(_("NICs per server"), null=True, blank=True)
+    rack_uplink_gbps = models.DecimalField(
+        _("rack uplink (Gbit/s)"),
+        max_digits=8,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+    )
+    servers_per_rack = models.PositiveSmallIntegerField(
+        _("servers per rack"), null=True, blank=True
+    )
+    switch_model = models.CharField(_("switch model"), max_length=120, blank=True)
+    nic_model = models.CharField(_("NIC model"), max_length=120, blank=True)
+    dedicated_cross_site = models.BooleanField(
+        _("dedicated cross-site links"), null=True, blank=True
+    )
+    congestion_tuning_by = models.CharField(
+        _("who tunes congestion control"), max_length=120, blank=True
+    )
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("network profile")
+        verbose_name_plural = _("network profiles")
+
+    def __str__(self) -> str:
+        return f"{self.get_fabric_display()} @ {self.data_centre}"
+
+
+class SlaTerms(Verifiable):
+    """Service-level and bandwidth terms of the contract."""
+
+    vendor = models.OneToOneField(Vendor, on_delete=models.CASCADE, related_name="sla")
+    availability = models.DecimalField(
+        _("availability"),
+        max_digits=6,
+        decimal_places=5,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text=_("0–1, e.g. 0.999"),
+    )
+    response_minutes = models.PositiveIntegerField(
+        _("response time (minutes)"), null=True, blank=True
+    )
+    hw_replacement_hours = models.DecimalField(
+        _("hardware replacement (hours)"),
+        max_digits=6,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+    )
+    bandwidth_in_contract = models.BooleanField(
+        _("bandwidth written into the contract"), null=True, blank=True
+    )
+    compensation_clause = models.BooleanField(
+        _("compensation when not met (达标补偿)"), null=True, blank=True
+    )
+    credits = models.TextField(_("service credits"), blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("SLA terms")
+        verbose_name_plural = _("SLA terms")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(availability__isnull=True)
+                | (Q(availability__gte=0) & Q(availability__lte=1)),
+                name="sla_availability_0_1",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"SLA {self.vendor}"

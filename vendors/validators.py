@@ -1,0 +1,68 @@
+"""Field validators that reuse the domain parsers and speak the user's language."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import get_language
+
+from domain.credentials import (
+    CredentialFormatError,
+    looks_like_icp_filing,
+    normalize_credit_code,
+    parse_icp_filing,
+    parse_licence_number,
+    validate_business_codes,
+)
+from domain.messages import Message
+
+
+def _error(message: Message) -> ValidationError:
+    return ValidationError(message.text(get_language()), code=message.code)
+
+
+def validate_credit_code(value: str) -> None:
+    if not value:
+        return
+    try:
+        normalize_credit_code(value)
+    except CredentialFormatError as exc:
+        raise _error(exc.message) from exc
+
+
+def validate_licence_number(value: str) -> None:
+    """A real licence number, or an ICP filing number *as the vendor presented it*.
+
+    The second is accepted on purpose: the claim must be recorded so the checks can flag it.
+    """
+    if looks_like_icp_filing(value):
+        return
+    try:
+        parse_licence_number(value)
+    except CredentialFormatError as exc:
+        raise _error(exc.message) from exc
+
+
+def validate_icp_filing(value: str) -> None:
+    try:
+        parse_icp_filing(value)
+    except CredentialFormatError as exc:
+        raise _error(exc.message) from exc
+
+
+def validate_business_code_list(value: object) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError("A list of business codes such as B11, B12 is expected.")
+    try:
+        validate_business_codes(value)
+    except CredentialFormatError as exc:
+        raise _error(exc.message) from exc
+
+
+def licence_codes_consistent(number: str, codes: list[str]) -> None:
+    """Cross-field check: the business codes must belong to the classes in the number."""
+    if looks_like_icp_filing(number):
+        return
+    try:
+        validate_business_codes(codes, parse_licence_number(number))
+    except CredentialFormatError as exc:
+        raise _error(exc.message) from exc

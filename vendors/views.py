@@ -1,0 +1,194 @@
+"""Vendor pages. Views only bind input, call services and render selectors' output."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views import View
+
+from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from domain.regions import PROVINCE_CHOICES
+
+from .choices import Fabric
+from .forms import CHILD_FORMS, NetworkProfileForm, VendorForm
+from .models import DataCentre, NetworkProfile, SlaTerms, Vendor
+from .selectors import vendor_audit_trail, vendor_findings, vendor_list, vendor_prefetch
+from .services import vendor_child_delete, vendor_child_save, vendor_save
+
+CHILD_RELATIONS = {
+    "licence": "licences",
+    "icp": "icp_filings",
+    "certification": "certifications",
+    "datacentre": "data_centres",
+}
+
+
+class VendorListView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        filters = {k: request.GET.get(k, "") for k in ("q", "province", "fabric", "findings")}
+        qs = vendor_list(team=self.team, filters=filters).prefetch_related("data_centres__network")
+        page = Paginator(qs, 25).get_page(request.GET.get("page"))
+        return render(
+            request,
+            "vendors/vendor_list.html",
+            {
+                "page": page,
+                "filters": filters,
+                "provinces": PROVINCE_CHOICES,
+                "fabrics": Fabric.choices,
+            },
+        )
+
+
+def _team_vendor(team, pk):  # type: ignore[no-untyped-def]
+    return get_object_or_404(vendor_prefetch(Vendor.objects.for_team(team)), pk=pk)
+
+
+class VendorDetailView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        vendor = _team_vendor(self.team, pk)
+        findings = vendor_findings(vendor)
+        try:
+            sla = vendor.sla
+        except SlaTerms.DoesNotExist:
+            sla = None
+        by_subject: dict[str, list] = {}
+        for finding in findings:
+            by_subject.setdefault(finding.subject, []).append(finding)
+        _attach_findings(vendor, by_subject, sla)
+        return render(
+            request,
+            "vendors/vendor_detail.html",
+            {
+                "vendor": vendor,
+                "findings": findings,
+                "findings_by_subject": by_subject,
+                "sla": sla,
+                "audit": vendor_audit_trail(vendor),
+            },
+        )
+
+
+def _attach_findings(vendor: Vendor, by_subject: dict[str, list], sla) -> None:  # type: ignore[no-untyped-def]
+    """Give each prefetched record its own findings, for the per-row badges."""
+    for prefix, relation in (
+        ("licence", "licences"),
+        ("icp", "icp_filings"),
+        ("certification", "certifications"),
+        ("datacentre", "data_centres"),
+    ):
+        for obj in getattr(vendor, relation).all():
+            obj.findings = by_subject.get(f"{prefix}:{obj.pk}", [])
+    vendor.findings_here = by_subject.get("vendor", [])
+
+
+class VendorEditView(TeamWriteMixin, View):
+    template = "vendors/vendor_form.html"
+
+    def _vendor(self, pk):  # type: ignore[no-untyped-def]
+        return get_object_or_404(Vendor.objects.for_team(self.team), pk=pk) if pk else None
+
+    def get(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        vendor = self._vendor(pk)
+        return render(request, self.template, {"form": VendorForm(instance=vendor), "vendor": vendor})
+
+    def post(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        vendor = self._vendor(pk)
+        form = VendorForm(request.POST, instance=vendor or Vendor(team=self.team))
+        if form.is_valid():
+            saved = vendor_save(vendor=form.save(commit=False), team=self.team)
+            messages.success(request, _("Vendor saved."))
+            return redirect("vendors:detail", pk=saved.pk)
+        return render(request, self.template, {"form": form, "vendor": vendor}, status=400)
+
+
+class VendorChildView(TeamWriteMixin, View):
+    """Create or edit a licence, ICP filing, certification, data centre or the SLA."""
+
+    template = "vendors/child_form.html"
+
+    def _load(self, vendor_pk: int, kind: str, pk: int | None):  # type: ignore[no-untyped-def]
+        if kind not in CHILD_FORMS:
+            raise Http404
+        vendor = get_object_or_404(Vendor.objects.for_team(self.team), pk=vendor_pk)
+        form_class = CHILD_FORMS[kind]
+        model = form_class._meta.model
+        if kind == "sla":
+            instance = SlaTerms.objects.filter(vendor=vendor).first() or SlaTerms(vendor=vendor)
+        elif pk:
+            instance = get_object_or_404(getattr(vendor, CHILD_RELATIONS[kind]), pk=pk)
+        else:
+            instance = model(vendor=vendor)
+        return vendor, form_class, instance
+
+    def get(self, request, vendor_pk: int, kind: str, pk: int | None = None):  # type: ignore[no-untyped-def]
+        vendor, form_class, instance = self._load(vendor_pk, kind, pk)
+        form = form_class(instance=instance)
+        return render(request, self.template, {"form": form, "vendor": vendor, "kind": kind})
+
+    def post(self, request, vendor_pk: int, kind: str, pk: int | None = None):  # type: ignore[no-untyped-def]
+        vendor, form_class, instance = self._load(vendor_pk, kind, pk)
+        if request.POST.get("delete") and instance.pk and kind != "sla":
+            vendor_child_delete(instance=instance, vendor=vendor)
+            messages.success(request, _("Deleted."))
+            return redirect("vendors:detail", pk=vendor.pk)
+        form = form_class(request.POST, request.FILES, instance=instance)
+        if form.is_valid():
+            vendor_child_save(instance=form.save(commit=False), vendor=vendor, user=request.user)
+            messages.success(request, _("Saved."))
+            return redirect("vendors:detail", pk=vendor.pk)
+        ctx = {"form": form, "vendor": vendor, "kind": kind}
+        return render(request, self.template, ctx, status=400)
+
+
+class NetworkProfileView(TeamWriteMixin, View):
+    template = "vendors/child_form.html"
+
+    def _load(self, dc_pk: int):  # type: ignore[no-untyped-def]
+        dc = get_object_or_404(
+            DataCentre.objects.select_related("vendor"), pk=dc_pk, vendor__team=self.team
+        )
+        instance = NetworkProfile.objects.filter(data_centre=dc).first()
+        return dc, instance or NetworkProfile(data_centre=dc)
+
+    def get(self, request, dc_pk: int):  # type: ignore[no-untyped-def]
+        dc, instance = self._load(dc_pk)
+        ctx = {"form": NetworkProfileForm(instance=instance), "vendor": dc.vendor,
+               "kind": "network", "data_centre": dc}
+        return render(request, self.template, ctx)
+
+    def post(self, request, dc_pk: int):  # type: ignore[no-untyped-def]
+        dc, instance = self._load(dc_pk)
+        form = NetworkProfileForm(request.POST, request.FILES, instance=instance)
+        if form.is_valid():
+            vendor_child_save(instance=form.save(commit=False), vendor=dc.vendor, user=request.user)
+            messages.success(request, _("Saved."))
+            return redirect("vendors:detail", pk=dc.vendor_id)
+        ctx = {"form": form, "vendor": dc.vendor, "kind": "network", "data_centre": dc}
+        return render(request, self.template, ctx, status=400)
+
+
+class EvidenceDownloadView(TeamRequiredMixin, View):
+    """Evidence files are private: served only to the owning team, never from a public URL."""
+
+    def get(self, request, vendor_pk: int, kind: str, pk: int):  # type: ignore[no-untyped-def]
+        vendor = get_object_or_404(Vendor.objects.for_team(self.team), pk=vendor_pk)
+        if kind == "network":
+            obj = get_object_or_404(NetworkProfile, pk=pk, data_centre__vendor=vendor)
+        elif kind == "sla":
+            obj = get_object_or_404(SlaTerms, pk=pk, vendor=vendor)
+        elif kind in CHILD_RELATIONS:
+            obj = get_object_or_404(getattr(vendor, CHILD_RELATIONS[kind]), pk=pk)
+        else:
+            raise Http404
+        if not obj.evidence:
+            raise Http404
+        return FileResponse(obj.evidence.open("rb"), as_attachment=True)
+
+
+def vendor_url(vendor: Vendor) -> str:
+    return reverse("vendors:detail", kwargs={"pk": vendor.pk})
