@@ -1,0 +1,316 @@
+"""Quotes (versioned rental offers), the shared GPU reference table and workload profiles."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+
+from core.models import TeamScoped
+
+from .choices import CURRENCY_CHOICES, BandwidthBilling, Fabric, MeasuredKind, Strategy
+
+HOURS_PER_MONTH = Decimal("730")
+
+
+class GpuModel(models.Model):
+    """One row of the GPU reference table (COST-MODEL.md): the only data shared by all teams."""
+
+    key = models.CharField(_("key"), max_length=40, unique=True)
+    name = models.CharField(_("name"), max_length=100, blank=True)
+    tflops_bf16 = models.FloatField(_("peak dense BF16 TFLOPS"))
+    memory_gb = models.FloatField(_("memory (GB)"))
+    memory_type = models.CharField(_("memory type"), max_length=40, blank=True)
+    intra_node_gbyte_s = models.FloatField(_("intra-node link per GPU (GB/s, one direction)"))
+    intra_node_link = models.CharField(_("intra-node link"), max_length=80, blank=True)
+    default_mfu = models.FloatField(
+        _("default mfu"), validators=[MinValueValidator(0.01), MaxValueValidator(1)]
+    )
+    notes = models.TextField(_("notes"), blank=True)
+
+    class Meta:
+        verbose_name = _("GPU model")
+        verbose_name_plural = _("GPU models")
+        ordering = ["key"]
+        constraints = [
+            models.CheckConstraint(condition=Q(tflops_bf16__gt=0), name="gpu_tflops_positive"),
+            models.CheckConstraint(condition=Q(memory_gb__gt=0), name="gpu_memory_positive"),
+            models.CheckConstraint(
+                condition=Q(default_mfu__gt=0) & Q(default_mfu__lte=1), name="gpu_mfu_0_1"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Quote(TeamScoped):
+    """A vendor's offer as the team tracks it; its terms live in numbered `QuoteVersion` rows.
+
+    Editing a quote adds a version, so a ranking that used version 1 keeps it after an edit.
+    Measured bandwidth sits here (not on a version) because evidence belongs to the cluster.
+    """
+
+    vendor = models.ForeignKey(
+        "vendors.Vendor", on_delete=models.CASCADE, related_name="quotes", verbose_name=_("vendor")
+    )
+    data_centre = models.ForeignKey(
+        "vendors.DataCentre",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="quotes",
+        verbose_name=_("data centre"),
+    )
+    label = models.CharField(_("label"), max_length=120)
+    is_current = models.BooleanField(
+        _("current"), default=True, help_text=_("Withdrawn or superseded quotes are not ranked.")
+    )
+    current_version = models.ForeignKey(
+        "QuoteVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+        verbose_name=_("latest version"),
+    )
+    measured_gbps = models.FloatField(
+        _("measured bandwidth per node (Gbit/s, P5)"), null=True, blank=True
+    )
+    measured_p50_gbps = models.FloatField(
+        _("measured bandwidth per node (Gbit/s, P50)"), null=True, blank=True
+    )
+    measured_kind = models.CharField(
+        _("measurement kind"), max_length=16, choices=MeasuredKind.choices, default="link"
+    )
+    measured_test_run_id = models.CharField(_("benchmark run"), max_length=64, blank=True)
+    measured_at = models.DateTimeField(_("measured at"), null=True, blank=True)
+    is_demo = models.BooleanField(_("demo data"), default=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("quote")
+        verbose_name_plural = _("quotes")
+        ordering = ["vendor_id", "label", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(measured_gbps__isnull=True) | Q(measured_gbps__gt=0),
+                name="quote_measured_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(measured_p50_gbps__isnull=True)
+                | (Q(measured_gbps__isnull=False) & Q(measured_p50_gbps__gte=F("measured_gbps"))),
+                name="quote_measured_p50_at_least_p5",
+            ),
+        ]
+        indexes = [models.Index(fields=["team", "is_current"])]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class QuoteVersion(models.Model):
+    """The terms of a quote at one point in time: every offer input of COST-MODEL.md and the
+    contract terms. Never edited in place."""
+
+    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField(_("version"))
+    gpu = models.ForeignKey(
+        GpuModel, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU")
+    )
+    gpus_per_node = models.PositiveSmallIntegerField(_("GPUs per node"))
+    nodes = models.PositiveIntegerField(_("nodes"))
+    price_per_node_month = models.DecimalField(
+        _("price per node and month"), max_digits=14, decimal_places=2
+    )
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=CURRENCY_CHOICES, default="CNY"
+    )
+    fx_to_cny = models.DecimalField(
+        _("rate to CNY"),
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text=_("CNY per unit of the quote's currency; needed for any currency but CNY."),
+    )
+    monthly_fees = models.DecimalField(
+        _("other monthly fees"), max_digits=14, decimal_places=2, default=Decimal("0")
+    )
+    nic_gbps = models.FloatField(_("NIC port speed (Gbit/s)"))
+    nics_per_node = models.PositiveSmallIntegerField(_("NICs per node"), default=1)
+    fabric = models.CharField(_("fabric"), max_length=8, choices=Fabric.choices)
+    rack_uplink_gbps = models.FloatField(_("rack uplink (Gbit/s)"), null=True, blank=True)
+    servers_per_rack = models.PositiveSmallIntegerField(
+        _("servers per rack"), null=True, blank=True
+    )
+    availability = models.DecimalField(
+        _("availability"), max_digits=6, decimal_places=5, default=Decimal("0.99")
+    )
+    whole_offer_only = models.BooleanField(_("only the whole offer can be rented"), default=False)
+    # Contract terms
+    term_months = models.PositiveSmallIntegerField(_("term (months)"), default=12)
+    trial_days = models.PositiveSmallIntegerField(_("trial period (days)"), default=0)
+    valid_until = models.DateField(_("quote valid until"), null=True, blank=True)
+    setup_fee = models.DecimalField(
+        _("setup fee"), max_digits=14, decimal_places=2, default=Decimal("0")
+    )
+    storage_tb = models.DecimalField(
+        _("storage (TB)"), max_digits=10, decimal_places=2, default=Decimal("0")
+    )
+    storage_price_tb_month = models.DecimalField(
+        _("storage price per TB and month"), max_digits=12, decimal_places=2, default=Decimal("0")
+    )
+    public_bandwidth_mbps = models.PositiveIntegerField(_("public bandwidth (Mbit/s)"), default=0)
+    bandwidth_billing = models.CharField(
+        _("public bandwidth billing"),
+        max_length=8,
+        choices=BandwidthBilling.choices,
+        default=BandwidthBilling.FIXED,
+    )
+    bandwidth_price = models.DecimalField(
+        _("public bandwidth price"),
+        max_digits=12,
+        decimal_places=4,
+        default=Decimal("0"),
+        help_text=_("Per Mbit/s and month (fixed, 95th percentile) or per GB (per-GB billing)."),
+    )
+    bandwidth_elastic = models.BooleanField(
+        _("bandwidth adjustable during the term"), default=False
+    )
+    notes = models.TextField(_("notes"), blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("quote version")
+        verbose_name_plural = _("quote versions")
+        ordering = ["quote_id", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["quote", "number"], name="quote_version_unique"),
+            models.CheckConstraint(condition=Q(gpus_per_node__gt=0), name="qv_gpus_positive"),
+            models.CheckConstraint(condition=Q(nodes__gt=0), name="qv_nodes_positive"),
+            models.CheckConstraint(
+                condition=Q(price_per_node_month__gte=0), name="qv_price_not_negative"
+            ),
+            models.CheckConstraint(condition=Q(monthly_fees__gte=0), name="qv_fees_not_negative"),
+            models.CheckConstraint(condition=Q(nic_gbps__gt=0), name="qv_nic_positive"),
+            models.CheckConstraint(condition=Q(nics_per_node__gt=0), name="qv_nics_positive"),
+            models.CheckConstraint(
+                condition=Q(availability__gt=0) & Q(availability__lte=1), name="qv_availability_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(rack_uplink_gbps__isnull=True) | Q(rack_uplink_gbps__gt=0),
+                name="qv_uplink_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(servers_per_rack__isnull=True) | Q(servers_per_rack__gt=0),
+                name="qv_servers_per_rack_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(fx_to_cny__isnull=True) | Q(fx_to_cny__gt=0), name="qv_fx_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(currency="CNY") | Q(fx_to_cny__isnull=False), name="qv_fx_for_foreign"
+            ),
+            models.CheckConstraint(
+                condition=Q(setup_fee__gte=0)
+                & Q(storage_tb__gte=0)
+                & Q(storage_price_tb_month__gte=0)
+                & Q(bandwidth_price__gte=0),
+                name="qv_terms_not_negative",
+            ),
+            models.CheckConstraint(condition=Q(term_months__gt=0), name="qv_term_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quote} v{self.number}"
+
+    @property
+    def fees_breakdown(self) -> dict[str, Decimal]:
+        """Monthly charges that enter the model's `monthly_fees` (COST-MODEL.md input table)."""
+        if self.bandwidth_billing == BandwidthBilling.PER_GB:
+            bandwidth = Decimal("0")  # depends on traffic: entered in `monthly_fees` if known
+        else:
+            bandwidth = Decimal(self.public_bandwidth_mbps) * self.bandwidth_price
+        return {
+            "other": self.monthly_fees,
+            "storage": self.storage_tb * self.storage_price_tb_month,
+            "setup_amortised": self.setup_fee / Decimal(max(1, self.term_months)),
+            "public_bandwidth": bandwidth,
+        }
+
+    @property
+    def total_monthly_fees(self) -> Decimal:
+        return sum(self.fees_breakdown.values(), Decimal("0")).quantize(Decimal("0.01"))
+
+    @property
+    def monthly_rent(self) -> Decimal:
+        """What the vendor bills per month for the whole offer (rent plus fees)."""
+        return self.nodes * self.price_per_node_month + self.total_monthly_fees
+
+    @property
+    def total_gpus(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+
+class WorkloadProfile(TeamScoped):
+    """A training job to rank offers for (COST-MODEL.md workload inputs)."""
+
+    name = models.CharField(_("name"), max_length=120)
+    preset = models.CharField(_("preset"), max_length=40, blank=True)
+    params_b = models.FloatField(_("parameters (billions)"))
+    tokens_per_step = models.PositiveBigIntegerField(_("global batch (tokens per step)"))
+    flops_per_token_factor = models.FloatField(_("FLOPs per token factor"), default=6.0)
+    grad_bytes = models.FloatField(_("bytes per gradient element"), default=2.0)
+    strategy = models.CharField(
+        _("parallel strategy"), max_length=8, choices=Strategy.choices, default=Strategy.DDP
+    )
+    overlap = models.FloatField(_("overlap"), default=0.5)
+    mfu = models.FloatField(_("mfu"), null=True, blank=True, help_text=_("Empty: per GPU table."))
+    nodes = models.PositiveIntegerField(
+        _("nodes used"), null=True, blank=True, help_text=_("Empty: all nodes of each offer.")
+    )
+    train_tokens = models.FloatField(_("tokens of the whole job"), null=True, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("workload profile")
+        verbose_name_plural = _("workload profiles")
+        ordering = ["name", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(params_b__gt=0), name="wl_params_positive"),
+            models.CheckConstraint(condition=Q(tokens_per_step__gt=0), name="wl_tokens_positive"),
+            models.CheckConstraint(condition=Q(flops_per_token_factor__gt=0), name="wl_k_positive"),
+            models.CheckConstraint(condition=Q(grad_bytes__gt=0), name="wl_grad_bytes_positive"),
+            models.CheckConstraint(
+                condition=Q(overlap__gte=0) & Q(overlap__lte=1), name="wl_overlap_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(mfu__isnull=True) | (Q(mfu__gt=0) & Q(mfu__lte=1)), name="wl_mfu_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(nodes__isnull=True) | Q(nodes__gt=0), name="wl_nodes_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(train_tokens__isnull=True) | Q(train_tokens__gt=0),
+                name="wl_train_tokens_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
