@@ -1,0 +1,33 @@
+"""Choices of the benchmarks app."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class TestKind(models.TextChoices):
+    TCP = "tcp", _("TCP throughput")
+    UDP = "udp", _("UDP throughput")
+    RDMA_BW = "rdma_bw", _("RDMA bandwidth")
+    RDMA_LAT = "rdma_lat", _("RDMA latency")
+    NCCL = "nccl", _("NCCL collective")
+
+
+class Verdict(models.TextChoices):
+    PENDING = "", _("Not judged yet")
+    PASS = "pass", _("Pass")
+    WARN = "warn", _("Warning")
+    FAIL = "fail", _("Fail")
+    UNKNOWN = "unknown", _("Cannot judge")
+
+
+class RunFabric(models.TextChoices):
+    UNKNOWN = "", _("Unknown")
+    IB = "ib", _("InfiniBand")
+    ROCE = "roce", _("RoCE (RDMA over Ethernet)")
+    TCP = "tcp", _("TCP / Ethernet")
+
+
+class MeasuredKind(models.TextChoices):
+    NONE = "", _("None")
+    LINK = "link", _("Point-to-point link")
+    COLLECTIVE = "collective", _("Collective (bus bandwidth)")

@@ -1,0 +1,89 @@
+"""Read-side queries of the benchmarks app: views, API and reports read through these."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q, QuerySet
+
+from core.models import JobStatus
+
+from .models import AcceptanceThresholds, BenchmarkLog, TestRun
+from .parsing import Limits
+
+
+def test_run_list(*, team) -> QuerySet[TestRun]:  # type: ignore[no-untyped-def]
+    return (
+        TestRun.objects.for_team(team)
+        .select_related("vendor", "data_centre")
+        .annotate(
+            log_count=Count("logs", filter=Q(logs__is_archive=False)),
+            failed_count=Count(
+                "logs", filter=Q(logs__is_archive=False, logs__status=JobStatus.FAILED)
+            ),
+        )
+    )
+
+
+def benchmark_log_list(*, team) -> QuerySet[BenchmarkLog]:  # type: ignore[no-untyped-def]
+    return BenchmarkLog.objects.for_team(team).select_related(
+        "test_run", "test_run__vendor", "uploaded_by"
+    )
+
+
+def run_logs(run: TestRun) -> list[BenchmarkLog]:
+    return list(run.logs.filter(is_archive=False).order_by("original_name", "pk"))
+
+
+def run_archives(run: TestRun) -> list[BenchmarkLog]:
+    return list(run.logs.filter(is_archive=True).order_by("pk"))
+
+
+def thresholds_for_team(team) -> AcceptanceThresholds:  # type: ignore[no-untyped-def]
+    """The team's thresholds, or unsaved defaults when the team never edited them."""
+    return AcceptanceThresholds.objects.filter(team=team).first() or AcceptanceThresholds(team=team)
+
+
+def limits_for_team(team) -> Limits:  # type: ignore[no-untyped-def]
+    t = thresholds_for_team(team)
+    return Limits(**{name: getattr(t, name) for name in Limits.__dataclass_fields__})
+
+
+def run_line_rate_gbps(run: TestRun) -> float | None:
+    """Per-pair line rate: the run's override, else one NIC port of the data centre, else None.
+
+    One pair of hosts exercises one port, so ``nic_gbps`` (not × ``nics_per_node``) is the limit.
+    """
+    if run.line_rate_gbps:
+        return float(run.line_rate_gbps)
+    network = getattr(run.data_centre, "network", None) if run.data_centre_id else None
+    if network is not None and network.nic_gbps:
+        return float(network.nic_gbps)
+    return None
+
+
+def run_fabric(run: TestRun) -> str | None:
+    if run.fabric:
+        return run.fabric
+    network = getattr(run.data_centre, "network", None) if run.data_centre_id else None
+    return network.fabric if network is not None else None
+
+
+def measured_bandwidth_for_run(run: TestRun) -> tuple[float, float | None, str] | None:
+    """(P5, P50, kind) the quote's cost model should use, or None before a usable summary.
+
+    The tail P5 of every pair's intervals is the link figure; for nccl runs the figure is the bus
+    bandwidth and the kind ``collective``.
+    """
+    if run.tail_p5_gbps is None or run.status != JobStatus.DONE:
+        return None
+    return run.tail_p5_gbps, run.p50_gbps, run.measured_kind or "link"
+
+
+def run_status_payload(run: TestRun) -> dict:  # type: ignore[type-arg]
+    logs = list(run.logs.filter(is_archive=False).values("id", "status", "progress"))
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "progress": run.progress,
+        "finished": run.is_finished,
+        "logs": logs,
+    }

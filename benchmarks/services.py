@@ -1,0 +1,391 @@
+"""Write-side operations on benchmark evidence. Views, serializers and tasks only call these."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import zipfile
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import IO, Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile, File
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from core.models import JobStatus
+from domain.benchlogs.errors import BenchLogError
+from domain.messages import Message
+
+from . import parsing, selectors
+from .choices import Verdict
+from .models import AcceptanceThresholds, BenchmarkLog, TestRun
+
+logger = logging.getLogger(__name__)
+
+UNEXPECTED = Message(
+    code="benchlog.unexpected",
+    en="The parser failed on this file unexpectedly; the file is kept and the team was notified.",
+    zh="解析此文件时发生意外错误；文件已保留，已通知团队。",
+)
+
+
+@dataclass
+class IngestOutcome:
+    """What one upload produced: new rows, files already known, and refused zip members."""
+
+    created: list[BenchmarkLog] = field(default_factory=list)
+    duplicates: list[BenchmarkLog] = field(default_factory=list)
+    refusals: list[dict[str, str]] = field(default_factory=list)
+
+
+def _sha256(stream: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    stream.seek(0)
+    while chunk := stream.read(1 << 20):
+        digest.update(chunk)
+    stream.seek(0)
+    return digest.hexdigest()
+
+
+def _check_size(size: int) -> None:
+    limit = settings.UPLOAD_MAX_BYTES
+    if size > limit:
+        raise ValidationError(
+            _("The file is %(size)s MB; the limit is %(limit)s MB.")
+            % {"size": f"{size / 1e6:.1f}", "limit": f"{limit / 1e6:.1f}"},
+            code="too_large",
+        )
+
+
+def _is_zip(stream: IO[bytes], name: str) -> bool:
+    stream.seek(0)
+    magic = stream.read(4)
+    stream.seek(0)
+    return magic == b"PK\x03\x04" and zipfile.is_zipfile(stream)
+
+
+def benchmark_ingest(*, team, user, test_run: TestRun, upload: File) -> IngestOutcome:  # type: ignore[no-untyped-def]
+    """Store one uploaded file (or every safe member of a zip) and queue the parsing.
+
+    The size limit is checked before anything is stored; the raw file and its SHA-256 are saved
+    first, parsing happens afterwards in a task. A file the team already has is not stored twice:
+    the existing row is returned in ``duplicates``.
+    """
+    if test_run.team_id != team.pk:
+        raise ValidationError(_("This test run does not belong to your team."))
+    size = upload.size or 0
+    _check_size(size)
+    name = (upload.name or "upload.log").replace("\\", "/").rsplit("/", 1)[-1][:255]
+    outcome = IngestOutcome()
+    stream = upload.file if hasattr(upload, "file") else upload
+    sha = _sha256(stream)
+    existing = BenchmarkLog.objects.filter(team=team, sha256=sha).first()
+    if existing is not None:
+        outcome.duplicates.append(existing)
+        return outcome
+    stored: list[BenchmarkLog] = []
+    try:
+        with transaction.atomic():
+            row = _store(team, user, test_run, name, size, sha, upload, stored)
+            if _is_zip(stream, name):
+                _expand_zip(row, stream, outcome, stored)
+            else:
+                outcome.created.append(row)
+            TestRun.objects.filter(pk=test_run.pk).update(status=JobStatus.PENDING, progress=0)
+            transaction.on_commit(lambda: _enqueue(outcome, test_run.pk))
+    except BaseException:
+        for log in stored:  # the transaction rolled back: leave no orphan file behind
+            log.file.delete(save=False)
+        raise
+    return outcome
+
+
+def _store(team, user, run, name, size, sha, content, stored) -> BenchmarkLog:  # type: ignore[no-untyped-def]
+    row = BenchmarkLog(
+        team=team,
+        test_run=run,
+        original_name=name,
+        size_bytes=size,
+        sha256=sha,
+        uploaded_by=user,
+        uploaded_at=timezone.now(),
+    )
+    row.file.save(name, content, save=False)
+    stored.append(row)
+    row.full_clean(exclude=["file"])
+    row.save()
+    return row
+
+
+def _expand_zip(archive: BenchmarkLog, stream: IO[bytes], outcome: IngestOutcome, stored) -> None:  # type: ignore[no-untyped-def]
+    refusals: list[dict[str, str]] = []
+    try:
+        for member in parsing.zip_members(stream, max_bytes=settings.UPLOAD_MAX_BYTES):
+            if member.refusal is not None or member.data is None:
+                message = member.refusal or parsing.Message("zip.refused", member.name, member.name)
+                refusals.append({"name": member.name, **message.as_dict()})
+                continue
+            sha = hashlib.sha256(member.data).hexdigest()
+            known = BenchmarkLog.objects.filter(team=archive.team, sha256=sha).first()
+            if known is not None:
+                outcome.duplicates.append(known)
+                continue
+            row = _store(
+                archive.team,
+                archive.uploaded_by,
+                archive.test_run,
+                member.name[:255] or "member.log",
+                len(member.data),
+                sha,
+                ContentFile(member.data, name=member.name or "member.log"),
+                stored,
+            )
+            row.archive = archive
+            row.save(update_fields=["archive"])
+            outcome.created.append(row)
+    except BenchLogError as exc:
+        refusals.append({"name": archive.original_name, **exc.message.as_dict()})
+    outcome.refusals.extend(refusals)
+    first = refusals[0] if refusals and not outcome.created else None
+    archive.is_archive = True
+    archive.archive_refusals = refusals
+    archive.tool = "zip"
+    archive.status = JobStatus.FAILED if first else JobStatus.DONE
+    archive.progress = 100
+    archive.finished_at = timezone.now()
+    archive.error_code = first["code"] if first else ""
+    archive.error_en = first["en"] if first else ""
+    archive.error_zh = first["zh"] if first else ""
+    archive.save()
+
+
+def _enqueue(outcome: IngestOutcome, run_id: int) -> None:
+    from . import tasks
+
+    if not outcome.created:
+        tasks.summarise_test_run.delay(run_id)
+    for log in outcome.created:
+        tasks.parse_benchmark_log.delay(log.pk)
+
+
+def benchmark_parse(*, log_id: int, force: bool = False) -> str:
+    """Parse a stored log and write its result, verdict or error; then refresh the run.
+
+    Idempotent: a finished log is left as it is unless ``force``; the result replaces, never adds.
+    """
+    log = BenchmarkLog.objects.select_related("test_run__data_centre__network", "team").get(
+        pk=log_id
+    )
+    if log.is_archive or (log.is_finished and not force):
+        return "skipped"
+    log.job_mark(status=JobStatus.RUNNING, progress=10)
+    BenchmarkLog.objects.filter(pk=log.pk).update(attempts=log.attempts + 1)
+    fields = _parse_fields(log)
+    with transaction.atomic():
+        BenchmarkLog.objects.filter(pk=log.pk).update(**fields)
+    log.job_mark(status=fields["status"], progress=100, error=fields["error"])
+    _after_log(log.test_run_id)
+    return fields["status"]
+
+
+def _parse_fields(log: BenchmarkLog) -> dict[str, Any]:
+    error: Message | None = None
+    data: dict[str, Any] | None = None
+    try:
+        with log.file.open("rb") as fh:
+            result = parsing.parse_upload(fh, log.original_name)
+        data = parsing.result_json(result, log.original_name)
+        error = result.error
+    except BenchLogError as exc:
+        error = exc.message
+    except Exception:  # a parser bug must not leave the row running or raise a 500
+        logger.exception("unexpected failure parsing benchmark log %s", log.pk)
+        error = UNEXPECTED
+    fields: dict[str, Any] = {
+        "result": data,
+        "tool": (data or {}).get("tool") or "",
+        "test_kind": (data or {}).get("test") or "",
+        "throughput_gbps": (data or {}).get("throughput_gbps"),
+        "error_code": error.code if error else "",
+        "error_en": error.en if error else "",
+        "error_zh": error.zh if error else "",
+        "verdict": Verdict.PENDING,
+        "verdict_reasons": [],
+        "status": JobStatus.DONE,
+        "error": error.en if error else "",
+    }
+    if data is None or data.get("throughput_gbps") is None and data.get("test") != "rdma_lat":
+        fields["status"] = JobStatus.FAILED
+        fields["error"] = fields["error"] or _("No throughput figure in this log.")
+        return fields
+    run = log.test_run
+    verdict, reasons = parsing.log_verdict(
+        data,
+        limits=selectors.limits_for_team(log.team),
+        line_rate_gbps=selectors.run_line_rate_gbps(run),
+        fabric=selectors.run_fabric(run),
+    )
+    fields.update(verdict=verdict, verdict_reasons=reasons)
+    return fields
+
+
+def _after_log(run_id: int) -> None:
+    logs = BenchmarkLog.objects.filter(test_run_id=run_id, is_archive=False)
+    total = logs.count()
+    finished = logs.filter(status__in=[JobStatus.DONE, JobStatus.FAILED]).count()
+    if total and finished < total:
+        TestRun.objects.filter(pk=run_id).update(
+            status=JobStatus.RUNNING, progress=int(90 * finished / total)
+        )
+        return
+    test_run_summarise(run_id=run_id)
+
+
+@transaction.atomic
+def test_run_summarise(*, run_id: int) -> str:
+    """Recompute the run's aggregate, fairness, tail and verdict from its parsed logs."""
+    run = TestRun.objects.select_for_update().select_related("data_centre__network").get(pk=run_id)
+    logs = list(run.logs.filter(is_archive=False))
+    line = selectors.run_line_rate_gbps(run)
+    done = [log.result for log in logs if log.status == JobStatus.DONE and log.result]
+    summary = parsing.run_summary(done, line_rate_gbps=line)
+    for name, value in summary.__dict__.items():
+        setattr(run, name, value)
+    run.effective_line_rate_gbps = line
+    run.verdict, run.verdict_reasons = _run_verdict(run, logs, summary, line)
+    run.summarised_at = timezone.now()
+    run.status = JobStatus.DONE
+    run.progress = 100
+    run.finished_at = run.summarised_at
+    run.full_clean(exclude=["vendor", "data_centre"])
+    run.save()
+    _push_measured_bandwidth(run)
+    return run.verdict
+
+
+def _run_verdict(run, logs, summary, line) -> tuple[str, list[dict[str, str]]]:  # type: ignore[no-untyped-def]
+    if not logs:
+        return Verdict.PENDING, []
+    if summary.tail_p5_gbps is None:
+        reason = Message("verdict.no_usable_logs", "No log gave a figure.", "没有可用的测试数据。")
+        return Verdict.UNKNOWN, [reason.as_dict() | {"status": Verdict.UNKNOWN}]
+    kinds = {log.test_kind for log in logs if log.test_kind and log.test_kind != "rdma_lat"}
+    data = {"test": kinds.pop() if len(kinds) == 1 else "tcp", "throughput_gbps": summary.tail_p5_gbps}
+    status, reasons = parsing.log_verdict(
+        data, limits=selectors.limits_for_team(run.team), line_rate_gbps=line, fabric=run.fabric
+    )
+    failed = sum(1 for log in logs if log.status == JobStatus.FAILED)
+    if failed:
+        reasons.append(
+            Message(
+                "verdict.failed_logs",
+                f"{failed} log(s) could not be parsed and are left out.",
+                f"{failed} 个日志无法解析，未计入。",
+            ).as_dict()
+            | {"status": Verdict.WARN}
+        )
+        status = Verdict.WARN if status == Verdict.PASS else status
+    return status, reasons
+
+
+def _push_measured_bandwidth(run: TestRun) -> None:
+    """Hand the run's measured figure to its linked quote, when the quotes app supports it."""
+    quote_id = getattr(run, "quote_id", None)
+    measured = selectors.measured_bandwidth_for_run(run)
+    if not quote_id or measured is None:
+        return
+    from quotes.services import quote_set_measured_bandwidth
+
+    p5, p50, kind = measured
+    quote_set_measured_bandwidth(
+        quote=run.quote,  # type: ignore[attr-defined]
+        measured_gbps=p5,
+        measured_p50_gbps=p50,
+        measured_kind=kind,
+        test_run_id=run.pk,
+    )
+
+
+def _check_links(team, vendor, data_centre, quote=None) -> None:  # type: ignore[no-untyped-def]
+    if quote is not None and quote.team_id != team.pk:
+        raise ValidationError({"quote": _("Choose one of your team's quotes.")})
+    if vendor is None or vendor.team_id != team.pk:
+        raise ValidationError({"vendor": _("Choose one of your team's vendors.")})
+    if data_centre is not None and data_centre.vendor_id != vendor.pk:
+        raise ValidationError({"data_centre": _("This data centre belongs to another vendor.")})
+
+
+@transaction.atomic
+def test_run_create(  # type: ignore[no-untyped-def]
+    *,
+    team,
+    user,
+    vendor,
+    name: str,
+    data_centre=None,
+    notes: str = "",
+    line_rate_gbps: Decimal | None = None,
+    fabric: str = "",
+    **extra: Any,
+) -> TestRun:
+    """Create an empty test run of one of the team's vendors."""
+    _check_links(team, vendor, data_centre, extra.get("quote"))
+    run = TestRun(
+        team=team,
+        created_by=user,
+        vendor=vendor,
+        data_centre=data_centre,
+        name=name.strip(),
+        notes=notes,
+        line_rate_gbps=line_rate_gbps,
+        fabric=fabric or "",
+        **extra,
+    )
+    run.full_clean()
+    run.save()
+    return run
+
+
+@transaction.atomic
+def test_run_update(*, run: TestRun, team, **changes: Any) -> TestRun:  # type: ignore[no-untyped-def]
+    """Change a run's description or line rate; the summary is recomputed when logs exist."""
+    for key, value in changes.items():
+        setattr(run, key, value)
+    _check_links(team, run.vendor, run.data_centre, run.quote)
+    run.full_clean()
+    run.save()
+    if run.logs.exists():
+        transaction.on_commit(lambda: _resummarise(run.pk))
+    return run
+
+
+def _resummarise(run_id: int) -> None:
+    from . import tasks
+
+    tasks.summarise_test_run.delay(run_id)
+
+
+def test_run_delete(*, run: TestRun) -> None:
+    """Delete a run, its logs and (after commit) their raw files."""
+    files = [log.file.name for log in run.logs.all() if log.file]
+    storage = BenchmarkLog._meta.get_field("file").storage
+    with transaction.atomic():
+        run.delete()
+        transaction.on_commit(lambda: [storage.delete(name) for name in files])
+
+
+@transaction.atomic
+def thresholds_update(*, team, **values: float) -> AcceptanceThresholds:  # type: ignore[no-untyped-def]
+    """Save the team's thresholds; existing verdicts are recomputed on the next parse/summary."""
+    thresholds, _created = AcceptanceThresholds.objects.select_for_update().get_or_create(team=team)
+    for key, value in values.items():
+        if key not in parsing.Limits.__dataclass_fields__:
+            raise ValidationError({key: _("Unknown threshold.")})
+        setattr(thresholds, key, value)
+    thresholds.full_clean()
+    thresholds.save()
+    return thresholds
