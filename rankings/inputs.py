@@ -1,0 +1,119 @@
+"""Plain-dict inputs of the cost model <-> its dataclasses, shared by the web ranking and the CLI.
+
+A snapshot is JSON: ``{"workload": {...}, "offers": [{...}], "gpus": {key: {...}},
+"fx_to_cny": {...}}`` with the input names of COST-MODEL.md, so a stored run can be ranked again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from domain import costmodel as cm
+from domain.messages import Message
+
+WORKLOAD_FIELDS = tuple(f.name for f in fields(cm.Workload))
+OFFER_FIELDS = tuple(f.name for f in fields(cm.Offer))
+OFFER_REQUIRED = (
+    "id",
+    "gpu",
+    "gpus_per_node",
+    "nodes",
+    "price_per_node_month",
+    "nic_gbps",
+    "fabric",
+)
+WORKLOAD_REQUIRED = ("params_b", "tokens_per_step")
+# Offer-dict keys the portal adds for people (not model inputs); ignored by the model.
+OFFER_EXTRA = ("vendor", "quote_id", "quote_version_id", "version", "data_centre")
+
+
+class InputFileError(ValueError):
+    """A ranking input that cannot even be read; each entry says what to fix."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+def _whole(value: Any) -> Any:
+    """JSON and spreadsheets give 8.0 for 8; the model wants whole numbers as int."""
+    if type(value) is float and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return value
+
+
+def workload_from_dict(data: Mapping[str, Any]) -> cm.Workload:
+    if not isinstance(data, Mapping):
+        raise InputFileError(["workload must be an object with the COST-MODEL.md workload inputs"])
+    unknown = sorted(set(data) - set(WORKLOAD_FIELDS))
+    missing = [k for k in WORKLOAD_REQUIRED if data.get(k) is None]
+    problems = [f"workload: unknown input {k!r}" for k in unknown]
+    problems += [f"workload: {k} is required" for k in missing]
+    if problems:
+        raise InputFileError(problems)
+    values = dict(data)
+    if "nodes" in values:
+        values["nodes"] = _whole(values["nodes"])
+    return cm.Workload(**values)
+
+
+def offer_from_dict(data: Mapping[str, Any], index: int = 0) -> cm.Offer:
+    if not isinstance(data, Mapping):
+        raise InputFileError([f"offers[{index}] must be an object"])
+    unknown = sorted(set(data) - set(OFFER_FIELDS) - set(OFFER_EXTRA))
+    missing = [k for k in OFFER_REQUIRED if data.get(k) is None]
+    name = data.get("id", index)
+    problems = [f"offer {name}: unknown input {k!r}" for k in unknown]
+    problems += [f"offer {name}: {k} is required" for k in missing]
+    if problems:
+        raise InputFileError(problems)
+    values = {k: v for k, v in data.items() if k in OFFER_FIELDS}
+    values["id"] = str(values["id"])
+    for key in ("gpus_per_node", "nodes", "nics_per_node", "servers_per_rack"):
+        if key in values:
+            values[key] = _whole(values[key])
+    flags = values.get("vendor_flags") or ()
+    values["vendor_flags"] = tuple(
+        f if isinstance(f, Message) else Message(f["code"], f["en"], f["zh"]) for f in flags
+    )
+    return cm.Offer(**values)
+
+
+def gpu_from_dict(key: str, data: Mapping[str, Any]) -> cm.GpuSpec:
+    return cm.GpuSpec(
+        key=key,
+        tflops_bf16=float(data["tflops_bf16"]),
+        memory_gb=float(data["memory_gb"]),
+        intra_node_gbyte_s=float(data["intra_node_gbyte_s"]),
+        default_mfu=float(data["default_mfu"]),
+    )
+
+
+def gpus_from_dict(data: Mapping[str, Mapping[str, Any]]) -> dict[str, cm.GpuSpec]:
+    return {key: gpu_from_dict(key, row) for key, row in data.items()}
+
+
+def finite(value: Any) -> Any:
+    """JSON has no infinity or NaN: store None instead."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def message_dicts(messages: Any) -> list[dict[str, str]]:
+    return [m.as_dict() for m in messages]
+
+
+def result_dict(r: cm.OfferResult) -> dict[str, Any]:
+    """An OfferResult with COST-MODEL.md output names, JSON-ready."""
+    out: dict[str, Any] = {}
+    for f in fields(cm.OfferResult):
+        value = getattr(r, f.name)
+        if f.name == "warnings":
+            value = message_dicts(value)
+        out[f.name] = finite(value)
+    out["id"] = out.pop("offer_id")
+    return out

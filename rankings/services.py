@@ -1,0 +1,326 @@
+"""Ranking runs: start (validate, store, enqueue) and compute (snapshot -> domain -> results).
+
+`rank_snapshot` is the one code path from plain inputs to a ranking: the web run, the what-if
+endpoint, the `rank_offers` command and the benchmark all go through it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from core.models import JobStatus
+from domain import costmodel as cm
+from domain.messages import Message
+from quotes.models import GpuModel, Quote, WorkloadProfile
+
+from .inputs import (
+    finite,
+    gpus_from_dict,
+    message_dicts,
+    offer_from_dict,
+    result_dict,
+    workload_from_dict,
+)
+from .models import RankingResult, RankingRun
+from .selectors import ranking_quotes
+
+SNAPSHOT_VERSION = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs as plain dicts
+
+
+def gpu_table() -> dict[str, dict[str, float]]:
+    """The GPU reference table from the database, as snapshot rows."""
+    rows = GpuModel.objects.values_list(
+        "key", "tflops_bf16", "memory_gb", "intra_node_gbyte_s", "default_mfu"
+    )
+    return {
+        key: {"tflops_bf16": t, "memory_gb": m, "intra_node_gbyte_s": link, "default_mfu": mfu}
+        for key, t, m, link, mfu in rows
+    }
+
+
+def workload_dict(w: WorkloadProfile) -> dict[str, Any]:
+    return {
+        "params_b": w.params_b,
+        "tokens_per_step": float(w.tokens_per_step),
+        "flops_per_token_factor": w.flops_per_token_factor,
+        "grad_bytes": w.grad_bytes,
+        "strategy": w.strategy,
+        "overlap": w.overlap,
+        "mfu": w.mfu,
+        "nodes": w.nodes,
+        "train_tokens": w.train_tokens,
+    }
+
+
+def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[dict[str, str]]]:
+    """Critical due-diligence findings per vendor (computed once per vendor that has any)."""
+    from domain.credentials import Severity
+    from vendors.selectors import vendor_findings
+
+    flags: dict[int, list[dict[str, str]]] = {}
+    for quote in quotes:
+        vendor = quote.vendor
+        if vendor.pk in flags:
+            continue
+        if not vendor.findings_critical:
+            flags[vendor.pk] = []
+            continue
+        found = vendor_findings(vendor)
+        flags[vendor.pk] = [f.message.as_dict() for f in found if f.severity == Severity.CRITICAL]
+    return flags
+
+
+def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
+    """A quote's current version as model inputs; PFC/ECN from its data centre's network."""
+    v = quote.current_version
+    assert v is not None
+    network = getattr(quote.data_centre, "network", None) if quote.data_centre_id else None
+    return {
+        "id": str(v.pk),
+        "label": quote.label,
+        "vendor": str(quote.vendor),
+        "quote_id": quote.pk,
+        "version": v.number,
+        "gpu": v.gpu.key,
+        "gpus_per_node": v.gpus_per_node,
+        "nodes": v.nodes,
+        "price_per_node_month": float(v.price_per_node_month),
+        "currency": v.currency,
+        "monthly_fees": float(v.total_monthly_fees),
+        "nic_gbps": float(v.nic_gbps),
+        "nics_per_node": v.nics_per_node,
+        "fabric": v.fabric,
+        "rack_uplink_gbps": v.rack_uplink_gbps,
+        "servers_per_rack": v.servers_per_rack,
+        "measured_gbps": quote.measured_gbps,
+        "measured_p50_gbps": quote.measured_p50_gbps,
+        "measured_kind": quote.measured_kind or "link",
+        "availability": float(v.availability),
+        "whole_offer_only": v.whole_offer_only,
+        "pfc": getattr(network, "pfc", None),
+        "ecn": getattr(network, "ecn", None),
+        "vendor_flags": flags,
+    }
+
+
+def snapshot_build(*, workload: WorkloadProfile, quotes: list[Quote], fx: Mapping[str, float]):  # type: ignore[no-untyped-def]
+    flags = _vendor_flags(quotes)
+    rates = {}
+    for q in quotes:  # a quote's own rate fills in what the run did not give
+        v = q.current_version
+        if v is not None and v.currency != "CNY" and v.fx_to_cny is not None:
+            rates.setdefault(v.currency, float(v.fx_to_cny))
+    rates.update({k: float(x) for k, x in fx.items()})
+    return {
+        "version": SNAPSHOT_VERSION,
+        "workload": workload_dict(workload),
+        "workload_name": workload.name,
+        "offers": [offer_dict(q, flags[q.vendor_id]) for q in quotes if q.current_version_id],
+        "gpus": gpu_table(),
+        "fx_to_cny": rates,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The one ranking code path
+
+
+def _domain_rank(
+    workload: cm.Workload,
+    offers: list[cm.Offer],
+    gpus: dict[str, cm.GpuSpec],
+    fx: Mapping[str, float] | None,
+    scenario: cm.Scenario,
+) -> cm.RankingOutcome:
+    params = inspect.signature(cm.rank).parameters
+    kwargs: dict[str, Any] = {}
+    if "fx_to_cny" in params:
+        kwargs["fx_to_cny"] = dict(fx) if fx else None
+    if "scenario" in params:
+        kwargs["scenario"] = scenario
+    return cm.rank(workload, offers, gpus, **kwargs)
+
+
+def rank_snapshot(
+    snapshot: Mapping[str, Any],
+    *,
+    overlap: float | None = None,
+    mfu_scale: float = 1.0,
+    bandwidth_scale: float = 1.0,
+) -> cm.RankingOutcome:
+    """Rank the offers of a snapshot (raises InputFileError / ModelInputError on bad input)."""
+    workload = workload_from_dict(snapshot["workload"])
+    if overlap is not None:
+        workload = replace(workload, overlap=overlap)
+    offers = [offer_from_dict(o, i) for i, o in enumerate(snapshot["offers"])]
+    gpus = gpus_from_dict(snapshot["gpus"])
+    scenario = cm.Scenario(mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale)
+    return _domain_rank(workload, offers, gpus, snapshot.get("fx_to_cny"), scenario)
+
+
+def outcome_dict(outcome: cm.RankingOutcome) -> dict[str, Any]:
+    return {
+        "results": [result_dict(r) for r in outcome.results],
+        "problems": [
+            {"id": p.offer_id, "messages": message_dicts(p.messages)} for p in outcome.problems
+        ],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs
+
+
+def ranking_start(
+    *,
+    team,  # type: ignore[no-untyped-def]
+    user,  # type: ignore[no-untyped-def]
+    workload: WorkloadProfile,
+    quotes: Iterable[Quote] | None = None,
+    fx_to_cny: Mapping[str, float] | None = None,
+    label: str = "",
+) -> RankingRun:
+    """Store a run for the workload and quotes (None: all current quotes) and enqueue it."""
+    if workload.team_id != team.pk:
+        raise ValidationError({"workload": _("Choose one of your team's workloads.")})
+    chosen = list(quotes) if quotes is not None else None
+    if chosen and any(q.team_id != team.pk for q in chosen):
+        raise ValidationError({"quotes": _("Choose your team's quotes only.")})
+    if chosen is not None and not chosen:
+        raise ValidationError({"quotes": _("Choose at least one quote.")})
+    if chosen is None and not Quote.objects.for_team(team).filter(is_current=True).exists():
+        raise ValidationError({"quotes": _("Your team has no current quote to rank yet.")})
+    rates = {str(k).upper(): float(v) for k, v in (fx_to_cny or {}).items()}
+    if any(v <= 0 for v in rates.values()):
+        raise ValidationError({"fx_to_cny": _("Every rate to CNY must be above 0.")})
+    with transaction.atomic():
+        run = RankingRun.objects.create(
+            team=team,
+            created_by=user,
+            workload=workload,
+            all_current=chosen is None,
+            fx_to_cny=rates,
+            label=label or workload.name,
+        )
+        if chosen:
+            run.quotes.set(chosen)
+        transaction.on_commit(lambda: _enqueue(run.pk))
+    return run
+
+
+def _enqueue(run_id: int) -> None:
+    from .tasks import compute_ranking
+
+    compute_ranking.delay(run_id)
+
+
+def _problem_messages(outcome: cm.RankingOutcome, offers: list[dict[str, Any]]) -> list[dict]:  # type: ignore[type-arg]
+    labels = {o["id"]: f"{o.get('vendor', '')} · {o.get('label', o['id'])}" for o in offers}
+    return [
+        {"id": p.offer_id, "label": labels.get(p.offer_id, p.offer_id),
+         "messages": message_dicts(p.messages)}
+        for p in outcome.problems
+    ]  # fmt: skip
+
+
+def _run_quotes(run: RankingRun) -> list[Quote]:
+    ids = None if run.all_current else list(run.quotes.values_list("pk", flat=True))
+    return list(ranking_quotes(team=run.team, quote_ids=ids))
+
+
+def ranking_compute(*, run_id: int, progress: Callable[[int], None] | None = None) -> RankingRun:
+    """Compute a run's results; running it again replaces them (never duplicates)."""
+    run = RankingRun.objects.select_related("team", "workload").get(pk=run_id)
+    report = progress or (lambda p: None)
+    if not run.snapshot:
+        if run.workload is None:
+            raise ValidationError(_("The run's workload was deleted."))
+        snapshot = snapshot_build(workload=run.workload, quotes=_run_quotes(run), fx=run.fx_to_cny)
+        RankingRun.objects.filter(pk=run.pk).update(snapshot=snapshot)
+        run.snapshot = snapshot
+    report(40)
+    problems: list[dict[str, Any]] = []
+    try:
+        outcome = rank_snapshot(run.snapshot)
+    except cm.ModelInputError as exc:
+        outcome = cm.RankingOutcome(results=(), problems=())
+        problems = [{"id": "", "label": _("Workload"), "messages": message_dicts(exc.messages)}]
+    else:
+        problems = _problem_messages(outcome, run.snapshot["offers"])
+    if not run.snapshot["offers"]:
+        empty = Message("no_offers", "No current quote to rank.", "没有可排名的当前报价。")
+        problems.append({"id": "", "label": "", "messages": [empty.as_dict()]})
+    report(70)
+    _save_results(run, outcome, problems)
+    report(100)
+    return run
+
+
+def _save_results(run: RankingRun, outcome: cm.RankingOutcome, problems: list[dict]) -> None:  # type: ignore[type-arg]
+    offers = {o["id"]: o for o in run.snapshot["offers"]}
+    rows = []
+    for r in outcome.results:
+        o = offers.get(r.offer_id, {})
+        rows.append(
+            RankingResult(
+                run=run,
+                quote_version_id=int(r.offer_id) if r.offer_id.isdigit() else None,
+                offer_id=r.offer_id,
+                label=o.get("label", ""),
+                vendor_name=o.get("vendor", ""),
+                rank=r.rank,
+                cost_per_eth=r.cost_per_eth,
+                cost_per_eth_low=r.cost_per_eth_low,
+                cost_per_eth_high=r.cost_per_eth_high,
+                currency=r.currency,
+                step_time_s=r.step_time_s,
+                compute_time_s=r.compute_time_s,
+                comm_time_s=r.comm_time_s,
+                exposed_comm_s=r.exposed_comm_s,
+                utilisation=r.utilisation,
+                eth_per_hour=r.eth_per_hour,
+                hourly_cost=r.hourly_cost,
+                job_hours=finite(r.job_hours),
+                job_cost=finite(r.job_cost),
+                bandwidth_gbps=r.bandwidth_gbps,
+                bandwidth_basis=r.bandwidth_basis,
+                nodes_used=r.nodes_used,
+                oversubscription=r.oversubscription,
+                tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
+                monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
+                warnings=message_dicts(r.warnings),
+            )
+        )
+    with transaction.atomic():
+        RankingRun.objects.select_for_update().filter(pk=run.pk).first()
+        RankingResult.objects.filter(run=run).delete()
+        RankingResult.objects.bulk_create(rows, batch_size=1000)
+        RankingRun.objects.filter(pk=run.pk).update(problems=problems)
+    run.problems = problems
+
+
+def ranking_run_sync(*, run: RankingRun) -> RankingRun:
+    """Compute a run in the calling process (demo loader, tests), with the Job bookkeeping."""
+    from .tasks import run_job
+
+    run_job(run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def ranking_mark(run: RankingRun, status: str, **kwargs: Any) -> None:
+    run.job_mark(status=status, **kwargs)
+
+
+__all__ = ["JobStatus", "rank_snapshot", "ranking_compute", "ranking_start"]
