@@ -31,7 +31,10 @@ class TestRun(TeamScoped, Job):
     __test__ = False  # not a pytest class, despite the name
 
     vendor = models.ForeignKey(
-        "vendors.Vendor", on_delete=models.CASCADE, related_name="test_runs", verbose_name=_("vendor")
+        "vendors.Vendor",
+        on_delete=models.CASCADE,
+        related_name="test_runs",
+        verbose_name=_("vendor"),
     )
     data_centre = models.ForeignKey(
         "vendors.DataCentre",
@@ -72,13 +75,17 @@ class TestRun(TeamScoped, Job):
     min_pair_gbps = models.FloatField(_("slowest pair (Gbit/s)"), null=True, blank=True)
     max_pair_gbps = models.FloatField(_("fastest pair (Gbit/s)"), null=True, blank=True)
     jain_index = models.FloatField(_("Jain's fairness index"), null=True, blank=True)
-    aggregate_vs_line = models.FloatField(_("aggregate / (pairs × line rate)"), null=True, blank=True)
+    aggregate_vs_line = models.FloatField(
+        _("aggregate / (pairs × line rate)"), null=True, blank=True
+    )
     tail_p5_gbps = models.FloatField(_("tail P5 (Gbit/s)"), null=True, blank=True)
     p50_gbps = models.FloatField(_("median interval (Gbit/s)"), null=True, blank=True)
     measured_kind = models.CharField(
         _("measured kind"), max_length=16, choices=MeasuredKind.choices, blank=True
     )
-    effective_line_rate_gbps = models.FloatField(_("line rate used (Gbit/s)"), null=True, blank=True)
+    effective_line_rate_gbps = models.FloatField(
+        _("line rate used (Gbit/s)"), null=True, blank=True
+    )
     verdict = models.CharField(_("verdict"), max_length=8, choices=Verdict.choices, blank=True)
     verdict_reasons = models.JSONField(_("verdict reasons"), default=list, blank=True)
     summarised_at = models.DateTimeField(_("summarised at"), null=True, blank=True)
@@ -148,11 +155,15 @@ class BenchmarkLog(TeamScoped, Job):
         verbose_name_plural = _("benchmark logs")
         ordering = ["test_run_id", "original_name", "pk"]
         constraints = [
-            models.UniqueConstraint(fields=["team", "sha256"], name="benchlog_sha256_unique_per_team"),
+            models.UniqueConstraint(
+                fields=["team", "sha256"], name="benchlog_sha256_unique_per_team"
+            ),
             models.CheckConstraint(
                 condition=Q(sha256__regex=r"^[0-9a-f]{64}$"), name="benchlog_sha256_hex"
             ),
-            models.CheckConstraint(condition=Q(verdict__in=VERDICTS), name="benchlog_verdict_valid"),
+            models.CheckConstraint(
+                condition=Q(verdict__in=VERDICTS), name="benchlog_verdict_valid"
+            ),
             models.CheckConstraint(
                 condition=Q(throughput_gbps__isnull=True) | Q(throughput_gbps__gte=0),
                 name="benchlog_throughput_not_negative",

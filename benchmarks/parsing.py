@@ -80,7 +80,8 @@ def result_json(result: Any, filename: str = "") -> dict[str, Any]:
     else:
         data = _fallback_json(result, filename)
     data["series"] = [
-        {"label": s.label, "gbps": [_finite(v) for v in s.gbps]} for s in getattr(result, "series", ())
+        {"label": s.label, "gbps": [_finite(v) for v in s.gbps]}
+        for s in getattr(result, "series", ())
     ]
     data["interval_end_s"] = [_finite(v) for v in getattr(result, "interval_end_s", ())]
     data["measured_kind"] = getattr(result, "measured_kind", "link")
@@ -320,7 +321,9 @@ def log_verdict(
         if cv is not None:
             reasons.append(_cv_check(cv, limits))
     else:
-        reasons.append((UNKNOWN, _msg("verdict.no_figure", "No throughput figure.", "没有吞吐量数据。")))
+        reasons.append(
+            (UNKNOWN, _msg("verdict.no_figure", "No throughput figure.", "没有吞吐量数据。"))
+        )
     status = max((r[0] for r in reasons), key=_RANK.__getitem__)
     return status, [m.as_dict() | {"status": s} for s, m in reasons]
 
@@ -397,12 +400,16 @@ class RunSummary:
 
 def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | None) -> RunSummary:
     """Aggregate, fairness and tail of the pairs that ran together (bandwidth logs only)."""
-    bw = [r for r in results if r.get("throughput_gbps") is not None and r.get("test") != "rdma_lat"]
+    bw = [
+        r for r in results if r.get("throughput_gbps") is not None and r.get("test") != "rdma_lat"
+    ]
     rates = [float(r["throughput_gbps"]) for r in bw]
     intervals = [v for r in bw for v in (r.get("interval_gbps") or []) if v is not None]
     # perftest and nccl logs have no intervals: their one figure stands for the whole test.
     intervals += [float(r["throughput_gbps"]) for r in bw if not r.get("interval_gbps")]
-    kind = "collective" if bw and all(r.get("measured_kind") == "collective" for r in bw) else "link"
+    kind = (
+        "collective" if bw and all(r.get("measured_kind") == "collective" for r in bw) else "link"
+    )
     aggregate = sum(rates) if rates else None
     return RunSummary(
         pairs=len(rates),

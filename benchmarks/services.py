@@ -274,7 +274,10 @@ def _run_verdict(run, logs, summary, line) -> tuple[str, list[dict[str, str]]]: 
         reason = Message("verdict.no_usable_logs", "No log gave a figure.", "没有可用的测试数据。")
         return Verdict.UNKNOWN, [reason.as_dict() | {"status": Verdict.UNKNOWN}]
     kinds = {log.test_kind for log in logs if log.test_kind and log.test_kind != "rdma_lat"}
-    data = {"test": kinds.pop() if len(kinds) == 1 else "tcp", "throughput_gbps": summary.tail_p5_gbps}
+    data = {
+        "test": kinds.pop() if len(kinds) == 1 else "tcp",
+        "throughput_gbps": summary.tail_p5_gbps,
+    }
     status, reasons = parsing.log_verdict(
         data, limits=selectors.limits_for_team(run.team), line_rate_gbps=line, fabric=run.fabric
     )

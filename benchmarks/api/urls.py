@@ -1,6 +1,14 @@
 """API routes of the benchmarks app, mounted under /api/v1/ by portal.urls."""
 
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
+from .views import BenchmarkLogViewSet, TestRunViewSet, ThresholdsView
+
 router = DefaultRouter()
-urlpatterns = router.urls
+router.register("benchmarks", BenchmarkLogViewSet, basename="benchmark")
+router.register("test-runs", TestRunViewSet, basename="test-run")
+urlpatterns = [
+    path("benchmark-thresholds/", ThresholdsView.as_view(), name="benchmark-thresholds"),
+    *router.urls,
+]

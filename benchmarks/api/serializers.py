@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from vendors.models import DataCentre, Vendor
+
+from ..models import AcceptanceThresholds, BenchmarkLog, TestRun
+
+
+class TeamPrimaryKey(serializers.PrimaryKeyRelatedField):
+    """A foreign key limited to the requesting team's rows."""
+
+    def __init__(self, *, team_path: str = "team", **kwargs):  # type: ignore[no-untyped-def]
+        self.team_path = team_path
+        super().__init__(**kwargs)
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        from accounts.middleware import request_membership
+
+        membership = request_membership(self.context["request"])
+        team = membership.team if membership else None
+        return self.queryset.filter(**{self.team_path: team})
+
+
+class TestRunSerializer(serializers.ModelSerializer):
+    vendor = TeamPrimaryKey(queryset=Vendor.objects.all())
+    data_centre = TeamPrimaryKey(
+        queryset=DataCentre.objects.all(), team_path="vendor__team", required=False, allow_null=True
+    )
+
+    class Meta:
+        model = TestRun
+        fields = [
+            "id", "name", "notes", "vendor", "data_centre", "quote", "line_rate_gbps", "fabric",
+            "status", "progress", "error", "created_at", "pairs", "aggregate_gbps",
+            "min_pair_gbps", "max_pair_gbps", "jain_index", "aggregate_vs_line", "tail_p5_gbps",
+            "p50_gbps", "measured_kind", "effective_line_rate_gbps", "verdict", "verdict_reasons",
+            "summarised_at",
+        ]  # fmt: skip
+        read_only_fields = [
+            "status", "progress", "error", "created_at", "pairs", "aggregate_gbps",
+            "min_pair_gbps", "max_pair_gbps", "jain_index", "aggregate_vs_line", "tail_p5_gbps",
+            "p50_gbps", "measured_kind", "effective_line_rate_gbps", "verdict", "verdict_reasons",
+            "summarised_at",
+        ]  # fmt: skip
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        from quotes.models import Quote
+
+        self.fields["quote"] = TeamPrimaryKey(
+            queryset=Quote.objects.all(), required=False, allow_null=True
+        )
+
+
+class BenchmarkLogSerializer(serializers.ModelSerializer):
+    error_message = serializers.SerializerMethodField()
+
+    class Meta:
+        model = BenchmarkLog
+        fields = [
+            "id", "test_run", "original_name", "size_bytes", "sha256", "uploaded_by",
+            "uploaded_at", "is_archive", "archive", "status", "progress", "tool", "test_kind",
+            "throughput_gbps", "verdict", "verdict_reasons", "error_code", "error_en", "error_zh",
+            "error_message", "archive_refusals",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_error_message(self, obj: BenchmarkLog) -> str:
+        from django.utils.translation import get_language
+
+        return obj.error_text(get_language())
+
+
+class BenchmarkLogDetailSerializer(BenchmarkLogSerializer):
+    class Meta(BenchmarkLogSerializer.Meta):
+        fields = [*BenchmarkLogSerializer.Meta.fields, "result"]
+        read_only_fields = fields
+
+
+class UploadSerializer(serializers.Serializer):
+    """Multipart upload: one or more files into an existing test run."""
+
+    test_run = TeamPrimaryKey(queryset=TestRun.objects.all())
+    files = serializers.ListField(child=serializers.FileField(), min_length=1)
+
+
+class UploadResultSerializer(serializers.Serializer):
+    created = BenchmarkLogSerializer(many=True)
+    duplicates = BenchmarkLogSerializer(many=True)
+    refusals = serializers.ListField(child=serializers.DictField())
+    errors = serializers.ListField(child=serializers.DictField())
+
+
+class ThresholdsSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AcceptanceThresholds
+        exclude = ["team", "id"]
+        read_only_fields = ["updated_at"]

@@ -1,0 +1,175 @@
+from __future__ import annotations
+
+import django_filters
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.middleware import request_membership
+from accounts.permissions import TeamRolePermission
+from core.api import TeamScopedViewSet
+
+from .. import selectors
+from ..choices import TestKind, Verdict
+from ..models import BenchmarkLog, TestRun
+from ..services import (
+    benchmark_ingest,
+    test_run_create,
+    test_run_delete,
+    test_run_update,
+    thresholds_update,
+)
+from . import serializers as s
+
+
+class BenchmarkLogFilter(django_filters.FilterSet):
+    test_kind = django_filters.ChoiceFilter(choices=TestKind.choices)
+    verdict = django_filters.ChoiceFilter(choices=Verdict.choices)
+    vendor = django_filters.NumberFilter(field_name="test_run__vendor")
+
+    class Meta:
+        model = BenchmarkLog
+        fields = ["test_run", "status", "tool", "test_kind", "verdict", "is_archive", "sha256"]
+
+
+class TestRunFilter(django_filters.FilterSet):
+    class Meta:
+        model = TestRun
+        fields = ["vendor", "data_centre", "quote", "status", "verdict", "fabric"]
+
+
+def _team(request):  # type: ignore[no-untyped-def]
+    membership = request_membership(request)
+    return membership.team if membership else None
+
+
+class BenchmarkLogViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Uploaded logs: list and detail; POST (multipart) uploads files into a test run."""
+
+    queryset = BenchmarkLog.objects.all().order_by("-uploaded_at", "-pk")
+    filterset_class = BenchmarkLogFilter
+    permission_classes = [TeamRolePermission]
+    parser_classes = [MultiPartParser, FormParser]
+    search_fields = ["original_name", "sha256"]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return selectors.benchmark_log_list(team=_team(self.request)).order_by(
+            "-uploaded_at", "-pk"
+        )
+
+    def get_serializer_class(self):  # type: ignore[no-untyped-def]
+        if self.action == "create":
+            return s.UploadSerializer
+        return (
+            s.BenchmarkLogDetailSerializer
+            if self.action == "retrieve"
+            else s.BenchmarkLogSerializer
+        )
+
+    @extend_schema(request=s.UploadSerializer, responses={201: s.UploadResultSerializer})
+    def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        files = request.FILES.getlist("files") or request.FILES.getlist("file")
+        upload = s.UploadSerializer(
+            data={"test_run": data.get("test_run"), "files": files}, context={"request": request}
+        )
+        upload.is_valid(raise_exception=True)
+        team = _team(request)
+        created, duplicates, refusals, errors = [], [], [], []
+        for f in upload.validated_data["files"]:
+            try:
+                outcome = benchmark_ingest(
+                    team=team,
+                    user=request.user,
+                    test_run=upload.validated_data["test_run"],
+                    upload=f,
+                )
+            except DjangoValidationError as exc:
+                errors.append({"file": f.name, "detail": " ".join(exc.messages)})
+                continue
+            created += outcome.created
+            duplicates += outcome.duplicates
+            refusals += outcome.refusals
+        for row in created:
+            row.refresh_from_db()
+        body = s.UploadResultSerializer(
+            {"created": created, "duplicates": duplicates, "refusals": refusals, "errors": errors}
+        ).data
+        if errors and not created and not duplicates:
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class TestRunViewSet(TeamScopedViewSet):
+    """Concurrent test runs: CRUD; the summary fields are read-only and recomputed by the service."""
+
+    queryset = TestRun.objects.all()
+    serializer_class = s.TestRunSerializer
+    filterset_class = TestRunFilter
+    permission_classes = [TeamRolePermission]
+    search_fields = ["name", "notes"]
+    ordering_fields = ["created_at", "tail_p5_gbps", "aggregate_gbps"]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return (
+            super()
+            .get_queryset()
+            .select_related("vendor", "data_centre")
+            .order_by("-created_at", "-pk")
+        )
+
+    def perform_create(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        serializer.instance = test_run_create(
+            team=self.get_team(), user=self.request.user, **serializer.validated_data
+        )
+
+    def perform_update(self, serializer) -> None:  # type: ignore[no-untyped-def]
+        serializer.instance = test_run_update(
+            run=serializer.instance, team=self.get_team(), **serializer.validated_data
+        )
+
+    def perform_destroy(self, instance) -> None:  # type: ignore[no-untyped-def]
+        test_run_delete(run=instance)
+
+    @extend_schema(responses={200: s.BenchmarkLogSerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def logs(self, request, pk=None):  # type: ignore[no-untyped-def]
+        run = self.get_object()
+        return Response(s.BenchmarkLogSerializer(selectors.run_logs(run), many=True).data)
+
+
+class ThresholdsView(APIView):
+    """The team's acceptance thresholds (GET; PUT/PATCH by analysts and admins)."""
+
+    permission_classes = [TeamRolePermission]
+    serializer_class = s.ThresholdsSerializer
+
+    @extend_schema(responses=s.ThresholdsSerializer)
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return Response(s.ThresholdsSerializer(selectors.thresholds_for_team(_team(request))).data)
+
+    @extend_schema(request=s.ThresholdsSerializer, responses=s.ThresholdsSerializer)
+    def put(self, request):  # type: ignore[no-untyped-def]
+        return self._save(request, partial=False)
+
+    @extend_schema(request=s.ThresholdsSerializer, responses=s.ThresholdsSerializer)
+    def patch(self, request):  # type: ignore[no-untyped-def]
+        return self._save(request, partial=True)
+
+    def _save(self, request, *, partial: bool):  # type: ignore[no-untyped-def]
+        team = _team(request)
+        ser = s.ThresholdsSerializer(
+            selectors.thresholds_for_team(team), data=request.data, partial=partial
+        )
+        ser.is_valid(raise_exception=True)
+        saved = thresholds_update(team=team, **ser.validated_data)
+        return Response(s.ThresholdsSerializer(saved).data)

@@ -1,0 +1,66 @@
+"""Forms of the benchmark pages."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from vendors.models import DataCentre, Vendor
+
+from .choices import RunFabric
+from .models import AcceptanceThresholds, TestRun
+
+
+class MultiFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultiFileField(forms.FileField):
+    widget = MultiFileInput
+
+    def clean(self, data, initial=None):  # type: ignore[no-untyped-def]
+        single = super().clean
+        if isinstance(data, (list, tuple)):
+            return [single(d, initial) for d in data]
+        return [single(data, initial)] if data else []
+
+
+class UploadForm(forms.Form):
+    """Several files (or a zip) for a new or an existing test run."""
+
+    files = MultiFileField(label=_("Log files or a zip"))
+    test_run = forms.ModelChoiceField(
+        TestRun.objects.none(), required=False, label=_("Existing test run"),
+        empty_label=_("— a new test run —"),
+    )  # fmt: skip
+    vendor = forms.ModelChoiceField(Vendor.objects.none(), required=False, label=_("Vendor"))
+    data_centre = forms.ModelChoiceField(
+        DataCentre.objects.none(), required=False, label=_("Data centre")
+    )
+    name = forms.CharField(max_length=200, required=False, label=_("New test run name"))
+    line_rate_gbps = forms.DecimalField(
+        max_digits=7, decimal_places=1, min_value=0.1, required=False,
+        label=_("Line rate per port (Gbit/s)"),
+    )  # fmt: skip
+    fabric = forms.ChoiceField(choices=RunFabric.choices, required=False, label=_("Fabric"))
+
+    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.fields["test_run"].queryset = TestRun.objects.for_team(team).select_related("vendor")
+        self.fields["vendor"].queryset = Vendor.objects.for_team(team)
+        self.fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()
+        if not data.get("test_run"):
+            if not data.get("vendor"):
+                self.add_error("vendor", _("Choose the vendor of the new test run."))
+            if not data.get("name"):
+                self.add_error("name", _("Name the new test run."))
+        return data
+
+
+class ThresholdsForm(forms.ModelForm):
+    class Meta:
+        model = AcceptanceThresholds
+        exclude = ["team"]

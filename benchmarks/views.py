@@ -1,0 +1,181 @@
+"""Benchmark pages. Views bind input, call services and render selectors' output."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import FileResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views import View
+
+from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from core.models import JobStatus
+
+from . import figures, selectors
+from .forms import ThresholdsForm, UploadForm
+from .models import BenchmarkLog, TestRun
+from .services import benchmark_ingest, test_run_create, thresholds_update
+
+
+def _run(team, pk: int) -> TestRun:  # type: ignore[no-untyped-def]
+    return get_object_or_404(
+        TestRun.objects.for_team(team).select_related("vendor", "data_centre__network"), pk=pk
+    )
+
+
+def _log(team, pk: int) -> BenchmarkLog:  # type: ignore[no-untyped-def]
+    return get_object_or_404(
+        BenchmarkLog.objects.for_team(team).select_related("test_run__vendor", "uploaded_by"), pk=pk
+    )
+
+
+class TestRunListView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        page = Paginator(selectors.test_run_list(team=self.team), 25).get_page(
+            request.GET.get("page")
+        )
+        return render(
+            request,
+            "benchmarks/run_list.html",
+            {"page": page, "can_write": self.membership.can_write},
+        )
+
+
+class UploadView(TeamWriteMixin, View):
+    template = "benchmarks/upload.html"
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        initial = {"test_run": request.GET.get("run"), "vendor": request.GET.get("vendor")}
+        form = UploadForm(team=self.team, initial=initial)
+        return render(request, self.template, {"form": form})
+
+    def post(self, request):  # type: ignore[no-untyped-def]
+        form = UploadForm(request.POST, request.FILES, team=self.team)
+        if not form.is_valid():
+            return render(request, self.template, {"form": form}, status=400)
+        data = form.cleaned_data
+        try:
+            run = data["test_run"] or test_run_create(
+                team=self.team,
+                user=request.user,
+                vendor=data["vendor"],
+                data_centre=data["data_centre"],
+                name=data["name"],
+                line_rate_gbps=data["line_rate_gbps"],
+                fabric=data["fabric"],
+            )
+        except ValidationError as exc:
+            for msg in exc.messages:
+                form.add_error(None, msg)
+            return render(request, self.template, {"form": form}, status=400)
+        self._ingest(request, run, data["files"])
+        return redirect("benchmarks:run", pk=run.pk)
+
+    def _ingest(self, request, run: TestRun, files) -> None:  # type: ignore[no-untyped-def]
+        for upload in files:
+            try:
+                outcome = benchmark_ingest(
+                    team=self.team, user=request.user, test_run=run, upload=upload
+                )
+            except ValidationError as exc:
+                messages.error(request, f"{upload.name}: {' '.join(exc.messages)}")
+                continue
+            for dup in outcome.duplicates:
+                messages.info(
+                    request,
+                    _("%(name)s was already uploaded (same SHA-256) as %(old)s in “%(run)s”.")
+                    % {"name": upload.name, "old": dup.original_name, "run": dup.test_run.name},
+                )
+            for refusal in outcome.refusals:
+                lang = get_language() or "zh-hans"
+                messages.error(request, refusal["zh"] if lang.startswith("zh") else refusal["en"])
+
+
+class TestRunDetailView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = _run(self.team, pk)
+        logs = selectors.run_logs(run)
+        line = selectors.run_line_rate_gbps(run)
+        items = [
+            (log.original_name, log.result)
+            for log in logs
+            if log.status == JobStatus.DONE and log.result
+        ]
+        charts = figures.run_figures(items, line_rate_gbps=line) if run.is_finished else []
+        return render(
+            request,
+            "benchmarks/run_detail.html",
+            {
+                "run": run,
+                "logs": logs,
+                "archives": selectors.run_archives(run),
+                "line_rate": line,
+                "charts": charts,
+                "can_write": self.membership.can_write,
+            },
+        )
+
+
+class TestRunStatusView(TeamRequiredMixin, View):
+    """Small JSON the run page polls until parsing is done."""
+
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        return JsonResponse(selectors.run_status_payload(_run(self.team, pk)))
+
+
+class LogDetailView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        log = _log(self.team, pk)
+        run = log.test_run
+        line = selectors.run_line_rate_gbps(run)
+        charts = []
+        if log.result and not log.is_archive:
+            items = [(log.original_name, log.result)]
+            charts = figures.run_figures(items, line_rate_gbps=line)
+        return render(
+            request,
+            "benchmarks/log_detail.html",
+            {
+                "log": log,
+                "run": run,
+                "line_rate": line,
+                "charts": charts,
+                "error": log.error_text(get_language()),
+            },
+        )
+
+
+class LogDownloadView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        log = _log(self.team, pk)
+        return FileResponse(
+            log.file.open("rb"),
+            as_attachment=True,
+            filename=log.original_name,
+            content_type="application/octet-stream",
+        )
+
+
+class ThresholdsView(TeamRequiredMixin, View):
+    template = "benchmarks/thresholds.html"
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        form = ThresholdsForm(instance=selectors.thresholds_for_team(self.team))
+        return render(
+            request, self.template, {"form": form, "can_write": self.membership.can_write}
+        )
+
+    def post(self, request):  # type: ignore[no-untyped-def]
+        if not self.membership.can_write:
+            from django.core.exceptions import PermissionDenied
+
+            raise PermissionDenied(_("Your role (viewer) can read but not change data."))
+        form = ThresholdsForm(request.POST, instance=selectors.thresholds_for_team(self.team))
+        if form.is_valid():
+            thresholds_update(team=self.team, **{k: v for k, v in form.cleaned_data.items()})
+            messages.success(request, _("Thresholds saved."))
+            return redirect("benchmarks:thresholds")
+        return render(request, self.template, {"form": form, "can_write": True}, status=400)
