@@ -1,4 +1,15 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
 
 app_name = "quotes"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.QuoteListView.as_view(), name="list"),
+    path("new/", views.QuoteEditView.as_view(), name="create"),
+    path("<int:pk>/", views.QuoteDetailView.as_view(), name="detail"),
+    path("<int:pk>/edit/", views.QuoteEditView.as_view(), name="edit"),
+    path("import/", views.QuoteImportView.as_view(), name="import"),
+    path("compare/", views.QuoteCompareView.as_view(), name="compare"),
+    path("workloads/", views.WorkloadListView.as_view(), name="workloads"),
+    path("workloads/new/", views.WorkloadCreateView.as_view(), name="workload_create"),
+]

@@ -2,5 +2,10 @@
 
 from rest_framework.routers import DefaultRouter
 
+from .views import GpuModelViewSet, QuoteViewSet, WorkloadProfileViewSet
+
 router = DefaultRouter()
+router.register("quotes", QuoteViewSet, basename="quote")
+router.register("workloads", WorkloadProfileViewSet, basename="workload")
+router.register("gpus", GpuModelViewSet, basename="gpu")
 urlpatterns = router.urls

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from vendors.models import DataCentre, Vendor
+
+from ..models import GpuModel, Quote, QuoteVersion, WorkloadProfile
+from ..services import VERSION_FIELDS
+from ..validation import quote_version_errors
+
+
+class GpuModelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = GpuModel
+        fields = "__all__"
+
+
+class QuoteTermsSerializer(serializers.ModelSerializer):
+    gpu = serializers.SlugRelatedField(
+        slug_field="key",
+        queryset=GpuModel.objects.all(),
+        error_messages={"does_not_exist": "Unknown GPU model {value}: use a key of /api/v1/gpus/."},
+    )
+
+    class Meta:
+        model = QuoteVersion
+        fields = ("number", "created_at", *VERSION_FIELDS)
+        read_only_fields = ("number", "created_at")
+
+
+class QuoteSerializer(serializers.ModelSerializer):
+    """A quote with its current terms under `terms`; writing terms adds a version."""
+
+    terms = QuoteTermsSerializer(source="current_version")
+    vendor = serializers.PrimaryKeyRelatedField(queryset=Vendor.objects.none())
+    data_centre = serializers.PrimaryKeyRelatedField(
+        queryset=DataCentre.objects.none(), allow_null=True, required=False
+    )
+
+    class Meta:
+        model = Quote
+        fields = (
+            "id", "vendor", "data_centre", "label", "is_current", "terms", "measured_gbps",
+            "measured_p50_gbps", "measured_kind", "measured_test_run_id", "measured_at",
+            "created_at", "updated_at",
+        )  # fmt: skip
+        read_only_fields = (
+            "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id",
+            "measured_at", "created_at", "updated_at",
+        )  # fmt: skip
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        team = self.context.get("team")
+        if team is not None:
+            self.fields["vendor"].queryset = Vendor.objects.for_team(team)
+            self.fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
+
+    def validate(self, attrs):  # type: ignore[no-untyped-def]
+        terms = attrs.get("current_version")
+        if terms is not None:
+            base = getattr(self.instance, "current_version", None)
+            merged = {n: getattr(base, n) for n in VERSION_FIELDS} if base else {}
+            merged.update(terms)
+            probe = QuoteVersion(**{k: v for k, v in merged.items() if k != "gpu"})
+            errors = quote_version_errors(probe)
+            if errors:
+                raise serializers.ValidationError({"terms": errors})
+        return attrs
+
+
+class WorkloadProfileSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = WorkloadProfile
+        exclude = ("team",)

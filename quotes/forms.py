@@ -1,0 +1,126 @@
+"""Forms of the quotes app; the rules themselves live in quotes.validation and the models."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from vendors.models import DataCentre, Vendor
+
+from .models import GpuModel, QuoteVersion, WorkloadProfile
+from .presets import PRESETS
+from .services import VERSION_FIELDS
+from .validation import quote_version_errors
+
+
+class GpuChoiceField(forms.ModelChoiceField):
+    default_error_messages = {
+        "invalid_choice": _("Unknown GPU model: choose one of the GPU reference table."),
+    }
+
+    def label_from_instance(self, obj: GpuModel) -> str:  # type: ignore[override]
+        return f"{obj.key} · {obj.tflops_bf16:g} TFLOPS · {obj.memory_gb:g} GB"
+
+
+class QuoteForm(forms.ModelForm):
+    """One form for the quote and its terms; saving an edit makes a new version."""
+
+    vendor = forms.ModelChoiceField(queryset=Vendor.objects.none(), label=_("vendor"))
+    data_centre = forms.ModelChoiceField(
+        queryset=DataCentre.objects.none(), required=False, label=_("data centre")
+    )
+    label = forms.CharField(max_length=120, label=_("label"))
+    is_current = forms.BooleanField(required=False, initial=True, label=_("current"))
+    gpu = GpuChoiceField(queryset=GpuModel.objects.all(), to_field_name="key", label=_("GPU"))
+
+    class Meta:
+        model = QuoteVersion
+        fields = list(VERSION_FIELDS)
+        widgets = {
+            "valid_until": forms.DateInput(attrs={"type": "date"}),
+            "notes": forms.Textarea(attrs={"rows": 2}),
+        }
+
+    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.team = team
+        self.fields["vendor"].queryset = Vendor.objects.for_team(team)
+        self.fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
+        self.fields["vendor"].error_messages["invalid_choice"] = _(
+            "Unknown vendor: choose one of your team's vendors."
+        )
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()
+        probe = QuoteVersion(
+            **{k: v for k, v in data.items() if k in VERSION_FIELDS and k != "gpu"}
+        )
+        for field, messages in quote_version_errors(probe).items():
+            if field in self.fields and field not in self.errors:
+                for message in messages:
+                    self.add_error(field, message)
+        dc, vendor = data.get("data_centre"), data.get("vendor")
+        if dc is not None and vendor is not None and dc.vendor_id != vendor.pk:
+            self.add_error("data_centre", _("The data centre must belong to the quote's vendor."))
+        return data
+
+    def _post_clean(self) -> None:
+        # The quote itself is validated by the service; skip the unsaved version's FK check.
+        exclude = self._get_validation_exclusions()
+        exclude.add("quote")
+        exclude.add("number")
+        try:
+            self.instance = forms.models.construct_instance(self, self.instance, self._meta.fields)
+            self.instance.full_clean(exclude=exclude, validate_unique=False)
+        except forms.ValidationError as e:
+            self._update_errors(e)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label=_("CSV or XLSX file"))
+    import_valid_rows = forms.BooleanField(
+        required=False,
+        label=_("Import the valid rows and skip the bad ones"),
+        help_text=_("Off: nothing is imported while any row has an error."),
+    )
+
+    def clean_file(self):  # type: ignore[no-untyped-def]
+        f = self.cleaned_data["file"]
+        name = f.name.lower()
+        if not (name.endswith(".csv") or name.endswith(".xlsx")):
+            raise forms.ValidationError(_("Upload a .csv or .xlsx file."))
+        return f
+
+
+class WorkloadForm(forms.ModelForm):
+    preset = forms.ChoiceField(
+        choices=[("", "—")] + [(k, p["name"]) for k, p in PRESETS.items()],
+        required=False,
+        label=_("preset"),
+    )
+
+    class Meta:
+        model = WorkloadProfile
+        fields = [
+            "name", "preset", "params_b", "tokens_per_step", "flops_per_token_factor",
+            "grad_bytes", "strategy", "overlap", "mfu", "nodes", "train_tokens", "notes",
+        ]  # fmt: skip
+        widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()
+        checks = {
+            "params_b": (lambda v: v > 0, _("The model needs more than 0 parameters.")),
+            "flops_per_token_factor": (lambda v: v > 0, _("The factor must be above 0 (6 or 8).")),
+            "grad_bytes": (lambda v: v > 0, _("Bytes per gradient element must be above 0.")),
+            "overlap": (lambda v: 0 <= v <= 1, _("Overlap is a share between 0 and 1.")),
+            "mfu": (lambda v: 0 < v <= 1, _("mfu is a share above 0 and at most 1, e.g. 0.45.")),
+            "tokens_per_step": (lambda v: v > 0, _("A step needs at least one token.")),
+            "nodes": (lambda v: v > 0, _("Leave it empty or use at least one node.")),
+            "train_tokens": (lambda v: v > 0, _("Leave it empty or enter a positive number.")),
+        }
+        for field, (ok, message) in checks.items():
+            value = data.get(field)
+            if value is not None and field not in self.errors and not ok(value):
+                self.add_error(field, message)
+        return data

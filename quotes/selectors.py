@@ -1,0 +1,36 @@
+"""Read side of quotes: lists, details, comparison."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from .models import Quote, WorkloadProfile
+
+
+def quote_list(*, team, current_only: bool = False) -> QuerySet[Quote]:  # type: ignore[no-untyped-def]
+    qs = Quote.objects.for_team(team).select_related(
+        "vendor", "data_centre__network", "current_version__gpu"
+    )
+    if current_only:
+        qs = qs.filter(is_current=True)
+    return qs.order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
+
+
+def quote_get(*, team, pk: int) -> Quote:  # type: ignore[no-untyped-def]
+    return quote_list(team=team).get(pk=pk)
+
+
+def quote_compare(*, team, quote_ids: list[int] | None = None) -> list[dict]:  # type: ignore[no-untyped-def,type-arg]
+    """One column per vendor, each with the quotes of that vendor (current ones by default)."""
+    qs = quote_list(team=team, current_only=not quote_ids)
+    if quote_ids:
+        qs = qs.filter(pk__in=quote_ids)
+    columns: dict[int, dict] = {}  # type: ignore[type-arg]
+    for quote in qs:
+        col = columns.setdefault(quote.vendor_id, {"vendor": quote.vendor, "quotes": []})
+        col["quotes"].append(quote)
+    return list(columns.values())
+
+
+def workload_list(*, team) -> QuerySet[WorkloadProfile]:  # type: ignore[no-untyped-def]
+    return WorkloadProfile.objects.for_team(team).order_by("name", "pk")

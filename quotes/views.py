@@ -1,0 +1,174 @@
+"""Pages of the quotes app: list, create, edit, import, compare; workloads."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views import View
+
+from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+
+from .forms import ImportForm, QuoteForm, WorkloadForm
+from .importing import COLUMNS, quotes_import
+from .models import Quote, WorkloadProfile
+from .presets import PRESETS, preset_data
+from .selectors import quote_compare, quote_get, quote_list, workload_list
+from .services import VERSION_FIELDS, quote_create, quote_update, workload_create
+
+COMPARE_ROWS = (
+    "gpu", "gpus_per_node", "nodes", "price_per_node_month", "currency", "monthly_fees",
+    "nic_gbps", "nics_per_node", "fabric", "rack_uplink_gbps", "servers_per_rack", "availability",
+    "whole_offer_only", "term_months", "trial_days", "valid_until", "setup_fee", "storage_tb",
+    "storage_price_tb_month", "public_bandwidth_mbps", "bandwidth_billing", "bandwidth_price",
+    "bandwidth_elastic",
+)  # fmt: skip
+
+
+def _quote_or_404(team, pk: int) -> Quote:  # type: ignore[no-untyped-def]
+    try:
+        return quote_get(team=team, pk=pk)
+    except Quote.DoesNotExist as exc:
+        raise Http404 from exc
+
+
+def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untyped-def]
+    for field, msgs in exc.message_dict.items():
+        for m in msgs:
+            form.add_error(field if field in form.fields else None, m)
+
+
+class QuoteListView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        quotes = quote_list(team=self.team, current_only=request.GET.get("current") == "1")
+        return render(request, "quotes/quote_list.html", {
+            "quotes": quotes, "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+class QuoteEditView(TeamWriteMixin, View):
+    def _initial(self, quote: Quote | None) -> dict:  # type: ignore[type-arg]
+        if quote is None:
+            return {"is_current": True}
+        v = quote.current_version
+        data = {n: getattr(v, n) for n in VERSION_FIELDS} if v else {}
+        data.update(vendor=quote.vendor, data_centre=quote.data_centre, label=quote.label,
+                    is_current=quote.is_current)  # fmt: skip
+        return data
+
+    def get(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        quote = _quote_or_404(self.team, pk) if pk else None
+        form = QuoteForm(initial=self._initial(quote), team=self.team)
+        return render(request, "quotes/quote_form.html", {"form": form, "quote": quote})
+
+    def post(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        quote = _quote_or_404(self.team, pk) if pk else None
+        form = QuoteForm(data=request.POST, team=self.team)
+        if form.is_valid():
+            try:
+                if quote is None:
+                    quote = quote_create(team=self.team, user=request.user, data=form.cleaned_data)
+                    messages.success(request, _("Quote created (version 1)."))
+                else:
+                    v = quote_update(quote=quote, user=request.user, data=form.cleaned_data)
+                    messages.success(request, _("Quote saved as version %(n)s.") % {"n": v.number})
+                return redirect("quotes:list")
+            except ValidationError as exc:
+                _apply_errors(form, exc)
+        return render(request, "quotes/quote_form.html", {"form": form, "quote": quote}, status=400)
+
+
+class QuoteDetailView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        quote = _quote_or_404(self.team, pk)
+        versions = quote.versions.select_related("gpu", "created_by").order_by("-number")
+        return render(request, "quotes/quote_detail.html", {
+            "quote": quote, "versions": versions, "rows": COMPARE_ROWS,
+            "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+class QuoteImportView(TeamWriteMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return render(
+            request, "quotes/quote_import.html", {"form": ImportForm(), "columns": COLUMNS}
+        )
+
+    def post(self, request):  # type: ignore[no-untyped-def]
+        form = ImportForm(request.POST, request.FILES)
+        report = None
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            report = quotes_import(
+                team=self.team, user=request.user, name=upload.name, raw=upload.read(),
+                valid_rows=form.cleaned_data["import_valid_rows"],
+            )  # fmt: skip
+            if report.created:
+                messages.success(request, _("%(n)s quotes imported.") % {"n": len(report.created)})
+            if report.ok:
+                return redirect("quotes:list")
+        ctx = {"form": form, "report": report, "columns": COLUMNS}
+        return render(
+            request, "quotes/quote_import.html", ctx, status=400 if report is None else 200
+        )
+
+
+class QuoteCompareView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
+        columns = quote_compare(team=self.team, quote_ids=ids or None)
+        rows = []
+        labels = {f.name: f.verbose_name for f in Quote.versions.rel.related_model._meta.fields}
+        for name in COMPARE_ROWS:
+            cells = []
+            for col in columns:
+                cells.append([_display(q.current_version, name) for q in col["quotes"]])
+            rows.append({"label": labels.get(name, name), "cells": cells})
+        return render(request, "quotes/quote_compare.html", {"columns": columns, "rows": rows})
+
+
+def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
+    if version is None:
+        return "—"
+    getter = getattr(version, f"get_{name}_display", None)
+    value = getter() if getter else getattr(version, name)
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    return "—" if value is None or value == "" else str(value)
+
+
+class WorkloadListView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return render(request, "quotes/workload_list.html", {
+            "workloads": workload_list(team=self.team), "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+class WorkloadCreateView(TeamWriteMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        key = request.GET.get("preset")
+        initial = (
+            preset_data(key)
+            if key in PRESETS
+            else {"flops_per_token_factor": 6.0, "grad_bytes": 2.0, "overlap": 0.5}
+        )
+        return render(request, "quotes/workload_form.html", {
+            "form": WorkloadForm(initial=initial), "presets": PRESETS,
+        })  # fmt: skip
+
+    def post(self, request):  # type: ignore[no-untyped-def]
+        form = WorkloadForm(request.POST)
+        if form.is_valid():
+            try:
+                workload_create(team=self.team, data=form.cleaned_data)
+                messages.success(request, _("Workload saved."))
+                return redirect("quotes:workloads")
+            except ValidationError as exc:
+                _apply_errors(form, exc)
+        ctx = {"form": form, "presets": PRESETS}
+        return render(request, "quotes/workload_form.html", ctx, status=400)
+
+
+__all__ = ["WorkloadProfile"]
