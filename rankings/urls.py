@@ -1,4 +1,12 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
 
 app_name = "rankings"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.RankingListView.as_view(), name="list"),
+    path("new/", views.RankingStartView.as_view(), name="start"),
+    path("<int:pk>/", views.RankingDetailView.as_view(), name="detail"),
+    path("<int:pk>/status/", views.RankingStatusView.as_view(), name="status"),
+    path("<int:pk>/what-if/", views.RankingWhatIfView.as_view(), name="whatif"),
+]

@@ -1,0 +1,90 @@
+"""Ranking start form: workload, quotes (empty: all current), exchange rates to CNY."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _l
+
+from quotes.models import Quote, WorkloadProfile
+
+
+def parse_rates(text: str) -> dict[str, float]:
+    """'USD=7.2, EUR=7.8' -> {'USD': 7.2, 'EUR': 7.8}; raises ValidationError on bad parts."""
+    rates: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.replace(";", ",").split(","))):
+        code, _sep, value = part.partition("=")
+        code = code.strip().upper()
+        try:
+            rate = Decimal(value.strip())
+        except InvalidOperation:
+            rate = Decimal(0)
+        if len(code) != 3 or not code.isalpha() or rate <= 0:
+            raise forms.ValidationError(
+                _("Write rates as CODE=rate, e.g. USD=7.2; %(part)s is not valid.") % {"part": part}
+            )
+        rates[code] = float(rate)
+    return rates
+
+
+class RankingStartForm(forms.Form):
+    workload = forms.ModelChoiceField(queryset=WorkloadProfile.objects.none(), label=_l("workload"))
+    quotes = forms.ModelMultipleChoiceField(
+        queryset=Quote.objects.none(),
+        required=False,
+        label=_l("quotes"),
+        help_text=_l("None chosen: all current quotes of the team."),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    fx_to_cny = forms.CharField(
+        required=False,
+        label=_l("rates to CNY"),
+        help_text=_l("e.g. USD=7.2, EUR=7.8 (only needed when quotes are in other currencies)"),
+    )
+
+    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.team = team
+        self.fields["workload"].queryset = WorkloadProfile.objects.for_team(team)
+        self.fields["quotes"].queryset = (
+            Quote.objects.for_team(team).filter(current_version__isnull=False)
+            .select_related("vendor", "current_version").order_by("vendor_id", "label")
+        )  # fmt: skip
+
+    def clean_fx_to_cny(self) -> dict[str, float]:
+        return parse_rates(self.cleaned_data.get("fx_to_cny") or "")
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()
+        workload = data.get("workload")
+        chosen = list(data.get("quotes") or [])
+        if not chosen:
+            chosen = list(self.fields["quotes"].queryset.filter(is_current=True))
+        if not chosen:
+            self.add_error("quotes", _("Your team has no current quote to rank yet."))
+            return data
+        if workload is not None and workload.nodes:
+            short = [q for q in chosen if q.current_version.nodes < workload.nodes]
+            for q in short:
+                self.add_error(
+                    "quotes",
+                    _(
+                        "%(q)s has %(n)s nodes but the workload uses %(w)s: choose fewer nodes "
+                        "or leave that quote out."
+                    )
+                    % {"q": q.label, "n": q.current_version.nodes, "w": workload.nodes},
+                )
+        rates = data.get("fx_to_cny") or {}
+        currencies = {q.current_version.currency for q in chosen}
+        if len(currencies) > 1:
+            for q in chosen:
+                v = q.current_version
+                if v.currency != "CNY" and v.currency not in rates and v.fx_to_cny is None:
+                    self.add_error(
+                        "fx_to_cny",
+                        _("%(q)s is in %(c)s while others are not: give a rate %(c)s=… to CNY.")
+                        % {"q": q.label, "c": v.currency},
+                    )
+        return data

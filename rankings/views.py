@@ -1,0 +1,152 @@
+"""Pages of the rankings app: list, start form, run page (progress, table, charts, what-if)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views import View
+
+from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from domain import costmodel as cm
+
+from . import figures
+from .forms import RankingStartForm
+from .inputs import InputFileError
+from .models import RankingRun
+from .selectors import ranking_detail, ranking_lesson, ranking_runs
+from .services import ranking_start
+from .whatif import sensitivity_rows, whatif
+
+
+def _run_or_404(team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]
+    try:
+        return ranking_detail(team=team, pk=pk)
+    except RankingRun.DoesNotExist as exc:
+        raise Http404 from exc
+
+
+class RankingListView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        runs = ranking_runs(team=self.team)[:100]
+        return render(request, "rankings/ranking_list.html", {
+            "runs": runs, "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+class RankingStartView(TeamWriteMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        form = RankingStartForm(team=self.team)
+        return render(request, "rankings/ranking_start.html", {"form": form})
+
+    def post(self, request):  # type: ignore[no-untyped-def]
+        form = RankingStartForm(request.POST, team=self.team)
+        if form.is_valid():
+            d = form.cleaned_data
+            try:
+                run = ranking_start(
+                    team=self.team, user=request.user, workload=d["workload"],
+                    quotes=list(d["quotes"]) or None, fx_to_cny=d["fx_to_cny"],
+                )  # fmt: skip
+                return redirect("rankings:detail", pk=run.pk)
+            except ValidationError as exc:
+                for field, msgs in exc.message_dict.items():
+                    for m in msgs:
+                        form.add_error(field if field in form.fields else None, m)
+        return render(request, "rankings/ranking_start.html", {"form": form}, status=400)
+
+
+def _chart_labels() -> dict[str, dict[str, str]]:
+    return {
+        "breakdown": {
+            "title": _("Cost per effective training hour: compute vs exposed communication"),
+            "compute": _("compute"), "exposed": _("exposed communication (GPUs idle)"),
+            "axis": _("cost per ETH"),
+        },
+        "bandwidth": {
+            "title": _("Cost per ETH against effective bandwidth"),
+            "x": _("effective bandwidth per node (Gbit/s, log)"), "y": _("cost per ETH"),
+            "measured": _("measured"), "nominal": _("nominal (unverified)"),
+        },
+        "tornado": {
+            "title": _("Sensitivity of the winner's cost per ETH"),
+            "low": _("low value"), "high": _("high value"), "axis": _("change (%)"),
+        },
+    }  # fmt: skip
+
+
+class RankingDetailView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = _run_or_404(self.team, pk)
+        results = list(run.results.all())
+        ctx: dict = {"run": run, "results": results, "charts": {}}  # type: ignore[type-arg]
+        if run.is_finished and results:
+            labels = _chart_labels()
+            try:
+                tornado = sensitivity_rows(run.snapshot)
+            except (cm.ModelInputError, InputFileError):
+                tornado = []
+            ctx["charts"] = {
+                "breakdown": figures.to_div(
+                    figures.cost_breakdown_figure(results, labels=labels["breakdown"])
+                ),
+                "bandwidth": figures.to_div(
+                    figures.cost_vs_bandwidth_figure(results, labels=labels["bandwidth"])
+                ),
+                "tornado": figures.to_div(figures.tornado_figure(tornado, labels=labels["tornado"]))
+                if tornado
+                else "",
+            }
+            ctx["tornado"] = tornado
+            ctx.update(ranking_lesson(results))
+            ctx["overlap"] = run.snapshot.get("workload", {}).get("overlap", 0.5)
+        ctx["status_url"] = reverse("rankings:status", args=[run.pk])
+        ctx["whatif_url"] = reverse("rankings:whatif", args=[run.pk])
+        return render(request, "rankings/ranking_detail.html", ctx)
+
+
+class RankingStatusView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = RankingRun.objects.for_team(self.team).filter(pk=pk).first()
+        if run is None:
+            raise Http404
+        return JsonResponse({
+            "id": run.pk, "status": run.status, "progress": run.progress, "error": run.error,
+            "finished": run.is_finished,
+        })  # fmt: skip
+
+
+def _float(value: str | None, default: float | None, low: float, high: float) -> float | None:
+    try:
+        x = float(value) if value not in (None, "") else default
+    except ValueError:
+        return default
+    return None if x is None else min(high, max(low, x))
+
+
+class RankingWhatIfView(TeamRequiredMixin, View):
+    """The same domain ranking over the run's snapshot, with what-if adjustments."""
+
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = RankingRun.objects.for_team(self.team).filter(pk=pk).first()
+        if run is None:
+            raise Http404
+        if not run.snapshot:
+            return JsonResponse({"results": [], "problems": []})
+        try:
+            data = whatif(
+                run.snapshot,
+                overlap=_float(request.GET.get("overlap"), None, 0.0, 1.0),
+                mfu_scale=_float(request.GET.get("mfu_scale"), 1.0, 0.1, 3.0) or 1.0,
+                bandwidth_scale=_float(request.GET.get("bandwidth_scale"), 1.0, 0.01, 100) or 1.0,
+            )
+        except (cm.ModelInputError, InputFileError) as exc:
+            return JsonResponse({"results": [], "problems": [str(exc)]}, status=400)
+        labels = {
+            o["id"]: f"{o.get('vendor', '')} · {o.get('label', '')}" for o in run.snapshot["offers"]
+        }
+        for r in data["results"]:
+            r["label"] = labels.get(r["id"], r["id"])
+        return JsonResponse(data)
