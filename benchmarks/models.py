@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -61,7 +63,7 @@ class TestRun(TeamScoped, Job):
         decimal_places=1,
         null=True,
         blank=True,
-        validators=[MinValueValidator(0.1)],
+        validators=[MinValueValidator(Decimal("0.1"))],
         help_text=_("Leave empty to use the data centre's NIC port speed."),
     )
     fabric = models.CharField(_("fabric"), max_length=8, choices=RunFabric.choices, blank=True)

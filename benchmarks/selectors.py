@@ -20,6 +20,7 @@ def test_run_list(*, team) -> QuerySet[TestRun]:  # type: ignore[no-untyped-def]
                 "logs", filter=Q(logs__is_archive=False, logs__status=JobStatus.FAILED)
             ),
         )
+        .order_by("-created_at", "-pk")
     )
 
 

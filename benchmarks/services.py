@@ -248,7 +248,8 @@ def _after_log(run_id: int) -> None:
 @transaction.atomic
 def test_run_summarise(*, run_id: int) -> str:
     """Recompute the run's aggregate, fairness, tail and verdict from its parsed logs."""
-    run = TestRun.objects.select_for_update().select_related("data_centre__network").get(pk=run_id)
+    TestRun.objects.select_for_update().filter(pk=run_id).values_list("pk").get()
+    run = TestRun.objects.select_related("data_centre__network", "team").get(pk=run_id)
     logs = list(run.logs.filter(is_archive=False))
     line = selectors.run_line_rate_gbps(run)
     done = [log.result for log in logs if log.status == JobStatus.DONE and log.result]
@@ -384,7 +385,7 @@ def test_run_delete(*, run: TestRun) -> None:
 @transaction.atomic
 def thresholds_update(*, team, **values: float) -> AcceptanceThresholds:  # type: ignore[no-untyped-def]
     """Save the team's thresholds; existing verdicts are recomputed on the next parse/summary."""
-    thresholds, _created = AcceptanceThresholds.objects.select_for_update().get_or_create(team=team)
+    thresholds, _created = AcceptanceThresholds.objects.get_or_create(team=team)
     for key, value in values.items():
         if key not in parsing.Limits.__dataclass_fields__:
             raise ValidationError({key: _("Unknown threshold.")})

@@ -175,7 +175,7 @@ class ThresholdsView(TeamRequiredMixin, View):
             raise PermissionDenied(_("Your role (viewer) can read but not change data."))
         form = ThresholdsForm(request.POST, instance=selectors.thresholds_for_team(self.team))
         if form.is_valid():
-            thresholds_update(team=self.team, **{k: v for k, v in form.cleaned_data.items()})
+            thresholds_update(team=self.team, **form.cleaned_data)
             messages.success(request, _("Thresholds saved."))
             return redirect("benchmarks:thresholds")
         return render(request, self.template, {"form": form, "can_write": True}, status=400)

@@ -1,0 +1,140 @@
+"""Upload -> parse -> summary, hostile files, duplicates and idempotent tasks."""
+
+import io
+import zipfile
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from benchmarks import tasks
+from benchmarks.models import BenchmarkLog
+from benchmarks.services import benchmark_ingest, benchmark_parse
+from core.models import JobStatus
+
+from .conftest import corpus, upload
+
+pytestmark = pytest.mark.django_db
+
+P4 = "iperf3-json/local_3.12_tcp_P4.json"
+SINGLE = "iperf3-json/local_3.12_tcp_single.json"
+
+
+def _ingest(run, user, f, capture):  # type: ignore[no-untyped-def]
+    with capture(execute=True):
+        return benchmark_ingest(team=run.team, user=user, test_run=run, upload=f)
+
+
+def test_two_iperf3_pairs_parse_and_summarise_to_the_corpus_figures(
+    run_a, analyst_a, django_capture_on_commit_callbacks
+):
+    _ingest(run_a, analyst_a, upload(P4), django_capture_on_commit_callbacks)
+    _ingest(run_a, analyst_a, upload(SINGLE), django_capture_on_commit_callbacks)
+    run_a.refresh_from_db()
+    logs = {log.original_name: log for log in run_a.logs.all()}
+    assert logs["local_3.12_tcp_P4.json"].throughput_gbps == pytest.approx(13.332362914, rel=1e-6)
+    assert logs["local_3.12_tcp_single.json"].throughput_gbps == pytest.approx(16.4110456, rel=1e-6)
+    assert all(log.status == JobStatus.DONE for log in logs.values())
+    assert run_a.status == JobStatus.DONE and run_a.pairs == 2
+    assert run_a.aggregate_gbps == pytest.approx(13.332362914 + 16.4110456, rel=1e-6)
+    assert run_a.min_pair_gbps == pytest.approx(13.332362914, rel=1e-6)
+    assert 0.9 < run_a.jain_index <= 1
+    assert run_a.effective_line_rate_gbps == 25.0  # one NIC port, not 8 × 25
+    assert run_a.tail_p5_gbps is not None and run_a.tail_p5_gbps < run_a.min_pair_gbps
+    assert run_a.verdict in ("fail", "warn")  # 13 Gbit/s of 25 is far below 85 %
+    assert logs["local_3.12_tcp_P4.json"].result["series"]
+
+
+def test_the_sha256_is_stored_and_a_reupload_points_to_the_existing_log(
+    run_a, analyst_a, django_capture_on_commit_callbacks
+):
+    first = _ingest(run_a, analyst_a, upload(P4), django_capture_on_commit_callbacks)
+    again = _ingest(
+        run_a, analyst_a, upload(P4, "renamed.json"), django_capture_on_commit_callbacks
+    )
+    assert again.created == [] and again.duplicates == first.created
+    assert BenchmarkLog.objects.filter(team=run_a.team).count() == 1
+    import hashlib
+
+    assert first.created[0].sha256 == hashlib.sha256(corpus(P4).read_bytes()).hexdigest()
+
+
+def test_running_the_parse_task_twice_gives_one_result(
+    run_a, analyst_a, django_capture_on_commit_callbacks
+):
+    log = _ingest(run_a, analyst_a, upload(P4), django_capture_on_commit_callbacks).created[0]
+    log.refresh_from_db()
+    before = (log.result, log.throughput_gbps, log.finished_at)
+    tasks.parse_benchmark_log.apply(args=[log.pk])
+    assert benchmark_parse(log_id=log.pk, force=True) == JobStatus.DONE
+    log.refresh_from_db()
+    assert (log.result, log.throughput_gbps) == before[:2]
+    assert BenchmarkLog.objects.filter(team=run_a.team).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("empty.json", b""),
+        ("garbage.bin", bytes(range(256)) * 8),
+        ("truncated.json", corpus(P4).read_bytes()[:700]),
+        ("notes.txt", b"hello, this is not a benchmark log at all\n" * 3),
+    ],
+)
+def test_bad_files_are_kept_and_failed_with_the_parsers_message(
+    run_a, analyst_a, django_capture_on_commit_callbacks, name, content
+):
+    outcome = _ingest(
+        run_a, analyst_a, SimpleUploadedFile(name, content), django_capture_on_commit_callbacks
+    )
+    log = outcome.created[0]
+    log.refresh_from_db()
+    assert log.status == JobStatus.FAILED
+    assert log.error_en and log.error_zh
+    assert log.file.open("rb").read() == content
+    run_a.refresh_from_db()
+    assert run_a.status == JobStatus.DONE
+
+
+def test_an_oversized_upload_is_refused_before_anything_is_stored(run_a, analyst_a, settings):
+    settings.UPLOAD_MAX_BYTES = 100
+    with pytest.raises(ValidationError):
+        benchmark_ingest(team=run_a.team, user=analyst_a, test_run=run_a, upload=upload(P4))
+    assert not BenchmarkLog.objects.exists()
+
+
+def _zip(entries) -> bytes:  # type: ignore[no-untyped-def]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data, mode in entries:
+            info = zipfile.ZipInfo(name)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            if mode:
+                info.external_attr = mode << 16
+            zf.writestr(info, data)
+    return buf.getvalue()
+
+
+def test_a_zip_expands_and_refuses_traversal_links_and_bombs(
+    run_a, analyst_a, django_capture_on_commit_callbacks
+):
+    data = _zip(
+        [
+            ("pairs/p4.json", corpus(P4).read_bytes(), 0),
+            ("../../etc/evil.json", b"{}", 0),
+            ("link.json", b"/etc/passwd", 0o120777),
+            ("bomb.txt", b"0" * 5_000_000, 0),
+        ]
+    )
+    outcome = _ingest(
+        run_a, analyst_a, SimpleUploadedFile("logs.zip", data), django_capture_on_commit_callbacks
+    )
+    assert [log.original_name for log in outcome.created] == ["p4.json"]
+    codes = sorted(r["code"] for r in outcome.refusals)
+    assert len(codes) == 3
+    archive = BenchmarkLog.objects.get(is_archive=True)
+    assert archive.file.open("rb").read() == data  # the zip itself is kept
+    assert len(archive.archive_refusals) == 3 and all(r["zh"] for r in archive.archive_refusals)
+    member = outcome.created[0]
+    member.refresh_from_db()
+    assert member.status == JobStatus.DONE and member.archive_id == archive.pk
