@@ -6,7 +6,6 @@ endpoint, the `rank_offers` command and the benchmark all go through it.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -15,7 +14,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from core.models import JobStatus
 from domain import costmodel as cm
 from domain.messages import Message
 from quotes.models import GpuModel, Quote, WorkloadProfile
@@ -136,22 +134,6 @@ def snapshot_build(*, workload: WorkloadProfile, quotes: list[Quote], fx: Mappin
 # The one ranking code path
 
 
-def _domain_rank(
-    workload: cm.Workload,
-    offers: list[cm.Offer],
-    gpus: dict[str, cm.GpuSpec],
-    fx: Mapping[str, float] | None,
-    scenario: cm.Scenario,
-) -> cm.RankingOutcome:
-    params = inspect.signature(cm.rank).parameters
-    kwargs: dict[str, Any] = {}
-    if "fx_to_cny" in params:
-        kwargs["fx_to_cny"] = dict(fx) if fx else None
-    if "scenario" in params:
-        kwargs["scenario"] = scenario
-    return cm.rank(workload, offers, gpus, **kwargs)
-
-
 def rank_snapshot(
     snapshot: Mapping[str, Any],
     *,
@@ -166,7 +148,8 @@ def rank_snapshot(
     offers = [offer_from_dict(o, i) for i, o in enumerate(snapshot["offers"])]
     gpus = gpus_from_dict(snapshot["gpus"])
     scenario = cm.Scenario(mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale)
-    return _domain_rank(workload, offers, gpus, snapshot.get("fx_to_cny"), scenario)
+    fx = snapshot.get("fx_to_cny") or None
+    return cm.rank(workload, offers, gpus, fx_to_cny=fx, scenario=scenario)
 
 
 def outcome_dict(outcome: cm.RankingOutcome) -> dict[str, Any]:
@@ -317,10 +300,3 @@ def ranking_run_sync(*, run: RankingRun) -> RankingRun:
     run_job(run.pk)
     run.refresh_from_db()
     return run
-
-
-def ranking_mark(run: RankingRun, status: str, **kwargs: Any) -> None:
-    run.job_mark(status=status, **kwargs)
-
-
-__all__ = ["JobStatus", "rank_snapshot", "ranking_compute", "ranking_start"]

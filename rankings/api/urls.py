@@ -2,5 +2,8 @@
 
 from rest_framework.routers import DefaultRouter
 
+from .views import RankingRunViewSet
+
 router = DefaultRouter()
+router.register("rankings", RankingRunViewSet, basename="ranking")
 urlpatterns = router.urls
