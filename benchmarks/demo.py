@@ -1,4 +1,4 @@
-"""Demo data: one concurrent iperf3 run and one ib_write_bw run, so the pages show charts at once."""
+"""Demo data: a concurrent iperf3 run and an ib_write_bw run, so the pages show charts at once."""
 
 from __future__ import annotations
 

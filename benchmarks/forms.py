@@ -63,4 +63,7 @@ class UploadForm(forms.Form):
 class ThresholdsForm(forms.ModelForm):
     class Meta:
         model = AcceptanceThresholds
-        exclude = ["team"]
+        fields = [
+            "rdma_min_line_fraction", "tcp_min_line_fraction", "max_cv", "warn_margin",
+            "p99_latency_ib_us", "p99_latency_roce_us", "p99_latency_tcp_us",
+        ]  # fmt: skip

@@ -110,7 +110,7 @@ class BenchmarkLogViewSet(
 
 
 class TestRunViewSet(TeamScopedViewSet):
-    """Concurrent test runs: CRUD; the summary fields are read-only and recomputed by the service."""
+    """Concurrent test runs: CRUD; summary fields are read-only, recomputed by the service."""
 
     queryset = TestRun.objects.all()
     serializer_class = s.TestRunSerializer

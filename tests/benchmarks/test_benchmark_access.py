@@ -152,8 +152,8 @@ def test_list_endpoints_pin_their_query_counts(
 ):
     for i in range(5):
         with django_capture_on_commit_callbacks(execute=True):
-            benchmark_ingest(team=run_a.team, user=analyst_a, test_run=run_a,
-                             upload=SimpleUploadedFile(f"f{i}.txt", f"junk {i}".encode()))  # fmt: skip
+            junk = SimpleUploadedFile(f"f{i}.txt", f"junk {i}".encode())
+            benchmark_ingest(team=run_a.team, user=analyst_a, test_run=run_a, upload=junk)
     api = api_as(analyst_a)
     with django_assert_max_num_queries(8):
         assert api.get("/api/v1/benchmarks/").json()["count"] == 5
