@@ -112,6 +112,8 @@ def _plotly_dir() -> str:
 
 # plotly.min.js is served from the installed plotly package, at the version the figures expect.
 STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", _plotly_dir())]
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -10,3 +10,4 @@ CELERY_TASK_ALWAYS_EAGER = True
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405
 LOGGING["root"]["level"] = "WARNING"  # noqa: F405
+STATIC_ROOT = tempfile.mkdtemp(prefix="portal-test-static-")

@@ -1,0 +1,32 @@
+"""A newcomer logs in as demo/demo, sees the vendors with badges and a seed vendor's red flags."""
+
+import pytest
+
+from vendors.models import Vendor
+
+pytestmark = pytest.mark.e2e
+
+
+def test_demo_user_sees_vendor_badges_and_seed_red_flags(page, live_server, demo_team, shot, login):
+    failed_requests: list[str] = []
+    page.on("requestfailed", lambda r: failed_requests.append(r.url))
+    login(page, live_server)
+    page.goto(f"{live_server.url}/vendors/")
+    assert page.locator("table.vendors tbody tr").count() >= 5
+    assert page.locator("table.vendors .badge.critical").count() >= 3
+    shot(page, "vendor-list-zh")
+
+    seed = Vendor.objects.filter(team=demo_team, findings_critical__gt=0).exclude(name_zh__contains="示例").first()
+    assert seed is not None, "a seed vendor with critical findings is expected in the demo data"
+    page.goto(f"{live_server.url}/vendors/{seed.pk}/")
+    findings = page.locator("#findings .finding.critical")
+    assert findings.count() >= 1
+    assert findings.first.inner_text().strip()
+    shot(page, "seed-vendor-zh")
+
+    page.select_option("select[name=language]", "en")
+    page.wait_for_load_state("networkidle")
+    assert "Due-diligence findings" in page.content()
+    shot(page, "seed-vendor-en")
+    # every asset came from the portal itself
+    assert not [u for u in failed_requests if not u.startswith(live_server.url)]
