@@ -15,7 +15,12 @@ def make_vendor(team, name: str, *, fabric: str = "roce", gbps: float = 100, pfc
     vendor = Vendor.objects.create(team=team, name_en=name, name_zh=name)
     dc = DataCentre.objects.create(vendor=vendor, name=f"{name} DC")
     NetworkProfile.objects.create(
-        data_centre=dc, fabric=fabric, pfc=pfc, ecn=ecn, nic_gbps=Decimal(str(gbps)), nics_per_node=1
+        data_centre=dc,
+        fabric=fabric,
+        pfc=pfc,
+        ecn=ecn,
+        nic_gbps=Decimal(str(gbps)),
+        nics_per_node=1,
     )
     return vendor
 
@@ -26,7 +31,8 @@ def quote_data(vendor, **over: Any) -> dict[str, Any]:  # type: ignore[no-untype
     data: dict[str, Any] = {
         "vendor": vendor, "data_centre": dc, "label": f"{vendor.name_en} offer", "is_current": True,
         "gpu": GpuModel.objects.get(key="A100-SXM4-80GB"), "gpus_per_node": 8, "nodes": 8,
-        "price_per_node_month": Decimal("40000"), "currency": "CNY", "monthly_fees": Decimal("3000"),
+        "price_per_node_month": Decimal("40000"), "currency": "CNY",
+        "monthly_fees": Decimal("3000"),
         "nic_gbps": float(net.nic_gbps) if net else 100.0, "nics_per_node": 1,
         "fabric": net.fabric if net else "roce", "availability": Decimal("0.99"),
     }  # fmt: skip

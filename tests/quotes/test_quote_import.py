@@ -13,7 +13,16 @@ from quotes.testing import make_vendor
 
 pytestmark = pytest.mark.django_db
 
-HEADER = ["vendor", "label", "gpu", "gpus_per_node", "nodes", "price_per_node_month", "nic_gbps", "fabric"]
+HEADER = [
+    "vendor",
+    "label",
+    "gpu",
+    "gpus_per_node",
+    "nodes",
+    "price_per_node_month",
+    "nic_gbps",
+    "fabric",
+]
 GOOD = ["Imp", "good one", "A100-SXM4-80GB", "8", "8", "40000", "100", "roce"]
 BAD = ["Imp", "bad one", "A100-SXM4-80GB", "0", "8", "-5", "100", "roce"]
 
@@ -33,7 +42,9 @@ def test_a_bad_row_stops_the_whole_import_and_names_its_row(team_a, analyst_a):
 
 def test_the_valid_rows_are_imported_only_when_asked(team_a, analyst_a):
     make_vendor(team_a, "Imp")
-    report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=_csv(GOOD, BAD), valid_rows=True)
+    report = quotes_import(
+        team=team_a, user=analyst_a, name="q.csv", raw=_csv(GOOD, BAD), valid_rows=True
+    )
     assert len(report.created) == 1 and report.bad_rows == 1
     assert Quote.objects.get().label == "good one"
 
@@ -52,7 +63,9 @@ def test_xlsx_import_through_the_page(client_as, analyst_a, team_a):
     html = r.content.decode()
     assert r.status_code == 200 and "Row 3" in html and Quote.objects.count() == 0
     upload = SimpleUploadedFile("q.xlsx", buf.getvalue())
-    r = client_as(analyst_a).post(reverse("quotes:import"), {"file": upload, "import_valid_rows": "on"})
+    r = client_as(analyst_a).post(
+        reverse("quotes:import"), {"file": upload, "import_valid_rows": "on"}
+    )
     assert Quote.objects.count() == 1
 
 
