@@ -1,0 +1,99 @@
+"""Benchmark: rank 10,000 quotes for one workload vs loading them from the database.
+
+Run: DJANGO_SETTINGS_MODULE=portal.settings .venv/bin/python scripts/bench_ranking.py
+(SQLite by default, PostgreSQL with DATABASE_URL). Creates a throwaway team, bulk-creates the
+quotes, times (a) loading them exactly as a ranking does (`rankings.selectors.ranking_quotes`) and
+(b) ranking them (snapshot build + `rank_snapshot`, the code path of the web ranking), prints both
+and the ratio (goal <= 2), then deletes the team.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import transaction  # noqa: E402
+
+from accounts.models import Team  # noqa: E402
+from quotes.models import GpuModel, Quote, QuoteVersion, WorkloadProfile  # noqa: E402
+from rankings.selectors import ranking_quotes  # noqa: E402
+from rankings.services import rank_snapshot, snapshot_build  # noqa: E402
+from vendors.models import DataCentre, NetworkProfile, Vendor  # noqa: E402
+
+N = int(os.environ.get("BENCH_QUOTES", "10000"))
+FABRICS = (("tcp", 10.0), ("tcp", 25.0), ("roce", 25.0), ("roce", 100.0), ("ib", 200.0))
+
+
+def _setup(team: Team) -> WorkloadProfile:
+    rnd = random.Random(7)
+    gpus = list(GpuModel.objects.filter(key__in=["A100-SXM4-80GB", "H800-SXM", "H20", "L40S"]))
+    vendors, dcs = [], []
+    for i, (fabric, gbps) in enumerate(FABRICS):
+        v = Vendor.objects.create(team=team, name_en=f"bench vendor {i}")
+        dc = DataCentre.objects.create(vendor=v, name=f"bench dc {i}")
+        NetworkProfile.objects.create(data_centre=dc, fabric=fabric, pfc=True, ecn=True)
+        vendors.append(v)
+        dcs.append(dc)
+    quotes = Quote.objects.bulk_create(
+        [Quote(team=team, vendor=vendors[i % 5], data_centre=dcs[i % 5], label=f"q{i}")
+         for i in range(N)],
+        batch_size=2000,
+    )  # fmt: skip
+    versions = []
+    for i, q in enumerate(quotes):
+        fabric, gbps = FABRICS[i % 5]
+        versions.append(QuoteVersion(
+            quote=q, number=1, gpu=gpus[i % len(gpus)], gpus_per_node=8, nodes=rnd.randint(8, 32),
+            price_per_node_month=Decimal(rnd.randint(20000, 60000)), monthly_fees=Decimal("3000"),
+            nic_gbps=gbps, nics_per_node=rnd.choice((1, 2, 4)), fabric=fabric,
+            availability=Decimal("0.99"), servers_per_rack=4, rack_uplink_gbps=gbps * 4,
+        ))  # fmt: skip
+    versions = QuoteVersion.objects.bulk_create(versions, batch_size=2000)
+    for q, v in zip(quotes, versions, strict=True):
+        q.current_version = v
+    Quote.objects.bulk_update(quotes, ["current_version"], batch_size=2000)
+    return WorkloadProfile.objects.create(
+        team=team, name="bench 7B", params_b=7, tokens_per_step=4_000_000, nodes=8
+    )
+
+
+def main() -> None:
+    team = Team.objects.create(name="bench (throwaway)", slug=f"bench-{uuid.uuid4().hex[:8]}")
+    try:
+        t0 = time.perf_counter()
+        with transaction.atomic():
+            workload = _setup(team)
+        print(f"created {N} quotes in {time.perf_counter() - t0:.2f} s")
+        ranking_quotes(team=team)[:1].exists()  # warm the connection
+        t0 = time.perf_counter()
+        quotes = list(ranking_quotes(team=team))
+        load_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        snapshot = snapshot_build(workload=workload, quotes=quotes, fx={})
+        build_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        outcome = rank_snapshot(snapshot)
+        rank_s = time.perf_counter() - t0
+        total = build_s + rank_s
+        print(f"load {len(quotes)} quotes from the database: {load_s:.3f} s")
+        print(f"rank them (snapshot {build_s:.3f} s + model {rank_s:.3f} s): {total:.3f} s")
+        print(f"ranked {len(outcome.results)}, problems {len(outcome.problems)}")
+        print(f"ratio rank / load = {total / load_s:.2f} (goal <= 2)")
+    finally:
+        team.delete()
+
+
+if __name__ == "__main__":
+    main()
