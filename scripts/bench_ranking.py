@@ -40,7 +40,7 @@ def _setup(team: Team) -> WorkloadProfile:
     rnd = random.Random(7)
     gpus = list(GpuModel.objects.filter(key__in=["A100-SXM4-80GB", "H800-SXM", "H20", "L40S"]))
     vendors, dcs = [], []
-    for i, (fabric, gbps) in enumerate(FABRICS):
+    for i, (fabric, _gbps) in enumerate(FABRICS):
         v = Vendor.objects.create(team=team, name_en=f"bench vendor {i}")
         dc = DataCentre.objects.create(vendor=v, name=f"bench dc {i}")
         NetworkProfile.objects.create(data_centre=dc, fabric=fabric, pfc=True, ecn=True)
