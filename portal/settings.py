@@ -43,6 +43,8 @@ INSTALLED_APPS = [
     "benchmarks",
     "rankings",
     "reports",
+    "sourcing",
+    "serving",
 ]
 
 MIDDLEWARE = [
@@ -155,6 +157,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"ProvinceEnum": "domain.regions.PROVINCE_CHOICES"},
 }
 
 REDIS_URL = env.str("REDIS_URL", default="")

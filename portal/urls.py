@@ -12,6 +12,8 @@ api_v1 = [
     path("", include("benchmarks.api.urls")),
     path("", include("rankings.api.urls")),
     path("", include("reports.api.urls")),
+    path("", include("sourcing.api.urls")),
+    path("", include("serving.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
 ]
@@ -28,6 +30,8 @@ urlpatterns = [
     path("benchmarks/", include("benchmarks.urls")),
     path("rankings/", include("rankings.urls")),
     path("reports/", include("reports.urls")),
+    path("sourcing/", include("sourcing.urls")),
+    path("serving/", include("serving.urls")),
     path("api/v1/", include(api_v1)),
     path("admin/", admin.site.urls),
 ]

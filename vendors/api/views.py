@@ -3,7 +3,7 @@ from __future__ import annotations
 import django_filters
 from django.db import transaction
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from core.api import TeamScopedViewSet
 from domain.regions import PROVINCE_CHOICES
@@ -60,6 +60,10 @@ class VendorViewSet(TeamScopedViewSet):
             serializer.instance = vendor_save(vendor=vendor, team=self.get_team())
 
 
+VENDOR_PK = OpenApiParameter("vendor_pk", int, OpenApiParameter.PATH)
+DC_PK = OpenApiParameter("datacentre_pk", int, OpenApiParameter.PATH)
+
+
 class _VendorChildViewSet(TeamScopedViewSet):
     """Nested under /vendors/{vendor_pk}/…; the vendor must belong to the caller's team."""
 
@@ -94,37 +98,37 @@ class _VendorChildViewSet(TeamScopedViewSet):
         vendor_child_delete(instance=instance, vendor=self._vendor())
 
 
-@extend_schema(tags=["vendors"])
+@extend_schema(tags=["vendors"], parameters=[VENDOR_PK])
 class LicenceViewSet(_VendorChildViewSet):
     queryset = Licence.objects.select_related("verified_by").order_by("pk")
     serializer_class = s.LicenceSerializer
 
 
-@extend_schema(tags=["vendors"])
+@extend_schema(tags=["vendors"], parameters=[VENDOR_PK])
 class IcpFilingViewSet(_VendorChildViewSet):
     queryset = IcpFiling.objects.select_related("verified_by").order_by("pk")
     serializer_class = s.IcpFilingSerializer
 
 
-@extend_schema(tags=["vendors"])
+@extend_schema(tags=["vendors"], parameters=[VENDOR_PK])
 class CertificationViewSet(_VendorChildViewSet):
     queryset = Certification.objects.select_related("verified_by").order_by("pk")
     serializer_class = s.CertificationSerializer
 
 
-@extend_schema(tags=["vendors"])
+@extend_schema(tags=["vendors"], parameters=[VENDOR_PK])
 class DataCentreViewSet(_VendorChildViewSet):
     queryset = DataCentre.objects.select_related("network").order_by("pk")
     serializer_class = s.DataCentreSerializer
 
 
-@extend_schema(tags=["vendors"])
+@extend_schema(tags=["vendors"], parameters=[VENDOR_PK])
 class SlaTermsViewSet(_VendorChildViewSet):
     queryset = SlaTerms.objects.order_by("pk")
     serializer_class = s.SlaTermsSerializer
 
 
-@extend_schema(tags=["vendors"])
+@extend_schema(tags=["vendors"], parameters=[VENDOR_PK, DC_PK])
 class NetworkProfileViewSet(TeamScopedViewSet):
     """/vendors/{vendor_pk}/data-centres/{datacentre_pk}/network/"""
 

@@ -13,7 +13,7 @@ from accounts.choices import Role
 from accounts.models import Membership, Team
 
 # Apps whose `demo.load(team=..., user=...)` runs, in this order (later ones use earlier data).
-DEMO_APPS = ("vendors", "quotes", "benchmarks", "rankings", "reports")
+DEMO_APPS = ("vendors", "quotes", "benchmarks", "rankings", "reports", "serving", "sourcing")
 
 
 class Command(BaseCommand):
