@@ -1,0 +1,83 @@
+"""Tell which tool wrote a log from its first few KB.
+
+Detection keys on each tool's own fixed strings (perftest's test title, nccl-tests' ``#
+nThread`` header, iperf3's ``[ ID]`` tables and JSON keys), never on the file name, so a
+renamed upload is still recognised and a mislabelled one is not misparsed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from domain.benchlogs import catalogue
+from domain.benchlogs.errors import BenchLogError
+from domain.benchlogs.textio import encoding_of, looks_binary
+
+IPERF3_JSON = "iperf3_json"
+IPERF3_JSON_STREAM = "iperf3_json_stream"
+IPERF3_TEXT = "iperf3_text"
+PERFTEST_BW = "perftest_bw"
+PERFTEST_LAT = "perftest_lat"
+NCCL_TESTS = "nccl_tests"
+
+FORMATS = (IPERF3_JSON, IPERF3_JSON_STREAM, IPERF3_TEXT, PERFTEST_BW, PERFTEST_LAT, NCCL_TESTS)
+
+_JSON_STREAM = re.compile(r'^\s*\{\s*"event"\s*:\s*"(start|interval|end|error)"')
+_IPERF_KEYS = re.compile(r'"(start|intervals|end|error)"\s*:')
+_PERFTEST_TITLE = re.compile(
+    r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic)\b.*\b(BW|Latency) Test\s*$", re.MULTILINE
+)
+_PERFTEST_TABLE = re.compile(r"^\s*#bytes\s+(#sl\s+)?#iterations\s+(\S+)", re.MULTILINE)
+_NCCL = re.compile(
+    r"^(\[\d+,\d+\]<std\w+>:)?#\s*(nThread\s+\d+|Avg bus bandwidth|\s*size\s+count\s+type)",
+    re.MULTILINE,
+)
+_IPERF_TEXT = re.compile(
+    r"^(\[\s*(\d+|SUM|ID)\s*\]|iperf3?: (error|interrupt)|Connecting to host \S+, port \d+"
+    r"|Server listening on \d+|iperf Done\.)",
+    re.MULTILINE,
+)
+
+
+def detect(head: bytes, filename: str = "") -> str:
+    """Return the format key (one of FORMATS) of a log, given its first bytes.
+
+    ``filename`` only refines the error for unrecognised content: a ``*.json`` upload is
+    reported as unsupported JSON rather than as an unknown tool.
+    """
+    if not head.strip():
+        raise BenchLogError(catalogue.empty_file())
+    if looks_binary(head):
+        raise BenchLogError(catalogue.binary_file())
+    text = head.decode(encoding_of(head), errors="replace").lstrip("\ufeff")
+    if text.lstrip().startswith("{"):
+        return _detect_json(text)
+    found = _detect_text(text)
+    if found:
+        return found
+    # iperf3 text lines also start with "[", so a JSON array is only recognised as a fallback.
+    if filename.lower().endswith(".json") or text.lstrip().startswith("["):
+        raise BenchLogError(catalogue.unsupported_json())
+    raise BenchLogError(catalogue.unsupported_tool())
+
+
+def _detect_json(text: str) -> str:
+    if _JSON_STREAM.match(text):
+        return IPERF3_JSON_STREAM
+    if _IPERF_KEYS.search(text):
+        return IPERF3_JSON
+    raise BenchLogError(catalogue.unsupported_json())
+
+
+def _detect_text(text: str) -> str | None:
+    title = _PERFTEST_TITLE.search(text)
+    if title:
+        return PERFTEST_LAT if title.group(2) == "Latency" else PERFTEST_BW
+    table = _PERFTEST_TABLE.search(text)
+    if table:
+        return PERFTEST_LAT if table.group(2).startswith("t_") else PERFTEST_BW
+    if _NCCL.search(text):
+        return NCCL_TESTS
+    if _IPERF_TEXT.search(text):
+        return IPERF3_TEXT
+    return None

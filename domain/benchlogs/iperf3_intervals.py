@@ -1,0 +1,129 @@
+"""Reduce iperf3 JSON interval objects to a few floats each, as they stream past.
+
+A 24-hour ``-P 8`` run has 86,400 intervals of nine objects each; only the sums and the
+per-stream rates are kept, in compact arrays, so memory grows with 8 bytes per figure rather
+than with the size of the JSON.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from typing import Any
+
+from domain.benchlogs.result import Series
+
+
+class BadValue(ValueError):
+    """A JSON value of the wrong type where iperf3 always writes a number or an object."""
+
+
+def num(value: object) -> float:
+    """A JSON number as float; booleans and strings are damage, not numbers."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadValue(repr(value)[:40])
+    result = float(value)
+    if not math.isfinite(result):
+        raise BadValue(repr(value)[:40])
+    return result
+
+
+def obj(value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BadValue(type(value).__name__)
+    return value
+
+
+class IntervalAccumulator:
+    """Collects the interval series of one iperf3 JSON document (client or embedded server)."""
+
+    def __init__(self) -> None:
+        self.start_s = array("d")
+        self.end_s = array("d")
+        self.total_gbps = array("d")
+        self.forward_gbps = array("d")
+        self.reverse_gbps = array("d")
+        self.bytes = array("d")
+        self.retransmit_counts = array("q")
+        self.packet_counts = array("q")
+        self.retransmits = 0
+        self.saw_retransmits = False
+        self.saw_bidir = False
+        self.omitted = 0
+        self.zero_length = 0
+        self.damaged = 0
+        self._streams: dict[int, array[float]] = {}
+
+    @property
+    def count(self) -> int:
+        return len(self.total_gbps)
+
+    def add(self, interval: object) -> None:
+        """Take one ``intervals[]`` element; damaged elements are counted, never raised."""
+        try:
+            self._add(obj(interval))
+        except (BadValue, KeyError):
+            self.damaged += 1
+
+    def _add(self, interval: dict[str, Any]) -> None:
+        total = obj(interval["sum"])
+        if total.get("omitted") is True:
+            self.omitted += 1
+            return
+        start, end = num(total["start"]), num(total["end"])
+        seconds = num(total.get("seconds", end - start))
+        if seconds <= 0 or end <= start:
+            self.zero_length += 1
+            return
+        forward = num(total["bits_per_second"]) / 1e9
+        reverse_sum = obj(interval["sum_bidir_reverse"]) if "sum_bidir_reverse" in interval else {}
+        reverse = num(reverse_sum["bits_per_second"]) / 1e9 if reverse_sum else 0.0
+        streams = [(int(num(s["socket"])), num(s["bits_per_second"])) for s in interval["streams"]]
+        moved = num(total["bytes"]) + (num(reverse_sum["bytes"]) if reverse_sum else 0.0)
+        self._counts(total, reverse_sum)
+        self.saw_bidir = self.saw_bidir or bool(reverse_sum)
+        self.bytes.append(moved)
+        self._append(start, end, forward, reverse, streams)
+
+    def _counts(self, total: dict[str, Any], reverse: dict[str, Any]) -> None:
+        if "retransmits" in total:
+            count = int(num(total["retransmits"])) + int(num(reverse.get("retransmits", 0)))
+            self.retransmits += count
+            self.retransmit_counts.append(count)
+            self.saw_retransmits = True
+        if "packets" in total:
+            self.packet_counts.append(
+                int(num(total["packets"])) + int(num(reverse.get("packets", 0)))
+            )
+
+    def _append(
+        self, start: float, end: float, forward: float, reverse: float, streams: list[Any]
+    ) -> None:
+        index = len(self.total_gbps)
+        self.start_s.append(start)
+        self.end_s.append(end)
+        self.forward_gbps.append(forward)
+        self.reverse_gbps.append(reverse)
+        self.total_gbps.append(forward + reverse)
+        for socket, bps in streams:
+            column = self._streams.get(socket)
+            if column is None:
+                # A stream first seen late gets NaN for the intervals before it existed.
+                column = self._streams[socket] = array("d", [math.nan]) * index
+            column.append(bps / 1e9)
+        for column in self._streams.values():
+            if len(column) <= index:
+                column.append(math.nan)
+
+    def per_interval(self, counts: array[int]) -> tuple[int, ...]:
+        """A per-interval count, or nothing when some intervals lacked it."""
+        return tuple(counts) if len(counts) == self.count else ()
+
+    def series(self) -> tuple[Series, ...]:
+        result = []
+        if self.saw_bidir:
+            result.append(Series("forward", tuple(self.forward_gbps)))
+            result.append(Series("reverse", tuple(self.reverse_gbps)))
+        for socket in sorted(self._streams):
+            result.append(Series(f"stream {socket}", tuple(self._streams[socket])))
+        return tuple(result)

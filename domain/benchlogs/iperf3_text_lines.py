@@ -1,0 +1,122 @@
+"""The line grammar of iperf3's plain-text output (FORMATS.md §1.2).
+
+Each table line is reduced to a ``Row`` with its rate already in Gbit/s, converted with the
+unit printed on that very line (iperf3 switches units from line to line).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from domain.benchlogs.units import iperf_bytes_factor, iperf_rate_factor
+
+_NUMBER = r"\d+(?:\.\d+)?"
+_ROW = re.compile(
+    r"^\[\s*(?P<id>\d+|SUM)\s*\](?:\[(?P<role>[TR]X-[CS])\])?\s+"
+    rf"(?P<start>{_NUMBER})\s*-\s*(?P<end>{_NUMBER})\s+sec\s+"
+    rf"(?P<xfer>{_NUMBER})\s+(?P<xunit>[A-Za-z]+)\s+"
+    rf"(?P<rate>{_NUMBER})\s+(?P<runit>[A-Za-z]+/sec)(?P<rest>.*)$"
+)
+_UDP_TAIL = re.compile(
+    rf"^\s+(?P<jitter>{_NUMBER})\s+ms\s+(?P<lost>-?\d+)\s*/\s*(?P<total>\d+)"
+    r"\s+\(\s*(?P<pct>[-+.\deE]+|nan|-?inf)\s*%\)\s*(?P<side>sender|receiver)?\s*$"
+)
+_SIDE_TAIL = re.compile(r"^\s+(?:(?P<retr>\d+)\s+)?(?P<side>sender|receiver)\s*$")
+_TCP_TAIL = re.compile(rf"^\s+(?P<retr>\d+)\s+(?P<cwnd>{_NUMBER})\s+[KMGT]?Bytes\s*$")
+_DATAGRAM_TAIL = re.compile(r"^\s+(?P<datagrams>\d+)\s*$")
+
+CONNECTING = re.compile(r"^Connecting to host (?P<host>\S+?),? port (?P<port>\d+)")
+LISTENING = re.compile(r"^Server listening on (?P<port>\d+)")
+ACCEPTED = re.compile(r"^Accepted connection from (?P<host>\S+?),? port (?P<port>\d+)")
+REVERSE = re.compile(r"^\[?\s*Reverse mode, remote host \S+ is sending")
+CONNECTED = re.compile(r"^\[\s*(?P<id>\d+)\s*\](?:\[[TR]X-[CS]\])?\s+local \S+ port \d+ connected")
+HEADER = re.compile(r"^\[\s*ID\s*\](?:\[Role\])?\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)")
+SEPARATOR = re.compile(r"^(- ){8,}-?\s*$")
+SENT_DATAGRAMS = re.compile(
+    r"^\[\s*(?P<id>\d+|SUM)\s*\](?:\[[TR]X-[CS]\])?\s+Sent (?P<n>\d+) datagrams"
+)
+ERROR = re.compile(r"^iperf3?: error - (?P<text>.*)$")
+INTERRUPT = re.compile(r"^iperf3?: interrupt - (?P<text>.*)$")
+DONE = re.compile(r"^iperf Done\.")
+VERSION = re.compile(r"^iperf (?P<version>\d+\.\d+\S*)")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One interval or summary line."""
+
+    ident: str
+    role: str | None
+    start: float
+    end: float
+    bytes: float
+    gbps: float
+    side: str | None = None
+    retransmits: int | None = None
+    jitter_ms: float | None = None
+    lost: int | None = None
+    total: int | None = None
+    datagrams: int | None = None
+
+    @property
+    def slot(self) -> tuple[float, float]:
+        return (self.start, self.end)
+
+
+@dataclass(frozen=True)
+class _Tail:
+    side: str | None = None
+    retransmits: int | None = None
+    jitter_ms: float | None = None
+    lost: int | None = None
+    total: int | None = None
+    datagrams: int | None = None
+
+
+def parse_row(line: str) -> Row | None:
+    """A table row, or None when the line is not one. Unknown units raise BenchLogError."""
+    match = _ROW.match(line)
+    if match is None:
+        return None
+    tail = _parse_tail(match.group("rest"))
+    if tail is None:
+        return None
+    return Row(
+        ident=match.group("id"),
+        role=match.group("role"),
+        start=float(match.group("start")),
+        end=float(match.group("end")),
+        bytes=float(match.group("xfer")) * iperf_bytes_factor(match.group("xunit")),
+        gbps=float(match.group("rate")) * iperf_rate_factor(match.group("runit")),
+        side=tail.side,
+        retransmits=tail.retransmits,
+        jitter_ms=tail.jitter_ms,
+        lost=tail.lost,
+        total=tail.total,
+        datagrams=tail.datagrams,
+    )
+
+
+def _parse_tail(rest: str) -> _Tail | None:
+    if not rest.strip():
+        return _Tail()
+    udp = _UDP_TAIL.match(rest)
+    if udp:
+        return _Tail(
+            jitter_ms=float(udp.group("jitter")),
+            lost=int(udp.group("lost")),
+            total=int(udp.group("total")),
+            side=udp.group("side"),
+        )
+    side = _SIDE_TAIL.match(rest)
+    if side:
+        retr = side.group("retr")
+        return _Tail(side=side.group("side"), retransmits=int(retr) if retr else None)
+    tcp = _TCP_TAIL.match(rest)
+    if tcp:
+        return _Tail(retransmits=int(tcp.group("retr")))
+    datagrams = _DATAGRAM_TAIL.match(rest)
+    if datagrams:
+        return _Tail(datagrams=int(datagrams.group("datagrams")))
+    return None

@@ -1,0 +1,193 @@
+"""Parser for nccl-tests output (all_reduce_perf, all_gather_perf, …).
+
+Columns differ by version and collective (FORMATS.md §3.1), so rows are mapped by the header
+text, and the units line must say what nccl-tests always prints: bytes, µs and GB/s (10^9 B/s).
+The result's throughput is the "Avg bus bandwidth" in Gbit/s, marked as a collective figure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from domain.benchlogs import catalogue
+from domain.benchlogs.errors import BenchLogError
+from domain.benchlogs.nccl_collective import collective_from_text, infer_collective
+from domain.benchlogs.result import COLLECTIVE, NCCL, BenchResult, NcclRow, NcclTiming, SizeRow
+from domain.benchlogs.units import NCCL_GBYTES_TO_GBPS
+from domain.messages import Message
+
+_MPI_PREFIX = re.compile(r"^\[\d+,\d+\]<std\w+>:")
+_NTHREAD = re.compile(r"^#\s*nThread\s+(?P<threads>\d+)\s+nGpus\s+(?P<gpus>\d+)")
+_ITERS = re.compile(r"(?<!warmup )(?<!agg )\biters:\s*(?P<iters>\d+)")
+_RANK = re.compile(r"^#\s*Rank\s+(?P<rank>\d+)\b.*?\bon\s+(?P<host>\S+)\s+device\s+(?P<dev>\d+)")
+_COLUMNS = re.compile(r"^#\s*size\s+count\s+type\b")
+_UNITS = re.compile(r"^#\s*\(B\)")
+_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s+(?P<status>OK|FAILED)")
+_AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<avg>[-+.\deE]+)")
+_TIMING_FIELDS = 4  # time, algbw, busbw, error|#wrong — once out-of-place, once in-place
+
+
+@dataclass
+class _Log:
+    threads: int | None = None
+    gpus: int | None = None
+    iterations: int | None = None
+    ranks: set[str] = field(default_factory=set)
+    hosts: set[str] = field(default_factory=set)
+    columns: list[str] = field(default_factory=list)
+    units_ok: bool | None = None
+    rows: list[tuple[int, NcclRow]] = field(default_factory=list)
+    avg_gbytes: float | None = None
+    failed: bool = False
+    skipped: int = 0
+    text_hints: list[str] = field(default_factory=list)
+
+
+def _feed(log: _Log, raw: str) -> None:
+    line = _MPI_PREFIX.sub("", raw).strip()
+    if not line:
+        return
+    if not line.startswith("#"):
+        if line[0].isdigit() and log.columns:
+            _row(log, line)
+        elif "_perf" in line:
+            log.text_hints.append(line)
+        return
+    _header_line(log, line)
+
+
+def _header_line(log: _Log, line: str) -> None:
+    if match := _NTHREAD.match(line):
+        log.threads, log.gpus = int(match.group("threads")), int(match.group("gpus"))
+        iters = _ITERS.search(line)
+        log.iterations = int(iters.group("iters")) if iters else None
+    elif match := _RANK.match(line):
+        log.ranks.add(match.group("rank"))
+        log.hosts.add(match.group("host"))
+    elif _COLUMNS.match(line):
+        log.columns = line.lstrip("#").split()
+    elif _UNITS.match(line):
+        units = line.lstrip("#").split()
+        log.units_ok = "(us)" in units and units.count("(GB/s)") == 4
+        if not log.units_ok:
+            odd = next((u for u in units if u not in ("(B)", "(elements)", "(us)", "(GB/s)")), "")
+            raise BenchLogError(
+                catalogue.unknown_units(odd or " ".join(units), catalogue.NCCL_TABLE)
+            )
+    elif match := _OOB.match(line):
+        log.failed = match.group("status") == "FAILED"
+    elif match := _AVG.match(line):
+        log.avg_gbytes = float(match.group("avg"))
+
+
+def _row(log: _Log, line: str) -> None:
+    tokens = line.split()
+    if len(tokens) != len(log.columns) or len(tokens) < 3 + 2 * _TIMING_FIELDS:
+        log.skipped += 1
+        return
+    lead = dict(zip(log.columns[: -2 * _TIMING_FIELDS], tokens, strict=False))
+    try:
+        size, count = int(lead["size"]), int(lead["count"])
+        out_of_place = _timing(tokens[-8:-4])
+        in_place = _timing(tokens[-4:])
+        root = int(lead["root"]) if "root" in lead else None
+    except (KeyError, ValueError):
+        log.skipped += 1
+        return
+    row = NcclRow(count, lead.get("type", "?"), lead.get("redop"), root, out_of_place, in_place)
+    log.rows.append((size, row))
+
+
+def _timing(tokens: list[str]) -> NcclTiming:
+    time_us, algbw, busbw = (float(token) for token in tokens[:3])
+    wrong = None if tokens[3] == "N/A" else float(tokens[3])
+    return NcclTiming(time_us, algbw * NCCL_GBYTES_TO_GBPS, busbw * NCCL_GBYTES_TO_GBPS, wrong)
+
+
+def parse_nccl_lines(lines: Iterable[str], filename: str = "") -> BenchResult:
+    log = _Log()
+    for line in lines:
+        _feed(log, line)
+    if not log.rows:
+        raise BenchLogError(catalogue.no_results("nccl-tests"))
+    if log.units_ok is None:
+        raise BenchLogError(catalogue.missing_units(catalogue.NCCL_TABLE))
+    ranks = len(log.ranks) or ((log.threads or 1) * (log.gpus or 1) if log.gpus else None)
+    warnings: list[Message] = []
+    collective = collective_from_text(" ".join(log.text_hints)) or collective_from_text(
+        os.path.basename(filename)
+    )
+    if collective is None:
+        collective = infer_collective(log.columns, [row for _, row in log.rows], log.rows, ranks)
+        warnings.append(catalogue.nccl_collective_inferred(collective))
+    sizes = tuple(_size_row(size, row, log.iterations) for size, row in log.rows)
+    throughput, truncated = _average(log, sizes, warnings)
+    return BenchResult(
+        tool=f"{collective}_perf",
+        test=NCCL,
+        throughput_gbps=throughput,
+        measured_kind=COLLECTIVE,
+        sizes=sizes,
+        collective=collective,
+        ranks=ranks,
+        header=_header(log),
+        warnings=tuple(warnings),
+        error=_validation_error(log),
+        truncated=truncated,
+    )
+
+
+def _size_row(size: int, row: NcclRow, iterations: int | None) -> SizeRow:
+    busbw = (row.out_of_place.busbw_gbps, row.in_place.busbw_gbps)
+    return SizeRow(
+        bytes=size,
+        iterations=iterations,
+        bw_avg_gbps=sum(busbw) / 2,
+        bw_peak_gbps=max(busbw),
+        nccl=row,
+    )
+
+
+def _average(log: _Log, sizes: tuple[SizeRow, ...], warnings: list[Message]) -> tuple[float, bool]:
+    truncated = log.avg_gbytes is None
+    if log.avg_gbytes is not None:
+        average = log.avg_gbytes * NCCL_GBYTES_TO_GBPS
+    else:
+        # nccl-tests averages busbw over every row, out-of-place and in-place alike.
+        average = sum(row.bw_avg_gbps or 0.0 for row in sizes) / len(sizes)
+        warnings.extend((catalogue.nccl_average_recomputed(), catalogue.truncated_log()))
+    largest = max(sizes, key=lambda row: row.bytes).bw_avg_gbps or 0.0
+    if average < 0.8 * largest:
+        warnings.append(catalogue.nccl_average_small_sizes(average, largest))
+    if log.skipped:
+        warnings.append(catalogue.skipped_lines(log.skipped))
+    return average, truncated
+
+
+def _validation_error(log: _Log) -> Message | None:
+    # Only the newer `#wrong` column counts bad values; the old `error` column is a float
+    # deviation, so for old builds the footer's FAILED is the verdict.
+    counted = "#wrong" in log.columns
+    wrong = sum(
+        timing.wrong or 0.0
+        for _, row in log.rows
+        for timing in (row.out_of_place, row.in_place)
+        if counted
+    )
+    if wrong > 0 or log.failed:
+        return catalogue.nccl_validation_failed(wrong)
+    return None
+
+
+def _header(log: _Log) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    if log.threads is not None:
+        pairs.append(("nThread", str(log.threads)))
+    if log.gpus is not None:
+        pairs.append(("nGpus", str(log.gpus)))
+    if log.hosts:
+        pairs.append(("hosts", ",".join(sorted(log.hosts))))
+    return tuple(pairs)

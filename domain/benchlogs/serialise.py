@@ -1,0 +1,87 @@
+"""The JSON shape a management command or API prints for a parsed log.
+
+Keys are fixed (callers and stored reports depend on them); every float is finite or null, so
+the output is strict JSON.
+"""
+
+from __future__ import annotations
+
+import math
+
+from domain.benchlogs.measures import coefficient_of_variation, percentile
+from domain.benchlogs.result import BenchResult
+from domain.messages import Message
+
+KEYS = (
+    "file",
+    "tool",
+    "test",
+    "throughput_gbps",
+    "sender_gbps",
+    "retransmits",
+    "streams",
+    "duration_s",
+    "intervals",
+    "interval_gbps",
+    "cv",
+    "p5_gbps",
+    "lost_percent",
+    "jitter_ms",
+    "latency_us",
+    "sizes",
+    "link_type",
+    "warnings",
+    "error",
+)
+
+
+def _f(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def result_to_json(result: BenchResult, file: str) -> dict[str, object]:
+    latency = result.latency
+    series = result.interval_gbps
+    return {
+        "file": file,
+        "tool": result.tool,
+        "test": result.test,
+        "throughput_gbps": _f(result.throughput_gbps),
+        "sender_gbps": _f(result.sender_gbps),
+        "retransmits": result.retransmits,
+        "streams": result.streams,
+        "duration_s": _f(result.duration_s),
+        "intervals": len(series),
+        "interval_gbps": [_f(value) for value in series],
+        "cv": _f(coefficient_of_variation(series)) if len(series) > 1 else None,
+        "p5_gbps": _f(percentile(series, 0.05)) if series else None,
+        "lost_percent": _f(result.lost_percent),
+        "jitter_ms": _f(result.jitter_ms),
+        "latency_us": None
+        if latency is None
+        else {
+            "min": _f(latency.min_us),
+            "avg": _f(latency.avg_us),
+            "p99": _f(latency.p99_us),
+            "p999": _f(latency.p999_us),
+        },
+        "sizes": [
+            {
+                "bytes": row.bytes,
+                "bw_avg_gbps": _f(row.bw_avg_gbps),
+                "bw_peak_gbps": _f(row.bw_peak_gbps),
+            }
+            for row in result.sizes
+            if row.latency is None
+        ],
+        "link_type": result.link_type,
+        "warnings": [warning.en for warning in result.warnings],
+        "error": result.error.en if result.error else None,
+    }
+
+
+def error_to_json(file: str, message: Message) -> dict[str, object]:
+    """The same shape for a file that could not be parsed at all."""
+    shape: dict[str, object] = dict.fromkeys(KEYS)
+    shape.update(file=file, intervals=0, interval_gbps=[], sizes=[], warnings=[], error=message.en)
+    return shape
