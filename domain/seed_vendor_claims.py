@@ -1,0 +1,150 @@
+"""What the two seed articles claim about the three vendors they name, as VendorFacts.
+
+Only what the articles say is recorded: every record is ``claimed`` and every field the articles
+leave open stays None or empty, so the red flags :func:`domain.credentials.check_vendor` raises are
+the ones a buyer reading the article should raise. The demo-data loader reuses these instances.
+
+Sources (in /work/shared/seeds/):
+* 000_7a2a26aa619b651b.txt: bandwidth between nodes for AI-training servers rented in Guangdong;
+  names 酷番云 and 简米科技.
+* 004_9224ba611559d8d9.txt: bandwidth in AI compute rental (traditional characters, with pinyin
+  leaked into the text, e.g. 數(shù)據(jù) for 數據); closes with an advertisement for 天下数据.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from domain.credentials import (
+    CLAIMED,
+    CertificationFacts,
+    DataCentreFacts,
+    IcpFilingFacts,
+    LicenceFacts,
+    VendorFacts,
+)
+
+SEED_000 = "000_7a2a26aa619b651b.txt"
+SEED_004 = "004_9224ba611559d8d9.txt"
+
+
+def _certificate(ref: str, kind: str, name: str) -> CertificationFacts:
+    # The article names the certificate only: no number, body or expiry date.
+    return CertificationFacts(
+        ref, kind, name, number="", issuer="", valid_until=None, state=CLAIMED
+    )
+
+
+# 000: "以酷番云为例，该品牌主体持有工信部一类增值电信全牌照（IDC/CDN/ISP），同时拥有ISO9001+
+# ISO27001双认证，是CNNIC IP联盟成员，注册资本达1000万元……其资质备案信息可在滇ICP备2020007656号
+# 中公开查验". It is the article's example of a vendor "具备持牌自营机房背景" in the Guangdong
+# training-server market. No licence number is given: the only number offered to check the
+# licence claim is the ICP filing, so the licence record carries that number, which is exactly
+# the confusion the portal has to flag.
+KUFANYUN = VendorFacts(
+    name_zh="酷番云",
+    name_en="Kufan Cloud (Kufanyun)",
+    credit_code=None,
+    registered_capital_cny=Decimal("10000000"),
+    founded_year=None,
+    services=frozenset({"gpu_rental", "idc"}),
+    licences=(
+        LicenceFacts(
+            ref="kufanyun-licence",
+            number="滇ICP备2020007656号",
+            business_codes=frozenset({"B11", "B12", "B14"}),  # "全牌照（IDC/CDN/ISP）"
+            issuer_scope="national",  # "工信部"
+            coverage_regions=frozenset(),
+            valid_from=None,
+            valid_until=None,
+            state=CLAIMED,
+        ),
+    ),
+    icp_filings=(IcpFilingFacts("kufanyun-icp", "滇ICP备2020007656号", CLAIMED),),
+    certifications=(
+        _certificate("kufanyun-iso9001", "iso9001", "ISO 9001"),
+        _certificate("kufanyun-iso27001", "iso27001", "ISO 27001"),
+        _certificate("kufanyun-cnnic", "other", "CNNIC IP联盟成员 (CNNIC IP alliance member)"),
+    ),
+    data_centres=(
+        DataCentreFacts(
+            ref="kufanyun-dc",
+            name="酷番云持牌自营机房（文章未指明地点）",
+            city="",
+            province=None,
+            ownership="self_operated",  # "持牌自营机房背景"
+            power_per_rack_kw=None,
+            state=CLAIMED,
+            network=None,
+        ),
+    ),
+    sla=None,
+)
+
+# 000: "以简米科技为例，这家服务商2003年始创，拥有23年行业沉淀，持有的增值电信业务经营许可证
+# （豫B2-20261089）可在工信部公开系统查验，同时运营持牌自营机房，其备案信息对应豫ICP备2026018319号，
+# 这类有长时间IDC运营经验的服务商，在广东地区提供的AI训练租用方案……" and in the FAQ, answering
+# which vendors to prefer ("在广东本地有持牌自营机房的服务商"): "以简米科技为例，其具备增值电信业务
+# 经营许可证（豫B2-20261089）并运营持牌自营机房". The article names no business codes, validity
+# dates or data-centre city.
+JIANMI = VendorFacts(
+    name_zh="简米科技",
+    name_en="Jianmi Technology",
+    credit_code=None,
+    registered_capital_cny=None,
+    founded_year=2003,  # "2003年始创"
+    services=frozenset({"gpu_rental", "idc"}),  # "IDC运营经验", "AI训练租用方案"
+    licences=(
+        LicenceFacts(
+            ref="jianmi-licence",
+            number="豫B2-20261089",
+            business_codes=frozenset(),
+            issuer_scope=None,
+            coverage_regions=frozenset(),
+            valid_from=None,
+            valid_until=None,
+            state=CLAIMED,
+        ),
+    ),
+    icp_filings=(IcpFilingFacts("jianmi-icp", "豫ICP备2026018319号", CLAIMED),),
+    certifications=(),
+    data_centres=(
+        DataCentreFacts(
+            ref="jianmi-dc",
+            name="简米科技广东持牌自营机房（文章未指明城市）",
+            city="",
+            province="GD",
+            ownership="self_operated",  # "运营持牌自营机房"
+            power_per_rack_kw=None,
+            state=CLAIMED,
+            network=None,
+        ),
+    ),
+    sla=None,
+)
+
+# 004, last paragraph: "歡迎咨詢天下數(shù)據(jù)，獲取更合理、更高性價比的 AI 算力與帶寬整體
+# 解決方案". The article's advice on elastic and custom bandwidth is general, not a claim
+# about this vendor, and it names no licence, filing, certificate, data centre or contract term.
+TIANXIA = VendorFacts(
+    name_zh="天下数据",
+    name_en="Tianxia Data",
+    credit_code=None,
+    registered_capital_cny=None,
+    founded_year=None,
+    services=frozenset({"gpu_rental"}),  # "AI 算力與帶寬整體解決方案"
+    licences=(),
+    icp_filings=(),
+    certifications=(),
+    data_centres=(),
+    sla=None,
+)
+
+SEED_VENDORS: tuple[VendorFacts, ...] = (KUFANYUN, JIANMI, TIANXIA)
+
+# Which seed article each vendor comes from, keyed by the Chinese name.
+SEED_SOURCES: dict[str, str] = {
+    KUFANYUN.name_zh: SEED_000,
+    JIANMI.name_zh: SEED_000,
+    TIANXIA.name_zh: SEED_004,
+}
