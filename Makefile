@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # Demo portal: SQLite unless DATABASE_URL is set; Celery tasks run in-process.
-run: install
+run: install sysdeps
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py runserver 127.0.0.1:8000

@@ -21,4 +21,4 @@ def test_a_real_worker_refreshes_vendor_findings_through_redis(celery_worker_pro
 
     vendor.refresh_from_db()
     assert vendor.findings_critical >= 2
-    assert "dc_re_leased" in vendor.finding_codes or any("lease" in c for c in vendor.finding_codes)
+    assert {"data_centre_re_leased", "roce_without_pfc", "roce_without_ecn"} <= set(vendor.finding_codes)
