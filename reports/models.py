@@ -1,0 +1,60 @@
+"""Generated exports of a ranking run (PDF, XLSX, CSV), stored privately with their hash."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from core.models import Job, TeamScoped
+
+from .choices import ReportKind
+
+
+def report_upload_path(instance: Report, filename: str) -> str:
+    # Under MEDIA_ROOT, which is never served by URL: downloads go through team-checked views.
+    return f"reports/team-{instance.team_id}/{filename}"
+
+
+class Report(TeamScoped, Job):
+    """One export of one ranking run in one language; `sha256` and `size_bytes` describe `file`."""
+
+    run = models.ForeignKey(
+        "rankings.RankingRun",
+        on_delete=models.CASCADE,
+        related_name="reports",
+        verbose_name=_("ranking run"),
+    )
+    kind = models.CharField(_("kind"), max_length=8, choices=ReportKind.choices)
+    language = models.CharField(_("language"), max_length=10, default="zh-hans")
+    file = models.FileField(_("file"), upload_to=report_upload_path, blank=True, max_length=300)
+    sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
+    size_bytes = models.PositiveBigIntegerField(_("size (bytes)"), default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("report")
+        verbose_name_plural = _("reports")
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=[k.value for k in ReportKind]), name="report_kind_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["team", "run", "kind", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.run_id} ({self.language})"
+
+    @property
+    def filename(self) -> str:
+        return f"ranking-{self.run_id}-report-{self.pk}.{self.kind}"

@@ -1,0 +1,202 @@
+"""Read side of reports: everything a report shows, gathered once per report (no N+1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from benchmarks.models import BenchmarkLog, TestRun
+from core.models import JobStatus
+from domain import costmodel as cm
+from domain.credentials import Severity
+from quotes.models import Quote
+from rankings.inputs import InputFileError
+from rankings.models import RankingResult, RankingRun
+from rankings.selectors import ranking_lesson
+from rankings.whatif import sensitivity_rows
+from vendors.models import Vendor
+from vendors.selectors import vendor_findings, vendor_prefetch
+
+from .models import Report
+
+
+def report_list(*, team, run: RankingRun | None = None) -> QuerySet[Report]:  # type: ignore[no-untyped-def]
+    qs = Report.objects.for_team(team).select_related("run", "created_by")
+    return qs.filter(run=run) if run is not None else qs
+
+
+def report_latest(*, team, run: RankingRun, kind: str, language: str | None = None) -> Report | None:  # type: ignore[no-untyped-def]
+    """The newest finished report of a run and kind, in `language` when there is one."""
+    qs = report_list(team=team, run=run).filter(kind=kind, status=JobStatus.DONE).exclude(sha256="")
+    if language:
+        preferred = qs.filter(language__startswith=language.split("-")[0]).first()
+        if preferred is not None:
+            return preferred
+    return qs.first()
+
+
+@dataclass
+class VendorSection:
+    vendor: Vendor | None
+    name: str
+    offers: list[dict[str, Any]]
+    findings: list[Any] = field(default_factory=list)
+    test_runs: list[TestRun] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def critical(self) -> list[Any]:
+        return [f for f in self.findings if f.severity == Severity.CRITICAL]
+
+
+@dataclass
+class ReportData:
+    """One ranking run with its inputs, results, risks and evidence, ready for any builder."""
+
+    run: RankingRun
+    team_name: str
+    user_name: str
+    today: date
+    results: list[RankingResult]
+    winner: RankingResult | None
+    runner_up: RankingResult | None
+    cheapest_rent: RankingResult | None
+    offers: dict[str, dict[str, Any]]
+    workload: dict[str, Any]
+    fx_to_cny: dict[str, float]
+    gpus: dict[str, dict[str, float]]
+    sensitivity: list[dict[str, Any]]
+    vendors: list[VendorSection]
+    unverified: list[RankingResult]
+    problems: list[dict[str, Any]]
+    missing: list[str]
+
+    def to_cny(self, amount: float | None, currency: str) -> float | None:
+        if amount is None:
+            return None
+        if currency == "CNY":
+            return amount
+        rate = self.fx_to_cny.get(currency)
+        return amount * rate if rate else None
+
+    def savings(self, other: RankingResult | None) -> dict[str, float | None] | None:
+        """Whole-job cost and time of the winner against another offer (CNY, hours)."""
+        w = self.winner
+        if w is None or other is None or other.offer_id == w.offer_id:
+            return None
+        mine, theirs = self.to_cny(w.job_cost, w.currency), self.to_cny(other.job_cost, other.currency)
+        return {
+            "job_cost_cny": mine,
+            "other_job_cost_cny": theirs,
+            "saving_cny": None if mine is None or theirs is None else theirs - mine,
+            "job_hours": w.job_hours,
+            "other_job_hours": other.job_hours,
+            "hours_saved": None
+            if w.job_hours is None or other.job_hours is None
+            else other.job_hours - w.job_hours,
+        }
+
+
+def _sensitivity(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    if not snapshot or not snapshot.get("offers"):
+        return []
+    try:
+        return sensitivity_rows(snapshot)
+    except (cm.ModelInputError, InputFileError, KeyError, TypeError, ValueError):
+        return []
+
+
+def _vendor_sections(run: RankingRun, offers: dict[str, dict[str, Any]]) -> list[VendorSection]:
+    quote_ids = [o.get("quote_id") for o in offers.values() if o.get("quote_id")]
+    quotes = {
+        q.pk: q
+        for q in Quote.objects.for_team(run.team).filter(pk__in=quote_ids).only("pk", "vendor_id")
+    }
+    vendor_ids = {q.vendor_id for q in quotes.values()}
+    vendors = {v.pk: v for v in vendor_prefetch(Vendor.objects.filter(pk__in=vendor_ids))}
+    logs = Prefetch(
+        "logs",
+        queryset=BenchmarkLog.objects.filter(is_archive=False).order_by("original_name", "pk"),
+    )
+    runs_by_vendor: dict[int, list[TestRun]] = {}
+    test_runs = TestRun.objects.for_team(run.team).filter(vendor_id__in=vendor_ids)
+    for tr in test_runs.select_related("data_centre").prefetch_related(logs).order_by("-created_at"):
+        runs_by_vendor.setdefault(tr.vendor_id, []).append(tr)
+    sections: dict[Any, VendorSection] = {}
+    for offer in offers.values():
+        quote = quotes.get(offer.get("quote_id"))
+        vendor = vendors.get(quote.vendor_id) if quote else None
+        key = vendor.pk if vendor else f"name:{offer.get('vendor', '')}"
+        if key not in sections:
+            sections[key] = _section(vendor, offer, runs_by_vendor)
+        sections[key].offers.append(offer)
+    return sorted(sections.values(), key=lambda s: s.name)
+
+
+def _section(vendor: Vendor | None, offer: dict[str, Any], runs: dict[int, list[TestRun]]) -> VendorSection:
+    if vendor is None:
+        return VendorSection(
+            vendor=None, name=offer.get("vendor") or _("(unknown vendor)"), offers=[],
+            missing=[_("The vendor record is no longer available.")],
+        )  # fmt: skip
+    missing = []
+    if getattr(vendor, "sla", None) is None:
+        missing.append(_("No SLA terms recorded."))
+    if not vendor.data_centres.all():
+        missing.append(_("No data centre recorded."))
+    if not vendor.licences.all():
+        missing.append(_("No telecom licence recorded."))
+    if not runs.get(vendor.pk):
+        missing.append(_("No benchmark evidence uploaded."))
+    return VendorSection(
+        vendor=vendor, name=vendor.display_names, offers=[],
+        findings=list(vendor_findings(vendor)), test_runs=runs.get(vendor.pk, []), missing=missing,
+    )  # fmt: skip
+
+
+def _missing(run: RankingRun, results: list[RankingResult], unverified: list[RankingResult]) -> list[str]:
+    out = []
+    if run.status == JobStatus.FAILED:
+        out.append(_("The ranking failed: %s") % (run.error or "?"))
+    if not results:
+        out.append(_("This ranking has no results: no offer could be ranked."))
+    if results and all(r.job_cost is None for r in results):
+        out.append(_("The workload has no total token count, so whole-job cost and time are unknown."))
+    if unverified:
+        out.append(_("%d offer(s) are ranked on claimed (unmeasured) bandwidth.") % len(unverified))
+    return out
+
+
+def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no-untyped-def]
+    """Everything a report shows about one run, in a fixed number of queries."""
+    run = RankingRun.objects.select_related("team", "workload", "created_by").get(pk=run.pk)
+    results = list(RankingResult.objects.filter(run=run).order_by("rank"))
+    snapshot = run.snapshot or {}
+    offers = {str(o.get("id")): o for o in snapshot.get("offers", [])}
+    lesson = ranking_lesson(results)
+    unverified = [r for r in results if r.bandwidth_basis != "measured"]
+    who = user or run.created_by
+    return ReportData(
+        run=run,
+        team_name=run.team.name,
+        user_name=(who.get_full_name() or who.get_username()) if who else "",
+        today=timezone.localdate(),
+        results=results,
+        winner=results[0] if results else None,
+        runner_up=results[1] if len(results) > 1 else None,
+        cheapest_rent=lesson["cheapest_rent"],
+        offers=offers,
+        workload=dict(snapshot.get("workload") or {}),
+        fx_to_cny={k: float(v) for k, v in (snapshot.get("fx_to_cny") or {}).items()},
+        gpus=dict(snapshot.get("gpus") or {}),
+        sensitivity=_sensitivity(snapshot),
+        vendors=_vendor_sections(run, offers),
+        unverified=unverified,
+        problems=list(run.problems or []),
+        missing=_missing(run, results, unverified),
+    )

@@ -1,0 +1,112 @@
+"""Reports: request (validate, store, enqueue) and generate (selector -> builder -> file)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from core.models import JobStatus
+from rankings.models import RankingRun
+
+from .choices import ReportKind
+from .models import Report
+from .selectors import report_data
+
+Progress = Callable[[int], None]
+
+
+def _language(language: str | None) -> str:
+    codes = [code for code, _name in settings.LANGUAGES]
+    if not language:
+        return settings.LANGUAGE_CODE
+    language = language.lower()
+    for code in codes:
+        if language == code or language.split("-")[0] == code.split("-")[0]:
+            return code
+    raise ValidationError({"language": _("Choose one of: %s.") % ", ".join(codes)})
+
+
+def _check(*, team, run: RankingRun, kind: str) -> None:  # type: ignore[no-untyped-def]
+    if run.team_id != team.pk:
+        raise ValidationError({"run": _("Choose one of your team's ranking runs.")})
+    if kind not in ReportKind.values:
+        raise ValidationError({"kind": _("Choose pdf, xlsx or csv.")})
+    if not run.is_finished:
+        raise ValidationError({"run": _("The ranking is still being computed; export it after.")})
+
+
+def report_request(*, team, user, run: RankingRun, kind: str, language: str | None = None) -> Report:  # type: ignore[no-untyped-def]
+    """Store a pending report of a finished run and enqueue its generation."""
+    _check(team=team, run=run, kind=kind)
+    with transaction.atomic():
+        report = Report(
+            team=team, run=run, kind=kind, language=_language(language), created_by=user
+        )
+        report.full_clean()
+        report.save()
+        transaction.on_commit(lambda: _enqueue(report.pk))
+    return report
+
+
+def _enqueue(report_id: int) -> None:
+    from .tasks import generate_report
+
+    generate_report.delay(report_id)
+
+
+def report_build_sync(*, team, user, run: RankingRun, kind: str, language: str | None = None) -> Report:  # type: ignore[no-untyped-def]
+    """Create and generate a report in the calling process (API fallback, demo loader)."""
+    from .tasks import run_job
+
+    _check(team=team, run=run, kind=kind)
+    report = Report(team=team, run=run, kind=kind, language=_language(language), created_by=user)
+    report.full_clean()
+    report.save()
+    run_job(report.pk)
+    report.refresh_from_db()
+    return report
+
+
+def _build(kind: str, data, progress: Progress) -> bytes:  # type: ignore[no-untyped-def]
+    if kind == ReportKind.PDF:
+        from .pdf import build_pdf
+
+        return build_pdf(data, progress=progress)
+    if kind == ReportKind.XLSX:
+        from .xlsx import build_xlsx
+
+        return build_xlsx(data)
+    from .csv import build_csv
+
+    return build_csv(data)
+
+
+def report_generate(*, report_id: int, progress: Progress | None = None) -> Report:
+    """Build the report's file and store it with its hash; running it again replaces the file
+    (one file per row, never a second row)."""
+    report = Report.objects.select_related("run", "team", "created_by").get(pk=report_id)
+    tick = progress or (lambda p: None)
+    if not report.run.is_finished:
+        raise ValidationError(_("The ranking is still being computed."))
+    with translation.override(report.language):
+        data = report_data(run=report.run, user=report.created_by)
+        tick(30)
+        content = _build(report.kind, data, tick)
+    tick(90)
+    old = report.file.name if report.file else ""
+    report.file.save(report.filename, ContentFile(content), save=False)
+    report.sha256 = hashlib.sha256(content).hexdigest()
+    report.size_bytes = len(content)
+    Report.objects.filter(pk=report.pk).update(
+        file=report.file.name, sha256=report.sha256, size_bytes=report.size_bytes
+    )
+    if old and old != report.file.name:
+        report.file.storage.delete(old)
+    return report

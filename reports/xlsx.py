@@ -1,0 +1,169 @@
+"""The workbook: ranking, per-offer breakdown, inputs and evidence; numbers stay numbers."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+
+from .selectors import ReportData
+
+MONEY = "#,##0.00"
+MONEY0 = "#,##0"
+PCT = "0.0%"
+NUM2 = "0.00"
+NUM1 = "0.0"
+INT = "0"
+
+RANKING_COLUMNS = (
+    (gettext_lazy("Rank"), INT),
+    (gettext_lazy("Vendor"), None),
+    (gettext_lazy("Offer"), None),
+    (gettext_lazy("Currency"), None),
+    (gettext_lazy("Rent per month"), MONEY0),
+    (gettext_lazy("Cost per ETH"), MONEY),
+    (gettext_lazy("Cost per ETH (low)"), MONEY),
+    (gettext_lazy("Cost per ETH (high)"), MONEY),
+    (gettext_lazy("Step time (s)"), NUM2),
+    (gettext_lazy("Exposed comm (s)"), NUM2),
+    (gettext_lazy("Utilisation"), PCT),
+    (gettext_lazy("Bandwidth (Gbit/s)"), NUM1),
+    (gettext_lazy("Bandwidth basis"), None),
+    (gettext_lazy("Job hours"), MONEY0),
+    (gettext_lazy("Job cost"), MONEY0),
+    (gettext_lazy("Warnings"), None),
+)
+
+BREAKDOWN_COLUMNS = (
+    (gettext_lazy("Rank"), INT), (gettext_lazy("Offer"), None),
+    (gettext_lazy("Compute time (s)"), NUM2), (gettext_lazy("Communication time (s)"), NUM2),
+    (gettext_lazy("Exposed comm (s)"), NUM2), (gettext_lazy("Step time (s)"), NUM2),
+    (gettext_lazy("ETH per hour"), NUM2), (gettext_lazy("Hourly cost"), MONEY),
+    (gettext_lazy("Compute share of cost per ETH"), MONEY),
+    (gettext_lazy("Exposed-comm share of cost per ETH"), MONEY),
+    (gettext_lazy("Nodes used"), INT), (gettext_lazy("Oversubscription"), NUM2),
+    (gettext_lazy("Tokens per GPU to hide comm"), MONEY0),
+)  # fmt: skip
+
+MAX_CELL = 32000  # Excel's limit is 32,767 characters per cell
+
+
+def clean(value: Any) -> Any:
+    """Strings without control characters and within the cell limit; numbers untouched."""
+    if isinstance(value, str):
+        return ILLEGAL_CHARACTERS_RE.sub("", value)[:MAX_CELL]
+    return value
+
+
+def _msg(m: dict[str, str], lang: str | None) -> str:
+    return str(m.get("zh") if (lang or "").startswith("zh") else m.get("en"))
+
+
+def ranking_row(r: Any, lang: str | None) -> list[Any]:
+    return [
+        r.rank, r.vendor_name, r.label, r.currency, r.monthly_rent, r.cost_per_eth,
+        r.cost_per_eth_low, r.cost_per_eth_high, r.step_time_s, r.exposed_comm_s, r.utilisation,
+        r.bandwidth_gbps, r.bandwidth_basis, r.job_hours, r.job_cost,
+        "; ".join(_msg(w, lang) for w in r.warnings or []),
+    ]  # fmt: skip
+
+
+def _breakdown_row(r: Any) -> list[Any]:
+    step = r.step_time_s or 0
+    share = (lambda t: r.cost_per_eth * t / step) if step else (lambda t: None)
+    return [
+        r.rank, f"{r.vendor_name} · {r.label}", r.compute_time_s, r.comm_time_s, r.exposed_comm_s,
+        r.step_time_s, r.eth_per_hour, r.hourly_cost, share(r.compute_time_s),
+        share(r.exposed_comm_s), r.nodes_used, r.oversubscription, r.tokens_per_gpu_to_hide_comm,
+    ]  # fmt: skip
+
+
+def _sheet(wb: Workbook, title: str, columns, rows) -> Any:  # type: ignore[no-untyped-def]
+    ws = wb.create_sheet(title)
+    ws.append([str(t) for t, _f in columns])
+    for cell in ws[1]:
+        cell.font = Font(bold=True)
+        cell.fill = PatternFill("solid", fgColor="EEF1F6")
+        cell.alignment = Alignment(wrap_text=True, vertical="top")
+    for row in rows:
+        ws.append([clean(v) for v in row])
+    for idx, (_t, fmt) in enumerate(columns, start=1):
+        letter = get_column_letter(idx)
+        ws.column_dimensions[letter].width = 14 if fmt else 28
+        if fmt:
+            for (cell,) in ws.iter_rows(min_row=2, min_col=idx, max_col=idx):
+                cell.number_format = fmt
+    ws.freeze_panes = "A2"
+    return ws
+
+
+def _inputs_rows(data: ReportData) -> list[list[Any]]:
+    rows: list[list[Any]] = [[_("Ranking run"), "id", data.run.pk]]
+    rows += [[_("Workload"), k, v] for k, v in data.workload.items()]
+    rows += [[_("Exchange rate to CNY"), k, v] for k, v in data.fx_to_cny.items()]
+    for key, gpu in data.gpus.items():
+        rows += [[f"GPU {key}", k, v] for k, v in gpu.items()]
+    for offer in data.offers.values():
+        name = f"{offer.get('vendor', '')} · {offer.get('label', '')}"
+        for k, v in offer.items():
+            if k == "vendor_flags":
+                v = "; ".join(_msg(m, get_language()) for m in v or [])
+            rows.append([name, k, v if isinstance(v, int | float | str) or v is None else str(v)])
+    return rows
+
+
+def _evidence_rows(data: ReportData) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    for s in data.vendors:
+        v = s.vendor
+        if v is None:
+            rows.append([s.name, _("vendor"), "", "", "; ".join(s.missing), None, ""])
+            continue
+        for lic in v.licences.all():
+            rows.append([s.name, _("Telecom licence"), lic.number, lic.get_state_display(),
+                         ", ".join(lic.business_codes or []), None, ""])  # fmt: skip
+        for icp in v.icp_filings.all():
+            rows.append([s.name, _("ICP filing"), icp.number, icp.get_state_display(), icp.website,
+                         None, ""])  # fmt: skip
+        for f in s.critical:
+            rows.append([s.name, _("Red flag"), f.code, f.severity.value,
+                         f.message.text(get_language()), None, ""])  # fmt: skip
+        for tr in s.test_runs:
+            for log in tr.logs.all():
+                rows.append([s.name, tr.name, log.original_name, log.get_verdict_display(),
+                             log.tool, log.throughput_gbps, log.sha256])  # fmt: skip
+        for m in s.missing:
+            rows.append([s.name, _("Missing"), "", "", m, None, ""])
+    return rows
+
+
+EVIDENCE_COLUMNS = (
+    (gettext_lazy("Vendor"), None), (gettext_lazy("Kind / test run"), None),
+    (gettext_lazy("Number / file"), None), (gettext_lazy("State / verdict"), None),
+    (gettext_lazy("Details"), None), (gettext_lazy("Throughput (Gbit/s)"), NUM1),
+    ("SHA-256", None),
+)  # fmt: skip
+
+
+def build_xlsx(data: ReportData) -> bytes:
+    lang = get_language()
+    wb = Workbook()
+    wb.remove(wb.active)
+    ranking = _sheet(wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang) for r in data.results])
+    if not data.results:
+        ranking.append([None, clean("; ".join(data.missing))])
+    _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS, [_breakdown_row(r) for r in data.results])
+    _sheet(wb, _("Inputs")[:31],
+           ((_("Group"), None), (_("Input"), None), (_("Value"), None)), _inputs_rows(data))  # fmt: skip
+    _sheet(wb, _("Evidence")[:31], EVIDENCE_COLUMNS, _evidence_rows(data))
+    wb.properties.title = clean(f"{_('Ranking run')} #{data.run.pk} · {data.team_name}")[:200]
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
