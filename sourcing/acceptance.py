@@ -1,0 +1,72 @@
+"""Acceptance-gated awards: the award's criteria checked against the acceptance test run.
+
+Criterion (stated on the award): at least ``min_pairs`` pairs ran concurrently, the slowest of
+them reached ``min_line_fraction`` of the line rate, and every log was uploaded before the trial
+period ended. The evidence returned is stored on the award and shown as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from benchmarks.models import TestRun
+from core.models import JobStatus
+
+
+def acceptance_evidence(award) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+    """Evidence dict with ``passed`` and ``reasons``, or None while logs are still parsing."""
+    if award.acceptance_run_id is None:
+        return None
+    run = TestRun.objects.get(pk=award.acceptance_run_id)
+    logs = list(run.logs.filter(is_archive=False).order_by("uploaded_at", "pk"))
+    if not logs or run.status != JobStatus.DONE or any(not log.is_finished for log in logs):
+        return None
+    line = run.effective_line_rate_gbps
+    slowest_share = run.min_pair_gbps / line if line and run.min_pair_gbps is not None else None
+    late = [log.original_name for log in logs
+            if award.trial_ends_at and log.uploaded_at > award.trial_ends_at]  # fmt: skip
+    unparsed = [log.original_name for log in logs if log.status == JobStatus.FAILED]
+    reasons: list[str] = []
+    if run.pairs < award.min_pairs:
+        reasons.append(_("%(n)s concurrent pair(s) measured, %(need)s required.")
+                       % {"n": run.pairs, "need": award.min_pairs})  # fmt: skip
+    if slowest_share is None:
+        reasons.append(_("No line rate or throughput to compare: the share cannot be judged."))
+    elif slowest_share < award.min_line_fraction:
+        reasons.append(
+            _("The slowest pair reached %(got).1f%% of line rate; %(need).0f%% required.")
+            % {"got": 100 * slowest_share, "need": 100 * award.min_line_fraction}
+        )
+    if late:
+        reasons.append(_("Uploaded after the trial period ended: %(files)s.")
+                       % {"files": ", ".join(late)})  # fmt: skip
+    if unparsed:
+        reasons.append(_("Logs that could not be parsed (left out): %(files)s.")
+                       % {"files": ", ".join(unparsed)})  # fmt: skip
+    passed = (
+        run.pairs >= award.min_pairs
+        and slowest_share is not None
+        and slowest_share >= award.min_line_fraction
+        and not late
+    )
+    return {
+        "passed": passed,
+        "reasons": reasons,
+        "test_run": run.pk,
+        "pairs": run.pairs,
+        "line_rate_gbps": line,
+        "min_pair_gbps": run.min_pair_gbps,
+        "aggregate_gbps": run.aggregate_gbps,
+        "aggregate_vs_line": run.aggregate_vs_line,
+        "slowest_pair_share": slowest_share,
+        "tail_p5_gbps": run.tail_p5_gbps,
+        "run_verdict": run.verdict,
+        "logs": [{"name": log.original_name, "sha256": log.sha256,
+                  "uploaded_at": log.uploaded_at.isoformat(),
+                  "throughput_gbps": log.throughput_gbps, "status": log.status} for log in logs],
+        "criteria": {"min_pairs": award.min_pairs, "min_line_fraction": award.min_line_fraction,
+                     "trial_ends_at": award.trial_ends_at.isoformat()
+                     if award.trial_ends_at else None},
+    }  # fmt: skip

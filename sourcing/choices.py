@@ -1,0 +1,60 @@
+"""Choices of the sourcing app."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class RfqState(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    PUBLISHED = "published", _("Published (accepting answers)")
+    CLOSED = "closed", _("Closed (deadline passed)")
+    AWARDED = "awarded", _("Awarded")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+class FabricRequirement(models.TextChoices):
+    ANY = "", _("Any fabric")
+    IB = "ib", _("InfiniBand")
+    ROCE = "roce", _("RoCE")
+    RDMA = "rdma", _("Any RDMA (InfiniBand or RoCE)")
+    TCP = "tcp", _("TCP / Ethernet")
+
+
+class Evidence(models.TextChoices):
+    IPERF3 = "iperf3", _("iperf3 TCP throughput, N concurrent pairs (-J)")
+    IB_WRITE_BW = "ib_write_bw", _("ib_write_bw RDMA bandwidth, N concurrent pairs")
+    IB_WRITE_LAT = "ib_write_lat", _("ib_write_lat RDMA latency")
+
+
+class AwardState(models.TextChoices):
+    PROPOSED = "proposed", _("Proposed (awaiting approval)")
+    REJECTED = "rejected", _("Rejected by the approver")
+    APPROVED = "approved", _("Approved (acceptance test pending)")
+    CONFIRMED = "confirmed", _("Confirmed (acceptance test passed)")
+    FLAGGED = "flagged", _("Flagged (acceptance test failed)")
+
+
+ACTIVE_AWARD_STATES = (
+    AwardState.PROPOSED,
+    AwardState.APPROVED,
+    AwardState.CONFIRMED,
+    AwardState.FLAGGED,
+)
+
+
+class AuditVerb(models.TextChoices):
+    CREATED = "created", _("RFQ created")
+    PUBLISHED = "published", _("RFQ published")
+    INVITED = "invited", _("Supplier invited")
+    INVITATION_ACCEPTED = "invitation_accepted", _("Invitation accepted")
+    ANSWER_SUBMITTED = "answer_submitted", _("Answer submitted")
+    ANSWER_REVISED = "answer_revised", _("Answer revised")
+    EVIDENCE_UPLOADED = "evidence_uploaded", _("Evidence uploaded")
+    CLOSED = "closed", _("RFQ closed")
+    RANKING_STARTED = "ranking_started", _("Ranking started")
+    AWARD_PROPOSED = "award_proposed", _("Award proposed")
+    AWARD_APPROVED = "award_approved", _("Award approved")
+    AWARD_REJECTED = "award_rejected", _("Award rejected")
+    ACCEPTANCE_UPLOADED = "acceptance_uploaded", _("Acceptance logs uploaded")
+    ACCEPTANCE_CONFIRMED = "acceptance_confirmed", _("Acceptance confirmed")
+    ACCEPTANCE_FLAGGED = "acceptance_flagged", _("Acceptance flagged")

@@ -1,0 +1,160 @@
+"""Read side of sourcing: what a team member or a supplier may see, and the weighted evaluation."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, QuerySet
+
+from .choices import RfqState
+from .models import Answer, AuditEvent, Award, Invitation, Rfq, SupplierAccount
+from .terms import PRICE_FIELDS
+
+VERDICT_SCORES = {"pass": 1.0, "warn": 0.6, "fail": 0.0, "unknown": 0.0, "": 0.0}
+
+
+# --- team side ---------------------------------------------------------------------------------
+
+
+def rfq_list(*, team) -> QuerySet[Rfq]:  # type: ignore[no-untyped-def]
+    return (
+        Rfq.objects.for_team(team)
+        .select_related("workload")
+        .annotate(answer_count=Count("answers", distinct=True))
+        .order_by("-deadline", "-pk")
+    )
+
+
+def rfq_detail(*, team, pk: int) -> Rfq:  # type: ignore[no-untyped-def]
+    return (
+        Rfq.objects.for_team(team)
+        .select_related("workload", "ranking_run", "created_by")
+        .prefetch_related("gpu_models")
+        .get(pk=pk)
+    )
+
+
+def rfq_answers(rfq: Rfq) -> list[Answer]:
+    return list(rfq.answers.select_related("vendor", "evidence_run", "quote").order_by("pk"))
+
+
+def answer_terms_for_team(rfq: Rfq, answer: Answer, now=None) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """The answer's terms as the team may see them: prices removed while sealed."""
+    if rfq.prices_visible(now):
+        return dict(answer.terms)
+    return {k: v for k, v in answer.terms.items() if k not in PRICE_FIELDS}
+
+
+def rfq_invitations(rfq: Rfq) -> list[Invitation]:
+    return list(rfq.invitations.select_related("vendor").order_by("pk"))
+
+
+def rfq_awards(rfq: Rfq) -> list[Award]:
+    return list(
+        rfq.awards.select_related("answer__vendor", "proposed_by", "decided_by").order_by("-pk")
+    )
+
+
+def rfq_audit(rfq: Rfq) -> list[AuditEvent]:
+    return list(rfq.audit_events.select_related("actor").order_by("at", "pk"))
+
+
+def awards_for_team(*, team) -> QuerySet[Award]:  # type: ignore[no-untyped-def]
+    return Award.objects.filter(rfq__team=team).select_related("rfq", "answer__vendor")
+
+
+# --- supplier side ---------------------------------------------------------------------------
+
+
+def supplier_account(user) -> SupplierAccount | None:  # type: ignore[no-untyped-def]
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return SupplierAccount.objects.select_related("vendor").filter(user=user).first()
+
+
+def supplier_rfqs(account: SupplierAccount) -> QuerySet[Rfq]:
+    """RFQs the supplier's vendor accepted an invitation to, once published."""
+    return (
+        Rfq.objects.filter(
+            invitations__vendor_id=account.vendor_id,
+            invitations__accepted_at__isnull=False,
+            state__in=[RfqState.PUBLISHED, RfqState.CLOSED, RfqState.AWARDED],
+        )
+        .prefetch_related("gpu_models")
+        .distinct()
+        .order_by("-deadline", "-pk")
+    )
+
+
+def supplier_answers(account: SupplierAccount) -> QuerySet[Answer]:
+    return Answer.objects.filter(
+        vendor_id=account.vendor_id, rfq__in=supplier_rfqs(account)
+    ).select_related("rfq", "evidence_run")
+
+
+def supplier_answer(account: SupplierAccount, rfq: Rfq) -> Answer | None:
+    return supplier_answers(account).filter(rfq=rfq).first()
+
+
+def evidence_logs(answer: Answer | None) -> list:  # type: ignore[type-arg]
+    if answer is None or answer.evidence_run_id is None:
+        return []
+    return list(answer.evidence_run.logs.filter(is_archive=False).order_by("uploaded_at", "pk"))
+
+
+# --- evaluation --------------------------------------------------------------------------------
+
+
+def _sla_score(rfq: Rfq, answer: Answer) -> float:
+    availability = Decimal(str(answer.terms.get("availability") or 0))
+    shortfall = float(rfq.min_availability - availability)
+    return 1.0 if shortfall <= 0 else max(0.0, 1.0 - 100 * shortfall)
+
+
+def _diligence_score(vendor) -> float:  # type: ignore[no-untyped-def]
+    if vendor.findings_critical:
+        return 0.0
+    return 0.7 if vendor.findings_warning else 1.0
+
+
+def rfq_evaluation(rfq: Rfq) -> dict[str, Any]:
+    """Weighted scores beside cost per ETH, from the RFQ's finished ranking.
+
+    cost = cheapest cost per ETH / this cost; network = verdict of the supplier's benchmark
+    evidence (pass 1, warning 0.6, none or fail 0); diligence = 1 without findings, 0.7 with
+    warnings only, 0 with critical ones; sla = 1 at or above the minimum availability, minus 1 per
+    percentage point below it. Total = weighted mean with the RFQ's stated weights.
+    """
+    weights = {k: float(v) for k, v in (rfq.weights or {}).items()}
+    empty = {"weights": weights, "rows": [], "ready": False}
+    run = rfq.ranking_run
+    if run is None or run.status != "done":
+        return empty
+    by_version = {a.quote.current_version_id: a for a in rfq_answers(rfq) if a.quote_id}
+    results = list(run.results.order_by("rank"))
+    if not results:
+        return empty | {"ready": True}
+    best = min(r.cost_per_eth for r in results)
+    total_weight = sum(weights.values()) or 1.0
+    rows = []
+    for r in results:
+        answer = by_version.get(r.quote_version_id)
+        if answer is None:
+            continue
+        verdict = answer.evidence_run.verdict if answer.evidence_run_id else ""
+        scores = {
+            "cost": best / r.cost_per_eth if r.cost_per_eth > 0 else 0.0,
+            "network": VERDICT_SCORES.get(verdict, 0.0),
+            "diligence": _diligence_score(answer.vendor),
+            "sla": _sla_score(rfq, answer),
+        }
+        total = sum(weights.get(k, 0.0) * v for k, v in scores.items()) / total_weight
+        rows.append({"answer": answer, "answer_id": answer.pk, "vendor": str(answer.vendor),
+                     "cost_rank": r.rank, "cost_per_eth": r.cost_per_eth, "currency": r.currency,
+                     "monthly_rent": r.monthly_rent, "verdict": verdict, "scores": scores,
+                     "total": total})  # fmt: skip
+    rows.sort(key=lambda row: (-row["total"], row["cost_rank"]))
+    for position, row in enumerate(rows, start=1):
+        row["position"] = position
+    return {"weights": weights, "rows": rows, "ready": True}

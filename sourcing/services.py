@@ -1,0 +1,497 @@
+"""Write side of sourcing events. Views, serializers and tasks only call these.
+
+Every function that changes an event also writes an ``AuditEvent`` in the same transaction.
+Functions take ``now`` so tests control time without patching the clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import Membership
+
+from .choices import AuditVerb, AwardState, RfqState
+from .models import Answer, AuditEvent, Award, Invitation, Rfq, SupplierAccount
+from .terms import terms_clean, terms_from_json
+
+RFQ_FIELDS = (
+    "title", "workload", "nodes", "min_internode_gbps", "fabric", "require_pfc", "require_ecn",
+    "region", "term_months", "min_availability", "min_trial_days", "deadline", "sealed",
+    "required_evidence", "kit_pairs", "kit_duration_s", "weights", "notes",
+)  # fmt: skip
+WEIGHT_KEYS = ("cost", "network", "diligence", "sla")
+
+
+def audit(rfq: Rfq, verb: str, actor=None, **detail: Any) -> AuditEvent:  # type: ignore[no-untyped-def]
+    return AuditEvent.objects.create(
+        team_id=rfq.team_id, rfq=rfq, verb=verb, actor=actor, detail=detail
+    )
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _can_write(user) -> bool:  # type: ignore[no-untyped-def]
+    membership = Membership.objects.filter(user=user).first()
+    return membership is not None and membership.can_write
+
+
+# ---------------------------------------------------------------------------------------------
+# RFQ
+
+
+def _rfq_clean(rfq: Rfq) -> None:
+    if rfq.workload_id and rfq.workload.team_id != rfq.team_id:
+        raise ValidationError({"workload": _("Choose one of your team's workloads.")})
+    weights = rfq.weights or {}
+    if set(weights) != set(WEIGHT_KEYS) or any(
+        not isinstance(v, int | float) or v < 0 for v in weights.values()
+    ):
+        raise ValidationError(
+            {"weights": _("Give the weights cost, network, diligence and sla, each 0 or more.")}
+        )
+    if sum(weights.values()) <= 0:
+        raise ValidationError({"weights": _("At least one weight must be above 0.")})
+    unknown = set(rfq.required_evidence or []) - {"iperf3", "ib_write_bw", "ib_write_lat"}
+    if unknown or not rfq.required_evidence:
+        raise ValidationError(
+            {"required_evidence": _("Choose among iperf3, ib_write_bw and ib_write_lat.")}
+        )
+    rfq.full_clean(exclude=["team", "gpu_models"])
+
+
+def rfq_create(*, team, user, data: dict[str, Any], now=None) -> Rfq:  # type: ignore[no-untyped-def]
+    """A draft RFQ; ``data`` holds model fields plus ``gpu_models`` (GpuModel rows)."""
+    now = now or timezone.now()
+    rfq = Rfq(team=team, created_by=user, **{k: data[k] for k in RFQ_FIELDS if k in data})
+    _rfq_clean(rfq)
+    if rfq.deadline <= now:
+        raise ValidationError({"deadline": _("The deadline must be in the future.")})
+    with transaction.atomic():
+        rfq.save()
+        rfq.gpu_models.set(data.get("gpu_models") or [])
+        audit(rfq, AuditVerb.CREATED, user, title=rfq.title)
+    return rfq
+
+
+def rfq_update(*, rfq: Rfq, user, data: dict[str, Any], now=None) -> Rfq:  # type: ignore[no-untyped-def]
+    """Change a draft, or a published RFQ before its deadline (suppliers see the new terms)."""
+    now = now or timezone.now()
+    if rfq.state not in (RfqState.DRAFT, RfqState.PUBLISHED) or now >= rfq.deadline:
+        raise ValidationError(_("This RFQ can no longer be changed."))
+    for key in RFQ_FIELDS:
+        if key in data:
+            setattr(rfq, key, data[key])
+    _rfq_clean(rfq)
+    if rfq.deadline <= now:
+        raise ValidationError({"deadline": _("The deadline must be in the future.")})
+    with transaction.atomic():
+        rfq.save()
+        if "gpu_models" in data:
+            rfq.gpu_models.set(data["gpu_models"])
+    return rfq
+
+
+def rfq_publish(*, rfq: Rfq, user, now=None) -> Rfq:  # type: ignore[no-untyped-def]
+    now = now or timezone.now()
+    if rfq.state != RfqState.DRAFT:
+        raise ValidationError(_("Only a draft RFQ can be published."))
+    if rfq.deadline <= now:
+        raise ValidationError(
+            {"deadline": _("The deadline has passed; move it before publishing.")}
+        )
+    with transaction.atomic():
+        Rfq.objects.filter(pk=rfq.pk).update(state=RfqState.PUBLISHED, published_at=now)
+        rfq.state, rfq.published_at = RfqState.PUBLISHED, now
+        audit(rfq, AuditVerb.PUBLISHED, user, deadline=rfq.deadline.isoformat())
+    return rfq
+
+
+# ---------------------------------------------------------------------------------------------
+# Invitations and supplier accounts
+
+
+def invitation_create(*, rfq: Rfq, user, vendor, email: str, base_url: str = "", now=None):  # type: ignore[no-untyped-def]
+    """Invite one of the team's vendors by e-mail; returns (invitation, token). Sent on commit."""
+    now = now or timezone.now()
+    email = (email or "").strip().lower()
+    if vendor is None or vendor.team_id != rfq.team_id:
+        raise ValidationError({"vendor": _("Choose one of your team's vendors.")})
+    if rfq.state not in (RfqState.DRAFT, RfqState.PUBLISHED) or now >= rfq.deadline:
+        raise ValidationError(_("Invitations are closed: the deadline has passed."))
+    existing = Invitation.objects.filter(rfq=rfq).filter(vendor=vendor).first() or (
+        Invitation.objects.filter(rfq=rfq, email=email).first()
+    )
+    if existing is not None:
+        raise ValidationError(
+            _("%(vendor)s (%(email)s) is already invited to this RFQ (sent %(when)s).")
+            % {"vendor": existing.vendor, "email": existing.email,
+               "when": timezone.localtime(existing.sent_at).strftime("%Y-%m-%d %H:%M")},
+            code="duplicate",
+        )  # fmt: skip
+    token = secrets.token_urlsafe(32)
+    invitation = Invitation(
+        rfq=rfq, vendor=vendor, email=email, token_sha256=token_digest(token), created_by=user,
+        sent_at=now,
+    )  # fmt: skip
+    invitation.full_clean(exclude=["rfq", "vendor"])
+    try:
+        with transaction.atomic():
+            invitation.save()
+            audit(rfq, AuditVerb.INVITED, user, vendor=str(vendor), email=email)
+            link = f"{base_url.rstrip('/')}/sourcing/invite/{token}/"
+            transaction.on_commit(lambda: _send_invitation(invitation, link))
+    except IntegrityError as exc:  # a concurrent duplicate
+        raise ValidationError(
+            _("This vendor is already invited to this RFQ."), "duplicate"
+        ) from exc
+    return invitation, token
+
+
+def _send_invitation(invitation: Invitation, link: str) -> None:
+    context = {"invitation": invitation, "rfq": invitation.rfq, "link": link}
+    body = render_to_string("sourcing/email_invitation.txt", context)
+    subject = _("Request for quotation: %(title)s") % {"title": invitation.rfq.title}
+    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [invitation.email])
+
+
+def invitation_for_token(token: str) -> Invitation | None:
+    return (
+        Invitation.objects.select_related("rfq", "vendor")
+        .filter(token_sha256=token_digest(token or ""))
+        .first()
+    )
+
+
+def invitation_accept(  # type: ignore[no-untyped-def]
+    *, token: str, user=None, username: str = "", password: str = "", now=None
+) -> SupplierAccount:
+    """Use an invitation link once: link it to the logged-in supplier or to a new account."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        invitation = invitation_for_token(token)
+        if invitation is None:
+            raise ValidationError(_("This invitation link is not valid."), "invalid")
+        invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+        if invitation.accepted_at is not None:
+            raise ValidationError(_("This invitation link was already used."), "used")
+        account = _account_for(invitation, user, username, password)
+        invitation.accepted_at, invitation.accepted_by = now, account.user
+        invitation.save(update_fields=["accepted_at", "accepted_by"])
+        audit(invitation.rfq, AuditVerb.INVITATION_ACCEPTED, account.user,
+              vendor=str(invitation.vendor))  # fmt: skip
+    return account
+
+
+def _account_for(invitation: Invitation, user, username: str, password: str) -> SupplierAccount:  # type: ignore[no-untyped-def]
+    if user is not None and getattr(user, "is_authenticated", False):
+        if Membership.objects.filter(user=user).exists():
+            raise ValidationError(_("Team members cannot accept supplier invitations."))
+        account = SupplierAccount.objects.filter(user=user).first()
+        if account is None or account.vendor_id != invitation.vendor_id:
+            raise ValidationError(_("This invitation is for another vendor's account."))
+        return account
+    User = get_user_model()
+    username = (username or "").strip()
+    if not username or User.objects.filter(username__iexact=username).exists():
+        raise ValidationError({"username": _("Choose another user name.")})
+    validate_password(password)
+    new = User.objects.create_user(username=username, password=password, email=invitation.email)
+    return SupplierAccount.objects.create(user=new, vendor=invitation.vendor)
+
+
+def supplier_account_create(*, vendor, username: str, password: str, email: str = ""):  # type: ignore[no-untyped-def]
+    """A supplier login without an invitation link (demo loader, admin)."""
+    User = get_user_model()
+    user = User.objects.create_user(username=username, password=password, email=email)
+    return SupplierAccount.objects.create(user=user, vendor=vendor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Answers
+
+
+def _refuse_closed(rfq: Rfq, now) -> None:  # type: ignore[no-untyped-def]
+    if rfq.state == RfqState.DRAFT:
+        raise ValidationError(_("This RFQ is not published yet."), "not_open")
+    if not rfq.is_open_for_answers(now):
+        raise ValidationError(
+            _("The deadline (%(when)s) has passed: answers can no longer be submitted or changed.")
+            % {"when": timezone.localtime(rfq.deadline).strftime("%Y-%m-%d %H:%M")},
+            "late",
+        )
+
+
+def _check_invited(rfq: Rfq, account: SupplierAccount) -> None:
+    invited = Invitation.objects.filter(
+        rfq=rfq, vendor_id=account.vendor_id, accepted_at__isnull=False
+    ).exists()
+    if not invited:
+        raise ValidationError(_("Your company is not invited to this RFQ."), "not_invited")
+
+
+def answer_submit(  # type: ignore[no-untyped-def]
+    *,
+    rfq: Rfq,
+    account: SupplierAccount,
+    terms: dict[str, Any],
+    supplier_notes: str = "",
+    now=None,
+) -> Answer:
+    """Submit or revise the vendor's answer (one per vendor) until the deadline."""
+    now = now or timezone.now()
+    _check_invited(rfq, account)
+    clean = terms_clean(terms)
+    with transaction.atomic():
+        locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
+        _refuse_closed(locked, now)
+        answer = Answer.objects.filter(rfq=rfq, vendor_id=account.vendor_id).first()
+        if answer is None:
+            answer = Answer.objects.create(
+                rfq=rfq, vendor_id=account.vendor_id, terms=clean, supplier_notes=supplier_notes,
+                submitted_by=account.user, submitted_at=now, revised_at=now,
+            )  # fmt: skip
+            audit(rfq, AuditVerb.ANSWER_SUBMITTED, account.user, vendor=str(account.vendor))
+        else:
+            answer.terms, answer.supplier_notes = clean, supplier_notes
+            answer.revision += 1
+            answer.revised_at, answer.submitted_by = now, account.user
+            answer.save()
+            audit(rfq, AuditVerb.ANSWER_REVISED, account.user, vendor=str(account.vendor),
+                  revision=answer.revision)  # fmt: skip
+    return answer
+
+
+def _line_rate(terms: dict[str, Any]) -> Decimal | None:
+    value = terms.get("nic_gbps")
+    return Decimal(str(value)).quantize(Decimal("0.1")) if value else None
+
+
+def answer_upload_evidence(*, answer: Answer, account: SupplierAccount, upload, now=None):  # type: ignore[no-untyped-def]
+    """Store a supplier's benchmark log in the answer's test run (parsed like the team's own)."""
+    from benchmarks.services import benchmark_ingest, test_run_create
+
+    now = now or timezone.now()
+    if answer.vendor_id != account.vendor_id:
+        raise ValidationError(_("This answer belongs to another vendor."))
+    _refuse_closed(answer.rfq, now)
+    rfq = answer.rfq
+    with transaction.atomic():
+        if answer.evidence_run_id is None:
+            fabric = answer.terms.get("fabric") or ""
+            run = test_run_create(
+                team=rfq.team, user=account.user, vendor=answer.vendor,
+                data_centre=answer.vendor.data_centres.first(),
+                name=_("RFQ %(rfq)s · evidence of %(vendor)s")
+                % {"rfq": rfq.pk, "vendor": answer.vendor},
+                line_rate_gbps=_line_rate(answer.terms),
+                fabric=fabric if fabric in ("ib", "roce", "tcp") else "",
+            )  # fmt: skip
+            answer.evidence_run = run
+            answer.save(update_fields=["evidence_run"])
+        outcome = benchmark_ingest(
+            team=rfq.team, user=account.user, test_run=answer.evidence_run, upload=upload
+        )
+        audit(rfq, AuditVerb.EVIDENCE_UPLOADED, account.user, vendor=str(answer.vendor),
+              file=getattr(upload, "name", ""))  # fmt: skip
+    return outcome
+
+
+# ---------------------------------------------------------------------------------------------
+# Closing and ranking
+
+
+def rfq_close(*, rfq_id: int, now=None) -> str:
+    """Close a published RFQ whose deadline passed: answers become quotes, the ranking starts.
+
+    Idempotent: an RFQ already closed (or not due) is left alone and "skipped" returned.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        rfq = Rfq.objects.select_for_update().select_related("team", "workload").get(pk=rfq_id)
+        if rfq.state != RfqState.PUBLISHED or now < rfq.deadline:
+            return "skipped"
+        answers = list(rfq.answers.select_related("vendor", "evidence_run"))
+        quotes = [_answer_quote(rfq, a) for a in answers]
+        rfq.state, rfq.closed_at = RfqState.CLOSED, now
+        rfq.save(update_fields=["state", "closed_at"])
+        audit(rfq, AuditVerb.CLOSED, None, answers=len(answers))
+        if quotes:
+            _start_ranking(rfq, quotes)
+    return "closed"
+
+
+def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
+    from benchmarks.models import TestRun
+    from benchmarks.selectors import measured_bandwidth_for_run
+    from quotes.services import quote_create, quote_set_measured_bandwidth
+
+    data = terms_from_json(answer.terms)
+    data.update(vendor=answer.vendor, data_centre=answer.vendor.data_centres.first(),
+                label=_("RFQ %(rfq)s · %(vendor)s") % {"rfq": rfq.pk, "vendor": answer.vendor},
+                is_current=True)  # fmt: skip
+    quote = quote_create(team=rfq.team, user=answer.submitted_by, data=data)
+    run = answer.evidence_run
+    measured = measured_bandwidth_for_run(run) if run is not None else None
+    if run is not None:
+        TestRun.objects.filter(pk=run.pk).update(quote=quote)
+    if measured is not None:
+        p5, p50, kind = measured
+        quote_set_measured_bandwidth(quote=quote, measured_gbps=p5, measured_p50_gbps=p50,
+                                     measured_kind=kind, test_run_id=run.pk)  # fmt: skip
+    answer.quote = quote
+    answer.save(update_fields=["quote"])
+    return quote
+
+
+def _start_ranking(rfq: Rfq, quotes: list) -> None:  # type: ignore[type-arg]
+    from rankings.services import ranking_start
+
+    run = ranking_start(team=rfq.team, user=rfq.created_by, workload=rfq.workload, quotes=quotes,
+                        label=_("RFQ %(rfq)s · %(title)s") % {"rfq": rfq.pk, "title": rfq.title})  # fmt: skip
+    Rfq.objects.filter(pk=rfq.pk).update(ranking_run=run)
+    rfq.ranking_run = run
+    audit(rfq, AuditVerb.RANKING_STARTED, None, ranking_run=run.pk)
+
+
+def rfqs_due_ids(*, now=None) -> list[int]:
+    now = now or timezone.now()
+    return list(
+        Rfq.objects.filter(state=RfqState.PUBLISHED, deadline__lte=now).values_list("pk", flat=True)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Awards
+
+
+def award_propose(  # type: ignore[no-untyped-def]
+    *,
+    rfq: Rfq,
+    user,
+    answer: Answer,
+    rationale: str = "",
+    min_line_fraction: float = 0.9,
+    min_pairs: int | None = None,
+    trial_days: int | None = None,
+    now=None,
+) -> Award:
+    now = now or timezone.now()
+    if not _can_write(user):
+        raise ValidationError(_("Only analysts and admins can propose an award."))
+    if rfq.state != RfqState.CLOSED:
+        raise ValidationError(_("An award can be proposed once the RFQ is closed."))
+    if answer.rfq_id != rfq.pk:
+        raise ValidationError({"answer": _("This answer belongs to another RFQ.")})
+    if Award.objects.filter(rfq=rfq, state=AwardState.PROPOSED).exists():
+        raise ValidationError(_("An award proposal is already waiting for approval."))
+    award = Award(
+        rfq=rfq, answer=answer, rationale=rationale, proposed_by=user, proposed_at=now,
+        min_line_fraction=min_line_fraction, min_pairs=min_pairs or rfq.kit_pairs,
+        trial_days=rfq.min_trial_days if trial_days is None else trial_days,
+    )  # fmt: skip
+    award.full_clean(exclude=["rfq", "answer"])
+    with transaction.atomic():
+        award.save()
+        audit(rfq, AuditVerb.AWARD_PROPOSED, user, award=award.pk, vendor=str(answer.vendor),
+              rationale=rationale)  # fmt: skip
+    return award
+
+
+def award_decide(*, award: Award, user, approve: bool, comment: str, now=None) -> Award:  # type: ignore[no-untyped-def]
+    """The approver (a different analyst or admin) approves or rejects, always with a comment."""
+    now = now or timezone.now()
+    if not _can_write(user):
+        raise ValidationError(_("Only analysts and admins can approve or reject an award."))
+    if award.proposed_by_id == user.pk:
+        raise ValidationError(_("You proposed this award: another analyst or admin must decide."))
+    if award.state != AwardState.PROPOSED:
+        raise ValidationError(_("This award was already decided."))
+    if not (comment or "").strip():
+        raise ValidationError({"comment": _("Give a comment with your decision.")})
+    award.state = AwardState.APPROVED if approve else AwardState.REJECTED
+    award.decided_by, award.decided_at, award.decision_comment = user, now, comment.strip()
+    if approve:
+        award.trial_ends_at = now + timedelta(days=award.trial_days)
+    with transaction.atomic():
+        award.save()
+        if approve:
+            Rfq.objects.filter(pk=award.rfq_id).update(state=RfqState.AWARDED)
+            award.rfq.state = RfqState.AWARDED
+        verb = AuditVerb.AWARD_APPROVED if approve else AuditVerb.AWARD_REJECTED
+        audit(award.rfq, verb, user, award=award.pk, comment=award.decision_comment)
+    return award
+
+
+def award_acceptance_upload(*, award: Award, user, upload, now=None):  # type: ignore[no-untyped-def]
+    """Add a log of the acceptance test on the rented cluster; the check runs after parsing."""
+    from benchmarks.services import benchmark_ingest, test_run_create
+
+    now = now or timezone.now()
+    if not _can_write(user):
+        raise ValidationError(_("Only analysts and admins can upload acceptance logs."))
+    if award.state not in (AwardState.APPROVED, AwardState.CONFIRMED, AwardState.FLAGGED):
+        raise ValidationError(_("Acceptance logs belong to an approved award."))
+    rfq, vendor = award.rfq, award.answer.vendor
+    with transaction.atomic():
+        if award.acceptance_run_id is None:
+            fabric = award.answer.terms.get("fabric") or ""
+            run = test_run_create(
+                team=rfq.team, user=user, vendor=vendor, data_centre=vendor.data_centres.first(),
+                name=_("RFQ %(rfq)s · acceptance test") % {"rfq": rfq.pk},
+                line_rate_gbps=_line_rate(award.answer.terms),
+                fabric=fabric if fabric in ("ib", "roce", "tcp") else "",
+                quote=award.answer.quote,
+            )  # fmt: skip
+            award.acceptance_run = run
+            award.save(update_fields=["acceptance_run"])
+        outcome = benchmark_ingest(team=rfq.team, user=user, test_run=award.acceptance_run,
+                                   upload=upload)  # fmt: skip
+        audit(rfq, AuditVerb.ACCEPTANCE_UPLOADED, user, award=award.pk,
+              file=getattr(upload, "name", ""))  # fmt: skip
+        # Registered after the ingest's own callbacks, so eager parsing finishes first.
+        transaction.on_commit(lambda: _enqueue_check(award.pk))
+    return outcome
+
+
+def _enqueue_check(award_id: int) -> None:
+    from .tasks import check_acceptance
+
+    check_acceptance.delay(award_id)
+
+
+def award_acceptance_check(*, award_id: int, now=None) -> str:
+    """Judge the acceptance run against the award's criteria: confirm, flag, or "pending"."""
+    from .acceptance import acceptance_evidence
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        award = Award.objects.select_for_update().select_related("rfq").get(pk=award_id)
+        if award.state not in (AwardState.APPROVED, AwardState.CONFIRMED, AwardState.FLAGGED):
+            return "skipped"
+        evidence = acceptance_evidence(award)
+        if evidence is None:
+            return "pending"
+        award.state = AwardState.CONFIRMED if evidence["passed"] else AwardState.FLAGGED
+        award.acceptance_evidence, award.acceptance_checked_at = evidence, now
+        award.save(update_fields=["state", "acceptance_evidence", "acceptance_checked_at"])
+        verb = (
+            AuditVerb.ACCEPTANCE_CONFIRMED if evidence["passed"] else AuditVerb.ACCEPTANCE_FLAGGED
+        )
+        audit(award.rfq, verb, None, award=award.pk, reasons=evidence["reasons"])
+    return award.state

@@ -1,0 +1,60 @@
+"""Celery tasks of the sourcing app: the deadline beat job, closing one RFQ, acceptance checks."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from core.models import JobStatus
+
+from .models import Rfq
+from .services import award_acceptance_check, rfq_close, rfqs_due_ids
+
+log = logging.getLogger(__name__)
+
+
+@shared_task
+def close_due_rfqs() -> list[int]:
+    """Beat job: queue the closing of every published RFQ whose deadline has passed."""
+    due = rfqs_due_ids()
+    for rfq_id in due:
+        Rfq.objects.filter(pk=rfq_id, status=JobStatus.PENDING).update(progress=0)
+        close_rfq.delay(rfq_id)
+    return due
+
+
+def close_job(rfq_id: int) -> str:
+    """Job bookkeeping on the RFQ row around `rfq_close`; a second run is "skipped"."""
+    rfq = Rfq.objects.filter(pk=rfq_id).first()
+    if rfq is None:
+        return "missing"
+    Rfq.objects.filter(pk=rfq_id).update(attempts=rfq.attempts + 1)
+    try:
+        outcome = rfq_close(rfq_id=rfq_id)
+    except Exception as exc:
+        log.exception("closing RFQ %s failed", rfq_id)
+        rfq.job_mark(status=JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+        raise
+    if outcome == "closed":
+        rfq.job_mark(status=JobStatus.DONE, progress=100)
+    return outcome
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(ConnectionError, TimeoutError),
+    retry_backoff=True,
+    retry_kwargs={"max_retries": 3},
+)
+def close_rfq(rfq_id: int) -> str:
+    return close_job(rfq_id)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=60)
+def check_acceptance(self, award_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Check an award's acceptance once its logs are parsed (retries while they still are)."""
+    outcome = award_acceptance_check(award_id=award_id)
+    if outcome == "pending" and not self.request.is_eager:
+        raise self.retry(countdown=10)
+    return outcome

@@ -1,0 +1,112 @@
+"""An answer's offer terms: the quote-version fields a supplier fills in, stored as JSON.
+
+The same rules as for the team's own quotes apply (``quotes.validation`` and the model's
+constraints), checked on an unsaved ``QuoteVersion`` so nothing reaches the quotes tables before
+the RFQ closes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext as _
+
+from quotes.models import GpuModel, QuoteVersion
+from quotes.validation import quote_version_clean
+
+TERM_FIELDS = (
+    "gpu", "gpus_per_node", "nodes", "price_per_node_month", "currency", "fx_to_cny",
+    "monthly_fees", "nic_gbps", "nics_per_node", "fabric", "rack_uplink_gbps", "servers_per_rack",
+    "availability", "term_months", "trial_days", "setup_fee", "notes",
+)  # fmt: skip
+PRICE_FIELDS = ("price_per_node_month", "monthly_fees", "setup_fee", "fx_to_cny", "currency")
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, GpuModel):
+        return value.key
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
+def terms_to_json(data: dict[str, Any]) -> dict[str, Any]:
+    return {name: _json_value(data[name]) for name in TERM_FIELDS if name in data}
+
+
+def terms_from_json(terms: dict[str, Any]) -> dict[str, Any]:
+    """Model values (GpuModel, Decimal) from stored terms, for ``quotes.services``."""
+    out: dict[str, Any] = {}
+    for name, value in terms.items():
+        if name not in TERM_FIELDS:
+            continue
+        field = QuoteVersion._meta.get_field(name)
+        if name == "gpu":
+            out[name] = GpuModel.objects.filter(key=value).first()
+        elif isinstance(field, models.DecimalField) and value not in (None, ""):
+            out[name] = Decimal(str(value))
+        else:
+            out[name] = value
+    return out
+
+
+def terms_clean(data: dict[str, Any]) -> dict[str, Any]:
+    """Validate terms like a quote version; returns their JSON form or raises ValidationError."""
+    if isinstance(data.get("gpu"), str):
+        key = data["gpu"]
+        data = dict(data, gpu=GpuModel.objects.filter(key=key).first())
+        if data["gpu"] is None:
+            raise ValidationError({"gpu": _("Unknown GPU model “%(key)s”.") % {"key": key}})
+    version = QuoteVersion(number=1)
+    for name in TERM_FIELDS:
+        if name in data:
+            value = data[name]
+            field = QuoteVersion._meta.get_field(name)
+            if isinstance(field, models.DecimalField) and value not in (None, ""):
+                try:
+                    value = Decimal(str(value))
+                except InvalidOperation as exc:
+                    raise ValidationError({name: _("Enter a number.")}) from exc
+            setattr(version, name, value)
+    quote_version_clean(version)
+    version.full_clean(exclude=["quote", "number", "created_by"])
+    return terms_to_json({n: getattr(version, n) for n in TERM_FIELDS})
+
+
+def terms_compliance(rfq, terms: dict[str, Any]) -> list[str]:  # type: ignore[no-untyped-def]
+    """Where an answer falls short of the RFQ's requirements (shown to both sides, not blocking)."""
+    issues: list[str] = []
+    keys = [g.key for g in rfq.gpu_models.all()]
+    if keys and terms.get("gpu") not in keys:
+        issues.append(_("GPU model %(gpu)s is not one of %(keys)s.")
+                      % {"gpu": terms.get("gpu"), "keys": ", ".join(keys)})  # fmt: skip
+    if int(terms.get("nodes") or 0) < rfq.nodes:
+        issues.append(_("%(n)s nodes offered, %(need)s required.")
+                      % {"n": terms.get("nodes"), "need": rfq.nodes})  # fmt: skip
+    per_node = float(terms.get("nic_gbps") or 0) * int(terms.get("nics_per_node") or 0)
+    if per_node < rfq.min_internode_gbps:
+        issues.append(_("%(bw)s Gbit/s per node offered, %(need)s required.")
+                      % {"bw": f"{per_node:g}", "need": f"{rfq.min_internode_gbps:g}"})  # fmt: skip
+    fabric = terms.get("fabric")
+    wanted = {"ib": {"ib"}, "roce": {"roce"}, "rdma": {"ib", "roce"}, "tcp": {"tcp"}}.get(
+        rfq.fabric
+    )
+    if wanted and fabric not in wanted:
+        issues.append(_("Fabric %(f)s does not meet the requirement (%(r)s).")
+                      % {"f": fabric, "r": rfq.get_fabric_display()})  # fmt: skip
+    if Decimal(str(terms.get("availability") or 0)) < rfq.min_availability:
+        issues.append(_("SLA availability %(a)s is below the minimum %(m)s.")
+                      % {"a": terms.get("availability"), "m": rfq.min_availability})  # fmt: skip
+    if int(terms.get("term_months") or 0) != rfq.term_months:
+        issues.append(_("Term of %(t)s months instead of %(r)s.")
+                      % {"t": terms.get("term_months"), "r": rfq.term_months})  # fmt: skip
+    if int(terms.get("trial_days") or 0) < rfq.min_trial_days:
+        issues.append(_("Trial period of %(t)s days, %(r)s required.")
+                      % {"t": terms.get("trial_days"), "r": rfq.min_trial_days})  # fmt: skip
+    return issues

@@ -1,0 +1,35 @@
+"""Small builders for tests and the demo loader (not used by the portal's pages)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from .models import Rfq
+
+DEMO_LOGS = Path(__file__).resolve().parent.parent / "benchmarks" / "demo_data"
+IPERF_PAIRS = ("pair1_P4.json", "pair2_single.json", "pair3_reverse.json")  # 13.3 / 16.4 / 14.4
+
+
+def answer_terms(**over: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "gpu": "A100-SXM4-80GB", "gpus_per_node": 8, "nodes": 8, "price_per_node_month": "40000",
+        "currency": "CNY", "monthly_fees": "3000", "nic_gbps": 100, "nics_per_node": 1,
+        "fabric": "roce", "availability": "0.995", "term_months": 12, "trial_days": 7,
+    }  # fmt: skip
+    data.update(over)
+    return data
+
+
+def demo_log(name: str, salt: bytes = b"") -> SimpleUploadedFile:
+    """A demo iperf3 log; ``salt`` changes its SHA-256 so a team can hold it twice."""
+    return SimpleUploadedFile(name, (DEMO_LOGS / name).read_bytes() + salt)
+
+
+def pass_deadline(rfq: Rfq) -> None:
+    Rfq.objects.filter(pk=rfq.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    rfq.refresh_from_db()
