@@ -157,7 +157,19 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"ProvinceEnum": "domain.regions.PROVINCE_CHOICES"},
+    # Several apps have fields named state / kind / fabric with different choice sets: name each.
+    "ENUM_NAME_OVERRIDES": {
+        "ProvinceEnum": "domain.regions.PROVINCE_CHOICES",
+        "VerificationStateEnum": "vendors.choices.VerificationState",
+        "CertificationKindEnum": "vendors.choices.CertificationKind",
+        "FabricEnum": "vendors.choices.Fabric",
+        "RunFabricEnum": "benchmarks.choices.RunFabric",
+        "TestKindEnum": "benchmarks.choices.TestKind",
+        "ReportKindEnum": "reports.choices.ReportKind",
+        "RfqStateEnum": "sourcing.choices.RfqState",
+        "FabricRequirementEnum": "sourcing.choices.FabricRequirement",
+        "AwardStateEnum": "sourcing.choices.AwardState",
+    },
 }
 
 REDIS_URL = env.str("REDIS_URL", default="")
