@@ -305,6 +305,11 @@ class Award(models.Model):
     def __str__(self) -> str:
         return f"{self.rfq} → {self.answer.vendor} ({self.get_state_display()})"
 
+    @property
+    def team_id(self) -> int:
+        """The RFQ's team, so the team permission classes can check an award like any row."""
+        return self.rfq.team_id
+
 
 class AuditEvent(TeamScoped):
     """One step of a sourcing event, who did it and when; rows are only ever added."""

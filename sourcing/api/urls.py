@@ -2,5 +2,20 @@
 
 from rest_framework.routers import DefaultRouter
 
+from .views import (
+    AwardViewSet,
+    InvitationAcceptViewSet,
+    RfqViewSet,
+    SupplierAnswerViewSet,
+    SupplierRfqViewSet,
+)
+
 router = DefaultRouter()
+router.register("rfqs", RfqViewSet, basename="rfq")
+router.register("awards", AwardViewSet, basename="award")
+router.register("supplier/rfqs", SupplierRfqViewSet, basename="supplier-rfq")
+router.register("supplier/answers", SupplierAnswerViewSet, basename="supplier-answer")
+router.register(
+    "supplier/invitations/accept", InvitationAcceptViewSet, basename="invitation-accept"
+)
 urlpatterns = router.urls

@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from quotes.models import GpuModel, WorkloadProfile
+from vendors.models import Vendor
+
+from ..kit import rfq_kit
+from ..models import Answer, AuditEvent, Award, Invitation, Rfq
+from ..selectors import answer_terms_for_team
+from ..terms import terms_compliance
+
+
+class RfqSerializer(serializers.ModelSerializer):
+    gpu_models = serializers.SlugRelatedField(
+        slug_field="key", queryset=GpuModel.objects.all(), many=True, required=False
+    )
+    workload = serializers.PrimaryKeyRelatedField(queryset=WorkloadProfile.objects.none())
+    benchmark_kit = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rfq
+        fields = (
+            "id", "title", "workload", "gpu_models", "nodes", "min_internode_gbps", "fabric",
+            "require_pfc", "require_ecn", "region", "term_months", "min_availability",
+            "min_trial_days", "deadline", "sealed", "required_evidence", "kit_pairs",
+            "kit_duration_s", "weights", "notes", "state", "published_at", "closed_at",
+            "ranking_run", "status", "error", "benchmark_kit", "created_at",
+        )  # fmt: skip
+        read_only_fields = ("state", "published_at", "closed_at", "ranking_run", "status", "error",
+                            "created_at")  # fmt: skip
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        team = self.context.get("team")
+        if team is not None:
+            self.fields["workload"].queryset = WorkloadProfile.objects.for_team(team)
+
+    def get_benchmark_kit(self, rfq: Rfq) -> dict:  # type: ignore[type-arg]
+        kit = rfq_kit(rfq)
+        return kit.as_dict() | {"script": kit.as_text()}
+
+
+class SupplierRfqSerializer(RfqSerializer):
+    """What a supplier sees of an RFQ: no private notes, no weights, no ranking."""
+
+    class Meta(RfqSerializer.Meta):
+        fields = tuple(
+            f for f in RfqSerializer.Meta.fields
+            if f not in ("notes", "weights", "ranking_run", "status", "error", "workload")
+        )  # fmt: skip
+        read_only_fields = fields
+
+
+class InvitationSerializer(serializers.ModelSerializer):
+    vendor_name = serializers.CharField(source="vendor.__str__", read_only=True)
+
+    class Meta:
+        model = Invitation
+        fields = ("id", "vendor", "vendor_name", "email", "sent_at", "accepted_at")
+        read_only_fields = ("sent_at", "accepted_at")
+
+
+class InvitationCreateSerializer(serializers.Serializer):
+    vendor = serializers.PrimaryKeyRelatedField(queryset=Vendor.objects.none())
+    email = serializers.EmailField()
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        team = self.context.get("team")
+        if team is not None:
+            self.fields["vendor"].queryset = Vendor.objects.for_team(team)
+
+
+class TeamAnswerSerializer(serializers.ModelSerializer):
+    """An answer as the team sees it: prices only once unsealed."""
+
+    vendor_name = serializers.CharField(source="vendor.__str__", read_only=True)
+    terms = serializers.SerializerMethodField()
+    prices_sealed = serializers.SerializerMethodField()
+    compliance = serializers.SerializerMethodField()
+    evidence_verdict = serializers.CharField(source="evidence_run.verdict", default="")
+
+    class Meta:
+        model = Answer
+        fields = ("id", "vendor", "vendor_name", "revision", "submitted_at", "revised_at",
+                  "prices_sealed", "terms", "compliance", "evidence_run", "evidence_verdict",
+                  "quote")  # fmt: skip
+
+    def get_terms(self, answer: Answer) -> dict:  # type: ignore[type-arg]
+        return answer_terms_for_team(answer.rfq, answer)
+
+    def get_prices_sealed(self, answer: Answer) -> bool:
+        return not answer.rfq.prices_visible()
+
+    def get_compliance(self, answer: Answer) -> list[str]:
+        return terms_compliance(answer.rfq, answer.terms)
+
+
+class SupplierAnswerSerializer(serializers.ModelSerializer):
+    compliance = serializers.SerializerMethodField()
+    logs = serializers.SerializerMethodField()
+    open_for_changes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Answer
+        fields = ("id", "rfq", "terms", "supplier_notes", "revision", "submitted_at",
+                  "revised_at", "compliance", "logs", "open_for_changes")  # fmt: skip
+        read_only_fields = fields
+
+    def get_compliance(self, answer: Answer) -> list[str]:
+        return terms_compliance(answer.rfq, answer.terms)
+
+    def get_open_for_changes(self, answer: Answer) -> bool:
+        return answer.rfq.is_open_for_answers(timezone.now())
+
+    def get_logs(self, answer: Answer) -> list[dict]:  # type: ignore[type-arg]
+        from ..selectors import evidence_logs
+
+        return [{"id": log.pk, "name": log.original_name, "status": log.status,
+                 "tool": log.tool, "throughput_gbps": log.throughput_gbps,
+                 "verdict": log.verdict, "error": log.error_en} for log in evidence_logs(answer)]  # fmt: skip
+
+
+class AnswerSubmitSerializer(serializers.Serializer):
+    """Input of PUT /supplier/rfqs/{id}/answer/: the offer terms (quote-version fields)."""
+
+    terms = serializers.DictField()
+    supplier_notes = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class AwardSerializer(serializers.ModelSerializer):
+    vendor_name = serializers.CharField(source="answer.vendor.__str__", read_only=True)
+
+    class Meta:
+        model = Award
+        fields = ("id", "rfq", "answer", "vendor_name", "state", "rationale", "proposed_by",
+                  "proposed_at", "decided_by", "decided_at", "decision_comment",
+                  "min_line_fraction", "min_pairs", "trial_days", "trial_ends_at",
+                  "acceptance_run", "acceptance_evidence", "acceptance_checked_at")  # fmt: skip
+        read_only_fields = fields
+
+
+class AwardProposeSerializer(serializers.Serializer):
+    answer = serializers.IntegerField()
+    rationale = serializers.CharField(required=False, allow_blank=True, default="")
+    min_line_fraction = serializers.FloatField(min_value=0.01, max_value=1, default=0.9)
+    min_pairs = serializers.IntegerField(min_value=1, required=False)
+    trial_days = serializers.IntegerField(min_value=0, required=False)
+
+
+class DecisionSerializer(serializers.Serializer):
+    comment = serializers.CharField(allow_blank=True, default="")
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField()
+
+
+class AcceptInvitationSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    username = serializers.CharField(required=False, allow_blank=True, default="")
+    password = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class AuditEventSerializer(serializers.ModelSerializer):
+    actor_name = serializers.CharField(source="actor.get_username", default=None)
+
+    class Meta:
+        model = AuditEvent
+        fields = ("id", "verb", "actor", "actor_name", "detail", "at")

@@ -1,0 +1,215 @@
+"""Sourcing API: team endpoints (team permission) and supplier endpoints (IsSupplier)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+
+from core.api import TeamScopedViewSet
+
+from .. import selectors, services
+from ..models import Answer, Award, Rfq
+from ..permissions import IsSupplier
+from . import serializers as s
+
+
+def _evaluation_payload(rfq: Rfq) -> dict:  # type: ignore[type-arg]
+    evaluation = selectors.rfq_evaluation(rfq)
+    rows = [{k: v for k, v in row.items() if k != "answer"} for row in evaluation["rows"]]
+    return {"weights": evaluation["weights"], "ready": evaluation["ready"], "rows": rows,
+            "method": selectors.rfq_evaluation.__doc__.split("\n\n", 1)[1].strip()}  # fmt: skip
+
+
+class RfqViewSet(TeamScopedViewSet):
+    """RFQs of the team; operations (publish, invite, propose an award) are their own actions."""
+
+    queryset = Rfq.objects.select_related("workload").prefetch_related("gpu_models")
+    serializer_class = s.RfqSerializer
+    http_method_names = ["get", "post", "patch", "head", "options"]
+    filterset_fields = ["state", "sealed"]
+
+    def get_serializer_context(self):  # type: ignore[no-untyped-def]
+        return super().get_serializer_context() | {"team": self.get_team()}
+
+    def perform_create(self, serializer):  # type: ignore[no-untyped-def]
+        serializer.instance = services.rfq_create(
+            team=self.get_team(), user=self.request.user, data=serializer.validated_data
+        )
+
+    def perform_update(self, serializer):  # type: ignore[no-untyped-def]
+        serializer.instance = services.rfq_update(
+            rfq=serializer.instance, user=self.request.user, data=serializer.validated_data
+        )
+
+    @extend_schema(request=None, responses=s.RfqSerializer)
+    @action(detail=True, methods=["post"])
+    def publish(self, request, pk=None):  # type: ignore[no-untyped-def]
+        rfq = services.rfq_publish(rfq=self.get_object(), user=request.user)
+        return Response(self.get_serializer(rfq).data)
+
+    @extend_schema(request=s.InvitationCreateSerializer, responses=s.InvitationSerializer)
+    @action(detail=True, methods=["get", "post"])
+    def invitations(self, request, pk=None):  # type: ignore[no-untyped-def]
+        rfq = self.get_object()
+        if request.method == "GET":
+            rows = selectors.rfq_invitations(rfq)
+            return Response(s.InvitationSerializer(rows, many=True).data)
+        data = s.InvitationCreateSerializer(data=request.data, context={"team": self.get_team()})
+        data.is_valid(raise_exception=True)
+        invitation, _token = services.invitation_create(
+            rfq=rfq, user=request.user, base_url=request.build_absolute_uri("/"),
+            **data.validated_data,
+        )  # fmt: skip
+        return Response(s.InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=s.TeamAnswerSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def answers(self, request, pk=None):  # type: ignore[no-untyped-def]
+        rfq = self.get_object()
+        rows = selectors.rfq_answers(rfq)
+        return Response(s.TeamAnswerSerializer(rows, many=True).data)
+
+    @action(detail=True, methods=["get"])
+    def evaluation(self, request, pk=None):  # type: ignore[no-untyped-def]
+        return Response(_evaluation_payload(self.get_object()))
+
+    @extend_schema(request=s.AwardProposeSerializer, responses=s.AwardSerializer)
+    @action(detail=True, methods=["post"])
+    def awards(self, request, pk=None):  # type: ignore[no-untyped-def]
+        rfq = self.get_object()
+        data = s.AwardProposeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = dict(data.validated_data)
+        answer = Answer.objects.filter(rfq=rfq, pk=d.pop("answer")).first()
+        if answer is None:
+            raise ValidationError({"answer": [_("Choose an answer to this RFQ.")]})
+        award = services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
+        return Response(s.AwardSerializer(award).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=s.AuditEventSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def audit(self, request, pk=None):  # type: ignore[no-untyped-def]
+        return Response(
+            s.AuditEventSerializer(selectors.rfq_audit(self.get_object()), many=True).data
+        )
+
+
+class AwardViewSet(TeamScopedViewSet):
+    """Awards of the team's RFQs: approve / reject by a different user, acceptance logs."""
+
+    queryset = Award.objects.select_related("rfq", "answer__vendor")
+    serializer_class = s.AwardSerializer
+    team_path = "rfq__team"
+    http_method_names = ["get", "post", "head", "options"]
+    filterset_fields = ["state", "rfq"]
+
+    def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ValidationError({"detail": [_("Propose an award with POST /rfqs/{id}/awards/.")]})
+
+    def _decide(self, request, approve: bool):  # type: ignore[no-untyped-def]
+        data = s.DecisionSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        award = services.award_decide(award=self.get_object(), user=request.user, approve=approve,
+                                      comment=data.validated_data["comment"])  # fmt: skip
+        return Response(s.AwardSerializer(award).data)
+
+    @extend_schema(request=s.DecisionSerializer, responses=s.AwardSerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):  # type: ignore[no-untyped-def]
+        return self._decide(request, True)
+
+    @extend_schema(request=s.DecisionSerializer, responses=s.AwardSerializer)
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):  # type: ignore[no-untyped-def]
+        return self._decide(request, False)
+
+    @extend_schema(request={"multipart/form-data": s.UploadSerializer}, responses=s.AwardSerializer)
+    @action(detail=True, methods=["post"], url_path="acceptance-logs")
+    def acceptance_logs(self, request, pk=None):  # type: ignore[no-untyped-def]
+        data = s.UploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        award = self.get_object()
+        services.award_acceptance_upload(award=award, user=request.user,
+                                         upload=data.validated_data["file"])  # fmt: skip
+        award.refresh_from_db()
+        return Response(s.AwardSerializer(award).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses=s.AwardSerializer)
+    @action(detail=True, methods=["post"], url_path="check-acceptance")
+    def check_acceptance(self, request, pk=None):  # type: ignore[no-untyped-def]
+        award = self.get_object()
+        services.award_acceptance_check(award_id=award.pk)
+        award.refresh_from_db()
+        return Response(s.AwardSerializer(award).data)
+
+
+# --- supplier side ---------------------------------------------------------------------------
+
+
+class SupplierRfqViewSet(viewsets.ReadOnlyModelViewSet):
+    """RFQs the supplier is invited to; GET/PUT ``answer`` reads, submits or revises its answer."""
+
+    permission_classes = [IsSupplier]
+    serializer_class = s.SupplierRfqSerializer
+    queryset = Rfq.objects.none()
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return selectors.supplier_rfqs(self.request.supplier_account)
+
+    @extend_schema(request=s.AnswerSubmitSerializer, responses=s.SupplierAnswerSerializer)
+    @action(detail=True, methods=["get", "put"])
+    def answer(self, request, pk=None):  # type: ignore[no-untyped-def]
+        rfq = self.get_object()
+        account = request.supplier_account
+        if request.method == "GET":
+            answer = selectors.supplier_answer(account, rfq)
+            if answer is None:
+                raise Http404
+            return Response(s.SupplierAnswerSerializer(answer).data)
+        data = s.AnswerSubmitSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        answer = services.answer_submit(rfq=rfq, account=account, **data.validated_data)
+        return Response(s.SupplierAnswerSerializer(answer).data)
+
+
+class SupplierAnswerViewSet(viewsets.ReadOnlyModelViewSet):
+    """The supplier's own answers; POST ``logs`` uploads benchmark-kit output."""
+
+    permission_classes = [IsSupplier]
+    serializer_class = s.SupplierAnswerSerializer
+    queryset = Answer.objects.none()
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return selectors.supplier_answers(self.request.supplier_account)
+
+    @extend_schema(request={"multipart/form-data": s.UploadSerializer},
+                   responses=s.SupplierAnswerSerializer)  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def logs(self, request, pk=None):  # type: ignore[no-untyped-def]
+        answer = self.get_object()
+        data = s.UploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.answer_upload_evidence(answer=answer, account=request.supplier_account,
+                                        upload=data.validated_data["file"])  # fmt: skip
+        answer.refresh_from_db()
+        return Response(s.SupplierAnswerSerializer(answer).data, status=status.HTTP_202_ACCEPTED)
+
+
+class InvitationAcceptViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
+    """POST a token (and a new user name and password) to accept an invitation once."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.AcceptInvitationSerializer
+
+    def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        data = s.AcceptInvitationSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        account = services.invitation_accept(user=request.user, **data.validated_data)
+        return Response({"username": account.user.get_username(), "vendor": str(account.vendor)},
+                        status=status.HTTP_201_CREATED)  # fmt: skip
