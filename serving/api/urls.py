@@ -2,5 +2,9 @@
 
 from rest_framework.routers import DefaultRouter
 
+from .views import MixedPlanViewSet, ServingWorkloadViewSet
+
 router = DefaultRouter()
+router.register("serving-workloads", ServingWorkloadViewSet, basename="serving-workload")
+router.register("mixed-plans", MixedPlanViewSet, basename="mixed-plan")
 urlpatterns = router.urls

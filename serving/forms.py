@@ -1,0 +1,44 @@
+"""Forms of the serving app; the rules live in services and domain.serving."""
+
+from __future__ import annotations
+
+from django import forms
+
+from quotes.models import Quote
+
+from .models import MixedPlan, ServingWorkload
+
+WORKLOAD_FIELDS = (
+    "name", "params_b", "precision", "mean_rps", "peak_rps", "tokens_in", "tokens_out",
+    "response_kb", "latency_target_s", "gpus_per_replica", "tokens_per_s_per_replica",
+    "bandwidth_headroom", "peak_hours_per_day", "notes",
+)  # fmt: skip
+PLAN_FIELDS = (
+    "name", "training_quote", "training_nodes", "training_months", "training_bandwidth_mbps",
+    "serving_workload", "serving_quote", "serving_start_month", "horizon_months",
+    "bandwidth_price_mbps_month", "elastic_premium",
+)  # fmt: skip
+
+
+class ServingWorkloadForm(forms.ModelForm):
+    class Meta:
+        model = ServingWorkload
+        fields = WORKLOAD_FIELDS
+        widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+
+
+class MixedPlanForm(forms.ModelForm):
+    class Meta:
+        model = MixedPlan
+        fields = PLAN_FIELDS
+
+    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        quotes = Quote.objects.for_team(team).filter(current_version__isnull=False)
+        quotes = quotes.select_related("vendor").order_by("vendor_id", "label")
+        self.fields["training_quote"].queryset = quotes
+        self.fields["serving_quote"].queryset = quotes
+        self.fields["serving_workload"].queryset = ServingWorkload.objects.for_team(team)
+
+    def _post_clean(self) -> None:  # the service runs the model's clean with the team set
+        pass

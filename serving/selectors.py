@@ -1,0 +1,211 @@
+"""Read side of serving: quotes as serving offers, the serving ranking, mixed-plan evaluation.
+
+Everything is computed on read (a few quotes take milliseconds): there is no stored run to go stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import QuerySet
+
+from domain import serving as sv
+from domain.messages import Message
+from quotes.models import Quote
+
+from .models import MixedPlan, ServingWorkload
+
+
+def workload_list(*, team) -> QuerySet[ServingWorkload]:  # type: ignore[no-untyped-def]
+    return ServingWorkload.objects.for_team(team)
+
+
+def plan_list(*, team) -> QuerySet[MixedPlan]:  # type: ignore[no-untyped-def]
+    return MixedPlan.objects.for_team(team).select_related(
+        "serving_workload", "training_quote__vendor", "serving_quote__vendor"
+    )
+
+
+def serving_quotes(*, team) -> QuerySet[Quote]:  # type: ignore[no-untyped-def]
+    return (
+        Quote.objects.for_team(team)
+        .filter(is_current=True, current_version__isnull=False)
+        .select_related("vendor", "current_version__gpu")
+        .order_by("pk")
+    )
+
+
+def domain_workload(w: ServingWorkload) -> sv.InferenceWorkload:
+    return sv.InferenceWorkload(
+        params_b=w.params_b, precision=w.precision, mean_rps=w.mean_rps, peak_rps=w.peak_rps,
+        tokens_in=w.tokens_in, tokens_out=w.tokens_out, response_bytes=w.response_kb * 1000,
+        latency_target_s=w.latency_target_s, gpus_per_replica=w.gpus_per_replica,
+        tokens_per_s_per_replica=w.tokens_per_s_per_replica,
+        bandwidth_headroom=w.bandwidth_headroom, peak_hours_per_day=w.peak_hours_per_day,
+    )  # fmt: skip
+
+
+def _fees_without_bandwidth(quote: Quote) -> Decimal:
+    fees = quote.current_version.fees_breakdown  # type: ignore[union-attr]
+    return sum((v for k, v in fees.items() if k != "public_bandwidth"), Decimal("0"))
+
+
+def domain_offer(quote: Quote) -> sv.ServingOffer:
+    """A quote's current version as a serving offer; its public bandwidth is billed apart."""
+    v = quote.current_version
+    assert v is not None
+    fx = 1.0 if v.currency == "CNY" else float(v.fx_to_cny or 0)
+    plans = ((str(v.bandwidth_billing), float(v.bandwidth_price)),) if v.bandwidth_price > 0 else ()
+    return sv.ServingOffer(
+        id=str(quote.pk), label=quote.label, vendor=str(quote.vendor), gpu=v.gpu.key,
+        gpus_per_node=v.gpus_per_node, nodes=v.nodes,
+        price_per_node_month=float(v.price_per_node_month),
+        monthly_fees=float(_fees_without_bandwidth(quote)), currency=v.currency, fx_to_cny=fx,
+        public_bandwidth_mbps=float(v.public_bandwidth_mbps), plans=plans,
+        whole_offer_only=v.whole_offer_only, bandwidth_elastic=v.bandwidth_elastic,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RankingView:
+    """The serving ranking with the labels the pages, API and report show."""
+
+    outcome: sv.ServingOutcome
+    offers: dict[str, sv.ServingOffer]
+    error: tuple[Message, ...] = ()
+
+    def label(self, offer_id: str) -> str:
+        o = self.offers.get(offer_id)
+        return f"{o.vendor} · {o.label}" if o else offer_id
+
+
+def serving_ranking(*, team, workload: ServingWorkload) -> RankingView:  # type: ignore[no-untyped-def]
+    """Rank the team's current quotes for the workload by cost per million served tokens."""
+    offers = {str(q.pk): domain_offer(q) for q in serving_quotes(team=team)}
+    try:
+        outcome = sv.rank_offers(domain_workload(workload), offers.values())
+    except sv.ServingInputError as exc:
+        return RankingView(sv.ServingOutcome((), ()), offers, exc.messages)
+    return RankingView(outcome, offers)
+
+
+def result_dict(r: sv.ServingResult, label: str) -> dict[str, Any]:
+    s = r.sizing
+    return {
+        "rank": r.rank, "quote": int(r.offer_id), "label": label,
+        "cost_per_million_tokens_cny": r.cost_per_million_cny,
+        "total_cny_month": r.total_cny_month, "compute_cny_month": r.compute_cny_month,
+        "bandwidth_cny_month": r.bandwidth_cny_month, "best_plan": r.best_plan,
+        "bills": [{"kind": b.kind, "price": b.price, "bill_cny_month": b.bill_cny,
+                   "cost_per_million_tokens_cny": b.cost_per_million_cny} for b in r.bills],
+        "replicas": s.replicas, "gpus": s.gpus, "nodes": s.nodes, "nodes_billed": r.nodes_billed,
+        "replica_tokens_per_s": s.replica_tokens_per_s, "latency_s": s.latency_s,
+        "warnings": [m.as_dict() for m in r.warnings],
+    }  # fmt: skip
+
+
+def ranking_dict(view: RankingView) -> dict[str, Any]:
+    out = view.outcome
+    return {
+        "errors": [m.as_dict() for m in view.error],
+        "public_bandwidth_mbps": out.bandwidth_mbps,
+        "monthly_traffic_gb": out.traffic_gb,
+        "monthly_tokens": out.monthly_tokens,
+        "results": [result_dict(r, view.label(r.offer_id)) for r in out.results],
+        "problems": [
+            {"quote": int(p.offer_id), "label": view.label(p.offer_id),
+             "messages": [m.as_dict() for m in p.messages]}
+            for p in out.problems
+        ],
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Mixed plans
+
+
+@dataclass(frozen=True)
+class PlanView:
+    plan: MixedPlan
+    outcome: sv.MixedPlanOutcome | None
+    serving: sv.ServingResult | None
+    errors: tuple[Message, ...] = ()
+
+
+def _training_cny_month(plan: MixedPlan) -> float:
+    """Rent of the training nodes and the quote's other fees; its bandwidth is the plan's line."""
+    offer = domain_offer(plan.training_quote)
+    nodes = offer.nodes
+    if plan.training_nodes and not offer.whole_offer_only:
+        nodes = min(plan.training_nodes, offer.nodes)
+    return (nodes * offer.price_per_node_month + offer.monthly_fees) * offer.fx_to_cny
+
+
+def mixed_plan_evaluate(plan: MixedPlan) -> PlanView:
+    """The plan month by month; explains (never raises) what stops it from being computed."""
+    if plan.training_quote.current_version is None or plan.serving_quote.current_version is None:
+        msg = Message("plan_quote_no_version", "A quote of the plan has no terms yet.",
+                      "方案中的报价尚无条款。")  # fmt: skip
+        return PlanView(plan, None, None, (msg,))
+    w = domain_workload(plan.serving_workload)
+    try:
+        traffic = sv.serving_traffic(w)
+        serving = sv.evaluate_offer(w, domain_offer(plan.serving_quote), traffic)
+        parts = (
+            sv.PlanPart(role="training", label=str(plan.training_quote),
+                        vendor=str(plan.training_quote.vendor_id),
+                        compute_cny_month=_training_cny_month(plan), first_month=1,
+                        last_month=plan.training_months,
+                        bandwidth_mbps=plan.training_bandwidth_mbps),
+            sv.PlanPart(role="serving", label=str(plan.serving_quote),
+                        vendor=str(plan.serving_quote.vendor_id),
+                        compute_cny_month=serving.compute_cny_month,
+                        first_month=plan.serving_first_month, last_month=plan.horizon_months,
+                        bandwidth_mbps=serving.sizing.bandwidth_mbps),
+        )  # fmt: skip
+        outcome = sv.mixed_plan(
+            sv.MixedPlanInput(
+                parts=parts, horizon_months=plan.horizon_months,
+                price_cny_mbps_month=float(plan.bandwidth_price_mbps_month),
+                elastic_premium=plan.elastic_premium,
+            )
+        )  # fmt: skip
+    except sv.ServingInputError as exc:
+        return PlanView(plan, None, None, exc.messages)
+    return PlanView(plan, outcome, serving)
+
+
+def plan_dict(view: PlanView) -> dict[str, Any]:
+    out = view.outcome
+    body: dict[str, Any] = {"errors": [m.as_dict() for m in view.errors]}
+    if out is None:
+        return body
+    body.update({
+        "total_fixed_cny": out.total_fixed_cny, "total_elastic_cny": out.total_elastic_cny,
+        "elastic_saving_cny": out.saving_cny, "monthly_average_cny": out.monthly_average_cny,
+        "shares": out.shares, "totals_cny": out.totals,
+        "serving_nodes": view.serving.nodes_billed if view.serving else None,
+        "serving_bandwidth_mbps": view.serving.sizing.bandwidth_mbps if view.serving else None,
+        "months": [
+            {"month": m.month, "compute_cny": m.compute_cny, "need_mbps": m.need_mbps,
+             "bandwidth_fixed_cny": m.bandwidth_fixed_cny,
+             "bandwidth_elastic_cny": m.bandwidth_elastic_cny,
+             "total_fixed_cny": m.total_fixed_cny, "total_elastic_cny": m.total_elastic_cny}
+            for m in out.months
+        ],
+    })  # fmt: skip
+    return body
+
+
+def serving_report_section(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Everything the PDF/XLSX report's serving section shows, as plain data (no figures)."""
+    workloads = []
+    for w in workload_list(team=team):
+        view = serving_ranking(team=team, workload=w)
+        workloads.append({"id": w.pk, "name": w.name, **ranking_dict(view)})
+    plans = []
+    for p in plan_list(team=team):
+        plans.append({"id": p.pk, "name": p.name, **plan_dict(mixed_plan_evaluate(p))})
+    return {"workloads": workloads, "plans": plans}

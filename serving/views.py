@@ -1,0 +1,158 @@
+"""Pages of serving: workloads and plans, the serving ranking and the month-by-month plan."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views import View
+
+from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+
+from . import figures
+from .forms import WORKLOAD_FIELDS, MixedPlanForm, ServingWorkloadForm
+from .models import MixedPlan, ServingWorkload
+from .selectors import mixed_plan_evaluate, plan_list, serving_ranking, workload_list
+from .services import (
+    mixed_plan_create,
+    mixed_plan_update,
+    serving_workload_create,
+    serving_workload_update,
+)
+
+
+def _get_or_404(model, team, pk: int):  # type: ignore[no-untyped-def]
+    obj = model.objects.for_team(team).filter(pk=pk).first()
+    if obj is None:
+        raise Http404
+    return obj
+
+
+def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untyped-def]
+    for field, msgs in exc.message_dict.items():
+        for m in msgs:
+            form.add_error(field if field in form.fields else None, m)
+
+
+class ServingHomeView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return render(request, "serving/home.html", {
+            "workloads": workload_list(team=self.team), "plans": plan_list(team=self.team),
+            "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+def _ranking_labels() -> dict[str, dict[str, str]]:
+    return {
+        "cost": {"title": _("Cost per million served tokens"), "compute": _("GPU rent and fees"),
+                 "bandwidth": _("public bandwidth"), "axis": _("CNY per million tokens")},
+        "bills": {"title": _("Public-bandwidth bill per month by billing model"),
+                  "fixed": _("fixed"), "per_gb": _("per GB"), "p95": _("95th percentile"),
+                  "axis": _("CNY per month")},
+    }  # fmt: skip
+
+
+class WorkloadDetailView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        workload = _get_or_404(ServingWorkload, self.team, pk)
+        view = serving_ranking(team=self.team, workload=workload)
+        results = list(view.outcome.results)
+        charts = {}
+        if results:
+            labels = _ranking_labels()
+            charts["cost"] = figures.to_div(figures.cost_per_million_figure(
+                results, name=view.label, labels=labels["cost"]))  # fmt: skip
+            if any(r.bills for r in results):
+                charts["bills"] = figures.to_div(figures.bandwidth_bill_figure(
+                    results, name=view.label, labels=labels["bills"]))  # fmt: skip
+        rows = [{"r": r, "label": view.label(r.offer_id)} for r in results]
+        problems = [{"label": view.label(p.offer_id), "messages": p.messages}
+                    for p in view.outcome.problems]  # fmt: skip
+        return render(request, "serving/workload_detail.html", {
+            "workload": workload, "view": view, "rows": rows, "problems": problems,
+            "charts": charts, "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+class WorkloadFormView(TeamWriteMixin, View):
+    def _page(self, request, form, workload, status=200):  # type: ignore[no-untyped-def]
+        return render(request, "serving/form.html", {
+            "form": form, "object": workload,
+            "title": _("Edit serving workload") if workload else _("New serving workload"),
+        }, status=status)  # fmt: skip
+
+    def get(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        workload = _get_or_404(ServingWorkload, self.team, pk) if pk else None
+        return self._page(request, ServingWorkloadForm(instance=workload), workload)
+
+    def post(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        workload = _get_or_404(ServingWorkload, self.team, pk) if pk else None
+        form = ServingWorkloadForm(request.POST, instance=workload)
+        if form.is_valid():
+            data = {f: form.cleaned_data[f] for f in WORKLOAD_FIELDS}
+            try:
+                if workload:
+                    serving_workload_update(workload=workload, data=data)
+                else:
+                    workload = serving_workload_create(team=self.team, data=data)
+                return redirect("serving:workload", pk=workload.pk)
+            except ValidationError as exc:
+                _apply_errors(form, exc)
+        return self._page(request, form, workload, status=400)
+
+
+def _plan_labels() -> dict[str, str]:
+    return {
+        "title": _("Month by month: elastic against fixed public bandwidth"),
+        "fixed": _("total, fixed bandwidth (bought for the peak)"),
+        "elastic": _("total, elastic bandwidth (each month's need)"),
+        "need": _("bandwidth needed"), "month": _("month"), "axis": _("CNY per month"),
+        "need_axis": _("Mbit/s"),
+    }  # fmt: skip
+
+
+class PlanDetailView(TeamRequiredMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        plan = _get_or_404(MixedPlan, self.team, pk)
+        view = mixed_plan_evaluate(plan)
+        chart = ""
+        if view.outcome is not None:
+            chart = figures.to_div(figures.month_line_figure(view.outcome, labels=_plan_labels()))
+        shares = []
+        if view.outcome is not None:
+            names = {"training": _("training"), "serving": _("serving"),
+                     "bandwidth": _("public bandwidth (elastic)")}  # fmt: skip
+            shares = [{"name": names.get(k, k), "cny": view.outcome.totals[k], "share": v}
+                      for k, v in view.outcome.shares.items()]  # fmt: skip
+        return render(request, "serving/plan_detail.html", {
+            "plan": plan, "view": view, "chart": chart, "shares": shares,
+            "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+class PlanFormView(TeamWriteMixin, View):
+    def _page(self, request, form, plan, status=200):  # type: ignore[no-untyped-def]
+        return render(request, "serving/form.html", {
+            "form": form, "object": plan,
+            "title": _("Edit mixed plan") if plan else _("New mixed plan"),
+        }, status=status)  # fmt: skip
+
+    def get(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        plan = _get_or_404(MixedPlan, self.team, pk) if pk else None
+        return self._page(request, MixedPlanForm(instance=plan, team=self.team), plan)
+
+    def post(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
+        plan = _get_or_404(MixedPlan, self.team, pk) if pk else None
+        form = MixedPlanForm(request.POST, instance=plan, team=self.team)
+        if form.is_valid():
+            data = dict(form.cleaned_data)
+            try:
+                if plan:
+                    mixed_plan_update(plan=plan, data=data)
+                else:
+                    plan = mixed_plan_create(team=self.team, data=data)
+                return redirect("serving:plan", pk=plan.pk)
+            except ValidationError as exc:
+                _apply_errors(form, exc)
+        return self._page(request, form, plan, status=400)
