@@ -26,6 +26,9 @@ class ServingWorkloadForm(forms.ModelForm):
         fields = WORKLOAD_FIELDS
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
 
+    def _post_clean(self) -> None:  # the service checks, with the domain's clear messages
+        pass
+
 
 class MixedPlanForm(forms.ModelForm):
     class Meta:

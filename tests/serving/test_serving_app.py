@@ -74,6 +74,7 @@ def test_the_api_gives_ranking_and_plan_evaluation(setup, analyst_a, api_as):
 
 def test_bad_input_in_the_api_is_a_400_with_a_clear_message(team_a, analyst_a, api_as):
     api = api_as(analyst_a)
+    api.credentials(HTTP_ACCEPT_LANGUAGE="en")
     r = api.post("/api/v1/serving-workloads/", {**WORKLOAD, "peak_rps": 5.0}, format="json")
     assert r.status_code == 400 and "below the mean" in str(r.json()["peak_rps"])
     r = api.post("/api/v1/serving-workloads/", {**WORKLOAD, "tokens_out": 0}, format="json")
@@ -89,7 +90,7 @@ def test_bad_input_in_the_api_is_a_400_with_a_clear_message(team_a, analyst_a, a
 def test_bad_input_in_the_form_is_shown_not_a_500(team_a, analyst_a, client_as):
     client = client_as(analyst_a)
     data = {**WORKLOAD, "peak_rps": 5, "latency_target_s": "", "tokens_per_s_per_replica": ""}
-    r = client.post(reverse("serving:workload_create"), data)
+    r = client.post(reverse("serving:workload_create"), data, HTTP_ACCEPT_LANGUAGE="en")
     assert r.status_code == 400 and "below the mean" in r.content.decode()
     r = client.post(reverse("serving:workload_create"), {**data, "peak_rps": 60, "tokens_out": 0})
     assert r.status_code == 400
