@@ -40,17 +40,49 @@ class _Budget:
             raise BenchLogError(msg.archive_too_large(self.limit))
 
 
+class _CountingFile:
+    """The archive file, counting the bytes zipfile really reads from it.
+
+    A member's declared compressed size can lie; the bytes consumed while inflating cannot.
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self.consumed = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.consumed += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def seekable(self) -> bool:
+        return True
+
+
 class _MemberReader(io.RawIOBase):
     """Reads one member, enforcing the archive budget and the member's real ratio."""
 
     def __init__(
-        self, inner: IO[bytes], info: zipfile.ZipInfo, budget: _Budget, max_ratio: float
+        self,
+        inner: IO[bytes],
+        info: zipfile.ZipInfo,
+        budget: _Budget,
+        max_ratio: float,
+        source: _CountingFile,
     ) -> None:
         super().__init__()
         self._inner = inner
         self._info = info
         self._budget = budget
         self._max_ratio = max_ratio
+        self._source = source
+        self._start = source.consumed
         self._produced = 0
 
     def readable(self) -> bool:
@@ -63,7 +95,7 @@ class _MemberReader(io.RawIOBase):
             raise BenchLogError(msg.archive_member_damaged(self._info.filename)) from exc
         self._produced += len(data)
         self._budget.spend(len(data))
-        compressed = max(self._info.compress_size, 1)
+        compressed = max(self._source.consumed - self._start, 1)
         if self._produced > RATIO_FLOOR_BYTES and self._produced / compressed > self._max_ratio:
             raise BenchLogError(msg.archive_ratio(self._info.filename, self._max_ratio))
         buffer[: len(data)] = data
@@ -85,17 +117,24 @@ def iter_zip_members(
 
     Each member stream is valid until the next one is yielded.
     """
-    archive, spool = _open(stream)
+    archive, source, spool = _open(stream)
     with archive, spool or io.BytesIO():
         members = _checked_members(archive, max_members, max_total_bytes, max_ratio)
         budget = _Budget(max_total_bytes)
         for info in members:
-            raw = _MemberReader(archive.open(info), info, budget, max_ratio)
+            raw = _MemberReader(_open_member(archive, info), info, budget, max_ratio, source)
             with io.BufferedReader(raw) as member:
                 yield info.filename, member
 
 
-def _open(stream: BinaryIO) -> tuple[zipfile.ZipFile, IO[bytes] | None]:
+def _open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> IO[bytes]:
+    try:
+        return archive.open(info)
+    except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError) as exc:
+        raise BenchLogError(msg.archive_member_damaged(info.filename)) from exc
+
+
+def _open(stream: BinaryIO) -> tuple[zipfile.ZipFile, _CountingFile, IO[bytes] | None]:
     source: IO[bytes] = stream
     spool: IO[bytes] | None = None
     if not _seekable(stream):
@@ -105,8 +144,9 @@ def _open(stream: BinaryIO) -> tuple[zipfile.ZipFile, IO[bytes] | None]:
             spool.write(chunk)
         spool.seek(0)
         source = spool
+    counted = _CountingFile(source)
     try:
-        return zipfile.ZipFile(source), spool
+        return zipfile.ZipFile(counted), counted, spool
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
         if spool is not None:
             spool.close()

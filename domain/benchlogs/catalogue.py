@@ -151,6 +151,12 @@ def iperf3_interrupted(text: str) -> Message:
 
 
 def nccl_validation_failed(wrong: float) -> Message:
+    if wrong <= 0:
+        return Message(
+            "nccl_validation_failed",
+            "nccl-tests reported failed data validation: the run is invalid.",
+            "nccl-tests 报告数据校验失败：本次测试无效。",
+        )
     return Message(
         "nccl_validation_failed",
         f"nccl-tests found {wrong:g} wrong values: the collective produced bad data and the run "

@@ -145,9 +145,10 @@ def parse_iperf3_json(stream: BinaryIO, *, buf_size: int = BUF_SIZE) -> BenchRes
 def _members_around_intervals(
     tee: _TeeReader, server_acc: IntervalAccumulator, buf_size: int
 ) -> dict[str, Any]:
-    tee.head.seek(0)
-    members = collect_members(tee.head, server_acc, buf_size)
     tail = tee.tail()
+    tee.head.seek(0)
+    # With intervals seen, whatever follows them is read from the tail, not twice.
+    members = collect_members(tee.head, server_acc, buf_size, stop_at_intervals=tail is not None)
     if tail is None:
         return members
     window = tail.read(3 * buf_size + 65536)
@@ -160,7 +161,11 @@ def _members_around_intervals(
 
 
 def collect_members(
-    source: Any, server_acc: IntervalAccumulator, buf_size: int = BUF_SIZE
+    source: Any,
+    server_acc: IntervalAccumulator,
+    buf_size: int = BUF_SIZE,
+    *,
+    stop_at_intervals: bool = False,
 ) -> dict[str, Any]:
     """Build the complete top-level members of a (possibly cut) iperf3 document, skipping its
     intervals; embedded server intervals go to ``server_acc`` one at a time."""
@@ -174,6 +179,8 @@ def collect_members(
                 if builder is not None and key is not None:
                     members[key] = builder.value
                 key, builder = (value, None) if event == "map_key" else (None, None)
+                if stop_at_intervals and key == "intervals":
+                    break
                 continue
             top, _, rest = prefix.partition(".")
             if top == "intervals" or top != key:

@@ -17,7 +17,11 @@ TITLE = re.compile(
 )
 _DASHES = re.compile(r"^-{20,}$")
 _PAIR = re.compile(r"(?P<key>[A-Za-z][\w.*/\-]*(?: [\w.*/\-]+)*)\s*:\s*(?P<val>[^\s|]+)")
-_COLUMN = re.compile(r"(?:[^\s\[\]#]+ )?[^\s\[\]]+\[[^\]]*\]|tps average|\S+")
+# Column names are one word or one of perftest's two-word names, each with an optional [unit].
+_COLUMN = re.compile(
+    r"(?:BW|MsgRate|99%|99\.9%|tps)\s+(?:peak|average|percentile|Port\d+)(?:\[[^\]]*\])?"
+    r"|[^\s\[\]]+(?:\[[^\]]*\])?"
+)
 _BRACKET = re.compile(r"^(?P<name>.*?)\[(?P<unit>[^\]]*)\]$")
 _GLUE_2 = re.compile(r"\d+\.\d{2}")
 _GLUE_6 = re.compile(r"\d+\.\d{6}")
