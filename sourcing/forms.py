@@ -1,0 +1,117 @@
+"""Forms of the sourcing pages; every rule lives in the services, not here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
+from vendors.models import Vendor
+
+from .choices import Evidence
+from .models import DEFAULT_WEIGHTS, Rfq
+from .services import RFQ_FIELDS, WEIGHT_KEYS
+from .terms import TERM_FIELDS
+
+
+class RfqForm(forms.ModelForm):
+    required_evidence = forms.MultipleChoiceField(
+        label=_("required evidence"), choices=Evidence.choices, widget=forms.CheckboxSelectMultiple
+    )
+    weight_cost = forms.FloatField(label=_("weight: cost per ETH"), min_value=0)
+    weight_network = forms.FloatField(label=_("weight: network evidence"), min_value=0)
+    weight_diligence = forms.FloatField(label=_("weight: due-diligence findings"), min_value=0)
+    weight_sla = forms.FloatField(label=_("weight: SLA"), min_value=0)
+
+    class Meta:
+        model = Rfq
+        fields = [f for f in RFQ_FIELDS if f not in ("weights", "required_evidence")] + [
+            "gpu_models"
+        ]
+        widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"},
+                                                   format="%Y-%m-%dT%H:%M"),
+                   "gpu_models": forms.CheckboxSelectMultiple}  # fmt: skip
+
+    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.fields["workload"].queryset = WorkloadProfile.objects.for_team(team)
+        self.fields["gpu_models"].queryset = GpuModel.objects.all()
+        weights = (self.instance.weights if self.instance.pk else None) or DEFAULT_WEIGHTS
+        for key in WEIGHT_KEYS:
+            self.fields[f"weight_{key}"].initial = weights[key]
+        self.fields["required_evidence"].initial = self.instance.required_evidence
+
+    def _post_clean(self) -> None:  # the service validates the RFQ (team, weights, deadline)
+        pass
+
+    def service_data(self) -> dict[str, Any]:
+        d = dict(self.cleaned_data)
+        d["weights"] = {key: d.pop(f"weight_{key}") for key in WEIGHT_KEYS}
+        d["required_evidence"] = list(d["required_evidence"])
+        d["gpu_models"] = list(d.get("gpu_models") or [])
+        return d
+
+
+class InviteForm(forms.Form):
+    vendor = forms.ModelChoiceField(label=_("vendor"), queryset=Vendor.objects.none())
+    email = forms.EmailField(label=_("e-mail of the vendor's contact"))
+
+    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.fields["vendor"].queryset = Vendor.objects.for_team(team)
+
+
+class AnswerForm(forms.ModelForm):
+    """The offer terms, with the quote version's own fields and labels."""
+
+    supplier_notes = forms.CharField(label=_("notes"), required=False, widget=forms.Textarea)
+
+    class Meta:
+        model = QuoteVersion
+        fields = [f for f in TERM_FIELDS if f != "notes"]
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():
+            if name in TERM_FIELDS and QuoteVersion._meta.get_field(name).has_default():
+                field.required = False
+
+    def _post_clean(self) -> None:  # terms are validated by the service, like a quote version
+        pass
+
+    def terms(self) -> dict[str, Any]:
+        return {k: v for k, v in self.cleaned_data.items()
+                if k in TERM_FIELDS and v not in (None, "")}  # fmt: skip
+
+
+class ProposeForm(forms.Form):
+    answer = forms.ChoiceField(label=_("answer"))
+    rationale = forms.CharField(label=_("rationale"), widget=forms.Textarea, required=False)
+    min_line_fraction = forms.FloatField(
+        label=_("acceptance: minimum share of line rate"), initial=0.9, min_value=0.01,
+        max_value=1,
+    )  # fmt: skip
+    min_pairs = forms.IntegerField(label=_("acceptance: concurrent pairs"), min_value=1)
+    trial_days = forms.IntegerField(label=_("trial period (days)"), min_value=0)
+
+    def __init__(self, *args, rfq, answers, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.fields["answer"].choices = [(a.pk, str(a.vendor)) for a in answers]
+        self.fields["min_pairs"].initial = rfq.kit_pairs
+        self.fields["trial_days"].initial = rfq.min_trial_days
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("approve", _("Approve")), ("reject", _("Reject"))])
+    comment = forms.CharField(label=_("comment"), widget=forms.Textarea, required=False)
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(label=_("log file or zip"))
+
+
+class AcceptInvitationForm(forms.Form):
+    username = forms.CharField(label=_("user name"), max_length=150)
+    password = forms.CharField(label=_("password"), widget=forms.PasswordInput)

@@ -1,0 +1,118 @@
+"""Supplier pages: invited RFQs, the own answer (submit, revise, upload logs), invitation links."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views import View
+
+from . import selectors, services
+from .forms import AcceptInvitationForm, AnswerForm, UploadForm
+from .kit import rfq_kit
+from .permissions import SupplierRequiredMixin
+from .terms import terms_compliance, terms_from_json
+from .views import add_errors, error_text
+
+
+class SupplierHomeView(SupplierRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        rfqs = list(selectors.supplier_rfqs(self.account))
+        answered = set(selectors.supplier_answers(self.account).values_list("rfq_id", flat=True))
+        return render(request, "sourcing/supplier_list.html", {
+            "rfqs": rfqs, "answered": answered, "vendor": self.vendor,
+        })  # fmt: skip
+
+
+class SupplierRfqView(SupplierRequiredMixin, View):
+    def _rfq(self, pk: int):  # type: ignore[no-untyped-def]
+        rfq = selectors.supplier_rfqs(self.account).filter(pk=pk).first()
+        if rfq is None:
+            raise Http404
+        return rfq
+
+    def _render(self, request, rfq, form=None, status=200):  # type: ignore[no-untyped-def]
+        answer = selectors.supplier_answer(self.account, rfq)
+        if form is None:
+            initial = terms_from_json(answer.terms) if answer else {}
+            if answer:
+                initial["supplier_notes"] = answer.supplier_notes
+            form = AnswerForm(initial=initial)
+        return render(request, "sourcing/supplier_rfq.html", {
+            "rfq": rfq, "kit": rfq_kit(rfq), "answer": answer, "form": form,
+            "open": rfq.is_open_for_answers(), "upload_form": UploadForm(),
+            "logs": selectors.evidence_logs(answer), "vendor": self.vendor,
+            "compliance": terms_compliance(rfq, answer.terms) if answer else [],
+        }, status=status)  # fmt: skip
+
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        return self._render(request, self._rfq(pk))
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        rfq = self._rfq(pk)
+        form = AnswerForm(request.POST)
+        if form.is_valid():
+            try:
+                services.answer_submit(rfq=rfq, account=self.account, terms=form.terms(),
+                                       supplier_notes=form.cleaned_data["supplier_notes"])  # fmt: skip
+                messages.success(request, _("Your answer is saved."))
+                return redirect("sourcing:supplier-rfq", pk=rfq.pk)
+            except ValidationError as exc:
+                add_errors(form, exc)
+        return self._render(request, rfq, form=form, status=400)
+
+
+class SupplierUploadView(SupplierRequiredMixin, View):
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        answer = selectors.supplier_answers(self.account).filter(pk=pk).first()
+        if answer is None:
+            raise Http404
+        form = UploadForm(request.POST, request.FILES)
+        try:
+            if not form.is_valid():
+                raise ValidationError(form.errors.as_text())
+            services.answer_upload_evidence(answer=answer, account=self.account,
+                                            upload=form.cleaned_data["file"])  # fmt: skip
+            messages.success(request, _("Log uploaded; it is being parsed."))
+        except ValidationError as exc:
+            messages.error(request, error_text(exc))
+        return redirect("sourcing:supplier-rfq", pk=answer.rfq_id)
+
+
+class InvitationAcceptView(View):
+    """The e-mailed link: create a supplier login (or use the current one) and enter the RFQ."""
+
+    def _invitation(self, token: str):  # type: ignore[no-untyped-def]
+        invitation = services.invitation_for_token(token)
+        if invitation is None:
+            raise Http404
+        return invitation
+
+    def get(self, request, token: str):  # type: ignore[no-untyped-def]
+        invitation = self._invitation(token)
+        return render(request, "sourcing/invite_accept.html", {
+            "invitation": invitation, "form": AcceptInvitationForm(),
+            "used": invitation.accepted_at is not None,
+        })  # fmt: skip
+
+    def post(self, request, token: str):  # type: ignore[no-untyped-def]
+        invitation = self._invitation(token)
+        form = AcceptInvitationForm(request.POST if not request.user.is_authenticated else None)
+        try:
+            if request.user.is_authenticated:
+                account = services.invitation_accept(token=token, user=request.user)
+            elif form.is_valid():
+                account = services.invitation_accept(token=token, **form.cleaned_data)
+                login(request, account.user, backend="django.contrib.auth.backends.ModelBackend")
+            else:
+                raise ValidationError(_("Choose a user name and a password."))
+        except ValidationError as exc:
+            add_errors(form, exc)
+            return render(request, "sourcing/invite_accept.html", {
+                "invitation": invitation, "form": form,
+                "used": invitation.accepted_at is not None,
+            }, status=400)  # fmt: skip
+        return redirect("sourcing:supplier-rfq", pk=invitation.rfq_id)

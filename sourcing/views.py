@@ -1,0 +1,150 @@
+"""Team pages of sourcing events: list, create, detail with invitations, answers, evaluation,
+award, acceptance and audit trail. Supplier pages are in ``supplier_views``."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views import View
+
+from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+
+from . import selectors, services
+from .forms import DecisionForm, InviteForm, ProposeForm, RfqForm, UploadForm
+from .kit import rfq_kit
+from .models import Rfq
+from .terms import terms_compliance
+
+
+def error_text(exc: ValidationError) -> str:
+    return " ".join(exc.messages)
+
+
+def add_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untyped-def]
+    if hasattr(exc, "error_dict"):
+        for field, msgs in exc.message_dict.items():
+            for m in msgs:
+                form.add_error(field if field in form.fields else None, m)
+    else:
+        form.add_error(None, error_text(exc))
+
+
+class TeamRfqMixin:
+    def rfq(self, pk: int) -> Rfq:
+        try:
+            return selectors.rfq_detail(team=self.team, pk=pk)  # type: ignore[attr-defined]
+        except Rfq.DoesNotExist as exc:
+            raise Http404 from exc
+
+
+class RfqListView(TeamRequiredMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return render(request, "sourcing/rfq_list.html", {
+            "rfqs": selectors.rfq_list(team=self.team)[:200],
+            "can_write": self.membership.can_write,
+        })  # fmt: skip
+
+
+class RfqCreateView(TeamWriteMixin, View):
+    def get(self, request):  # type: ignore[no-untyped-def]
+        form = RfqForm(team=self.team, initial={"kit_pairs": 4, "kit_duration_s": 60})
+        return render(request, "sourcing/rfq_form.html", {"form": form})
+
+    def post(self, request):  # type: ignore[no-untyped-def]
+        form = RfqForm(request.POST, team=self.team)
+        if form.is_valid():
+            try:
+                rfq = services.rfq_create(team=self.team, user=request.user,
+                                          data=form.service_data())  # fmt: skip
+                return redirect("sourcing:detail", pk=rfq.pk)
+            except ValidationError as exc:
+                add_errors(form, exc)
+        return render(request, "sourcing/rfq_form.html", {"form": form}, status=400)
+
+
+class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        rfq = self.rfq(pk)
+        return render(request, "sourcing/rfq_detail.html", self.context(rfq))
+
+    def context(self, rfq: Rfq, **forms):  # type: ignore[no-untyped-def]
+        answers = selectors.rfq_answers(rfq)
+        rows = [{"answer": a, "terms": selectors.answer_terms_for_team(rfq, a),
+                 "compliance": terms_compliance(rfq, a.terms)} for a in answers]  # fmt: skip
+        awards = selectors.rfq_awards(rfq)
+        return {
+            "rfq": rfq, "kit": rfq_kit(rfq), "answers": rows,
+            "prices_visible": rfq.prices_visible(), "invitations": selectors.rfq_invitations(rfq),
+            "evaluation": selectors.rfq_evaluation(rfq), "awards": awards,
+            "audit": selectors.rfq_audit(rfq), "can_write": self.membership.can_write,
+            "invite_form": forms.get("invite_form") or InviteForm(team=self.team),
+            "propose_form": forms.get("propose_form")
+            or ProposeForm(rfq=rfq, answers=answers),
+            "decision_form": DecisionForm(), "upload_form": UploadForm(),
+        }  # fmt: skip
+
+
+class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
+    """POST /sourcing/<pk>/<action>/: publish, invite, propose; errors come back as messages."""
+
+    def post(self, request, pk: int, op: str):  # type: ignore[no-untyped-def]
+        rfq = self.rfq(pk)
+        try:
+            if op == "publish":
+                services.rfq_publish(rfq=rfq, user=request.user)
+                messages.success(request, _("The RFQ is published."))
+            elif op == "invite":
+                form = InviteForm(request.POST, team=self.team)
+                if not form.is_valid():
+                    raise ValidationError(form.errors.as_text())
+                services.invitation_create(rfq=rfq, user=request.user,
+                                           base_url=request.build_absolute_uri("/"),
+                                           **form.cleaned_data)  # fmt: skip
+                messages.success(request, _("Invitation sent."))
+            elif op == "propose":
+                answers = selectors.rfq_answers(rfq)
+                form = ProposeForm(request.POST, rfq=rfq, answers=answers)
+                if not form.is_valid():
+                    raise ValidationError(form.errors.as_text())
+                d = dict(form.cleaned_data)
+                answer = next(a for a in answers if str(a.pk) == d.pop("answer"))
+                services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
+                messages.success(request, _("Award proposed; waiting for an approver."))
+            else:
+                raise Http404
+        except ValidationError as exc:
+            messages.error(request, error_text(exc))
+            return redirect("sourcing:detail", pk=rfq.pk)
+        return redirect("sourcing:detail", pk=rfq.pk)
+
+
+class AwardActionView(TeamWriteMixin, View):
+    """POST /sourcing/awards/<pk>/<decide|acceptance|check>/."""
+
+    def post(self, request, pk: int, op: str):  # type: ignore[no-untyped-def]
+        award = selectors.awards_for_team(team=self.team).filter(pk=pk).first()
+        if award is None:
+            raise Http404
+        try:
+            if op == "decide":
+                form = DecisionForm(request.POST)
+                form.is_valid()
+                services.award_decide(award=award, user=request.user,
+                                      approve=form.cleaned_data.get("decision") == "approve",
+                                      comment=form.cleaned_data.get("comment", ""))  # fmt: skip
+            elif op == "acceptance":
+                form = UploadForm(request.POST, request.FILES)
+                if not form.is_valid():
+                    raise ValidationError(form.errors.as_text())
+                services.award_acceptance_upload(award=award, user=request.user,
+                                                 upload=form.cleaned_data["file"])  # fmt: skip
+            elif op == "check":
+                services.award_acceptance_check(award_id=award.pk)
+            else:
+                raise Http404
+        except ValidationError as exc:
+            messages.error(request, error_text(exc))
+        return redirect("sourcing:detail", pk=award.rfq_id)
