@@ -30,6 +30,9 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
         "chart_failed": any(png is None for png in images.values()),
         "vs_rent": data.savings(data.cheapest_rent),
         "vs_runner_up": data.savings(data.runner_up),
+        "winner_job_cost_cny": data.to_cny(data.winner.job_cost, data.winner.currency)
+        if data.winner
+        else None,
     }
 
 

@@ -30,7 +30,9 @@ def report_list(*, team, run: RankingRun | None = None) -> QuerySet[Report]:  # 
     return qs.filter(run=run) if run is not None else qs
 
 
-def report_latest(*, team, run: RankingRun, kind: str, language: str | None = None) -> Report | None:  # type: ignore[no-untyped-def]
+def report_latest(
+    *, team, run: RankingRun, kind: str, language: str | None = None
+) -> Report | None:  # type: ignore[no-untyped-def]
     """The newest finished report of a run and kind, in `language` when there is one."""
     qs = report_list(team=team, run=run).filter(kind=kind, status=JobStatus.DONE).exclude(sha256="")
     if language:
@@ -89,7 +91,10 @@ class ReportData:
         w = self.winner
         if w is None or other is None or other.offer_id == w.offer_id:
             return None
-        mine, theirs = self.to_cny(w.job_cost, w.currency), self.to_cny(other.job_cost, other.currency)
+        mine, theirs = (
+            self.to_cny(w.job_cost, w.currency),
+            self.to_cny(other.job_cost, other.currency),
+        )
         return {
             "job_cost_cny": mine,
             "other_job_cost_cny": theirs,
@@ -125,7 +130,9 @@ def _vendor_sections(run: RankingRun, offers: dict[str, dict[str, Any]]) -> list
     )
     runs_by_vendor: dict[int, list[TestRun]] = {}
     test_runs = TestRun.objects.for_team(run.team).filter(vendor_id__in=vendor_ids)
-    for tr in test_runs.select_related("data_centre").prefetch_related(logs).order_by("-created_at"):
+    for tr in (
+        test_runs.select_related("data_centre").prefetch_related(logs).order_by("-created_at")
+    ):
         runs_by_vendor.setdefault(tr.vendor_id, []).append(tr)
     sections: dict[Any, VendorSection] = {}
     for offer in offers.values():
@@ -138,7 +145,9 @@ def _vendor_sections(run: RankingRun, offers: dict[str, dict[str, Any]]) -> list
     return sorted(sections.values(), key=lambda s: s.name)
 
 
-def _section(vendor: Vendor | None, offer: dict[str, Any], runs: dict[int, list[TestRun]]) -> VendorSection:
+def _section(
+    vendor: Vendor | None, offer: dict[str, Any], runs: dict[int, list[TestRun]]
+) -> VendorSection:
     if vendor is None:
         return VendorSection(
             vendor=None, name=offer.get("vendor") or _("(unknown vendor)"), offers=[],
@@ -159,14 +168,18 @@ def _section(vendor: Vendor | None, offer: dict[str, Any], runs: dict[int, list[
     )  # fmt: skip
 
 
-def _missing(run: RankingRun, results: list[RankingResult], unverified: list[RankingResult]) -> list[str]:
+def _missing(
+    run: RankingRun, results: list[RankingResult], unverified: list[RankingResult]
+) -> list[str]:
     out = []
     if run.status == JobStatus.FAILED:
         out.append(_("The ranking failed: %s") % (run.error or "?"))
     if not results:
         out.append(_("This ranking has no results: no offer could be ranked."))
     if results and all(r.job_cost is None for r in results):
-        out.append(_("The workload has no total token count, so whole-job cost and time are unknown."))
+        out.append(
+            _("The workload has no total token count, so whole-job cost and time are unknown.")
+        )
     if unverified:
         out.append(_("%d offer(s) are ranked on claimed (unmeasured) bandwidth.") % len(unverified))
     return out

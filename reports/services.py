@@ -12,7 +12,6 @@ from django.db import transaction
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from core.models import JobStatus
 from rankings.models import RankingRun
 
 from .choices import ReportKind
@@ -42,7 +41,9 @@ def _check(*, team, run: RankingRun, kind: str) -> None:  # type: ignore[no-unty
         raise ValidationError({"run": _("The ranking is still being computed; export it after.")})
 
 
-def report_request(*, team, user, run: RankingRun, kind: str, language: str | None = None) -> Report:  # type: ignore[no-untyped-def]
+def report_request(
+    *, team, user, run: RankingRun, kind: str, language: str | None = None
+) -> Report:  # type: ignore[no-untyped-def]
     """Store a pending report of a finished run and enqueue its generation."""
     _check(team=team, run=run, kind=kind)
     with transaction.atomic():
@@ -61,7 +62,9 @@ def _enqueue(report_id: int) -> None:
     generate_report.delay(report_id)
 
 
-def report_build_sync(*, team, user, run: RankingRun, kind: str, language: str | None = None) -> Report:  # type: ignore[no-untyped-def]
+def report_build_sync(
+    *, team, user, run: RankingRun, kind: str, language: str | None = None
+) -> Report:  # type: ignore[no-untyped-def]
     """Create and generate a report in the calling process (API fallback, demo loader)."""
     from .tasks import run_job
 

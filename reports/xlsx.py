@@ -5,9 +5,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
@@ -156,7 +155,9 @@ def build_xlsx(data: ReportData) -> bytes:
     lang = get_language()
     wb = Workbook()
     wb.remove(wb.active)
-    ranking = _sheet(wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang) for r in data.results])
+    ranking = _sheet(
+        wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang) for r in data.results]
+    )
     if not data.results:
         ranking.append([None, clean("; ".join(data.missing))])
     _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS, [_breakdown_row(r) for r in data.results])

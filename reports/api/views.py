@@ -1,0 +1,77 @@
+"""Reports API: list and request exports; a run's latest PDF / XLSX as a file."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils.translation import get_language
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import permissions, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.middleware import request_membership
+from core.api import TeamScopedViewSet
+from rankings.models import RankingRun
+
+from ..models import Report
+from ..selectors import report_latest
+from ..services import report_build_sync, report_request
+from ..views import report_file_response
+from . import serializers as s
+
+
+def _can_write(request) -> bool:  # type: ignore[no-untyped-def]
+    membership = request_membership(request)
+    return bool(membership and membership.can_write)
+
+
+class ReportViewSet(TeamScopedViewSet):
+    """GET: the team's reports. POST {run, kind, language} requests one (202); viewers may only
+    read and download."""
+
+    queryset = Report.objects.select_related("run").order_by("-created_at", "-pk")
+    serializer_class = s.ReportSerializer
+    http_method_names = ["get", "post", "head", "options"]
+    filterset_fields = ["run", "kind", "status", "language"]
+
+    @extend_schema(request=s.ReportRequestSerializer, responses={202: s.ReportSerializer})
+    def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not _can_write(request):
+            raise PermissionDenied
+        team = self.get_team()
+        data = s.ReportRequestSerializer(data=request.data, context={"team": team})
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        report = report_request(team=team, user=request.user, run=d["run"], kind=d["kind"],
+                                language=d.get("language") or get_language())  # fmt: skip
+        report.refresh_from_db()
+        return Response(s.ReportSerializer(report).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RankingReportFileView(APIView):
+    """The latest finished report of a run; generated synchronously when there is none yet
+    (that needs a write role: viewers get 404 until an analyst has exported the run)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    kind = "pdf"
+
+    def perform_content_negotiation(self, request, force=False):  # type: ignore[no-untyped-def]
+        # The answer is a file, whatever the client accepts; errors still render as JSON.
+        return super().perform_content_negotiation(request, force=True)
+
+    @extend_schema(responses={200: OpenApiResponse(description="the file"), 404: None})
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        membership = request_membership(request)
+        if membership is None:
+            raise Http404
+        run = get_object_or_404(RankingRun.objects.for_team(membership.team), pk=pk)
+        language = request.query_params.get("language") or get_language()
+        report = report_latest(team=membership.team, run=run, kind=self.kind, language=language)
+        if report is None:
+            if not membership.can_write or not run.is_finished:
+                raise Http404
+            report = report_build_sync(team=membership.team, user=request.user, run=run,
+                                       kind=self.kind, language=language)  # fmt: skip
+        return report_file_response(report)

@@ -1,0 +1,49 @@
+"""Selector of the decision dashboard: what a team must decide and what evidence is missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch
+
+from core.models import JobStatus
+from quotes.models import Quote
+from rankings.models import RankingResult, RankingRun
+from vendors.models import Vendor
+
+
+def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Open evaluations, the leader per workload, red-flagged vendors, quotes without evidence
+    (a fixed number of queries whatever the team's size)."""
+    if team is None:
+        return {}
+    leaders = Prefetch("results", queryset=RankingResult.objects.filter(rank=1), to_attr="leaders")
+    runs = list(
+        RankingRun.objects.for_team(team)
+        .select_related("workload")
+        .prefetch_related(leaders)
+        .order_by("-created_at", "-pk")[:200]
+    )
+    per_workload: dict[Any, dict[str, Any]] = {}
+    for run in runs:
+        if run.status != JobStatus.DONE or not run.leaders:
+            continue
+        key = run.workload_id or f"run:{run.pk}"
+        per_workload.setdefault(key, {"run": run, "leader": run.leaders[0],
+                                      "workload": run.snapshot.get("workload_name") or run.label})  # fmt: skip
+    vendors = Vendor.objects.for_team(team)
+    missing = (
+        Quote.objects.for_team(team)
+        .filter(is_current=True, measured_gbps__isnull=True)
+        .select_related("vendor")
+        .order_by("vendor__name_zh", "label")
+    )
+    return {
+        "open_runs": runs[:10],
+        "leaders": list(per_workload.values()),
+        "flagged": list(
+            vendors.filter(findings_critical__gt=0).order_by("-findings_critical")[:20]
+        ),
+        "vendor_count": vendors.count(),
+        "missing_evidence": list(missing[:50]),
+    }
