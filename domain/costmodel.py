@@ -524,7 +524,7 @@ _A100_CLASS_TFLOPS = 300.0
 
 UNVERIFIED = Message(
     "bandwidth_unverified",
-    "Inter-node bandwidth is nominal (port speed x fabric efficiency), not verified by accepted "
+    "Inter-node bandwidth is nominal (port speed × fabric efficiency), not verified by accepted "
     "benchmark evidence.",
     "节点间带宽为标称值（端口速率 × 网络效率），尚未经认可的测试证据验证。",
 )
@@ -550,8 +550,7 @@ def _warnings_column(
         (peak / 1e12).tolist(),
         oversub.tolist(),
         c["servers_per_rack"],
-        [f == "roce" and not (p and e) and (p is False or e is False) + 1 for f, p, e in
-         zip(c["fabric"], c["pfc"], c["ecn"], strict=True)],
+        list(map(_roce_state, c["fabric"], c["pfc"], c["ecn"])),
         measured.tolist(),
         strict=True,
     )  # fmt: skip
@@ -560,12 +559,19 @@ def _warnings_column(
     ]
 
 
+def _roce_state(fabric: str, pfc: bool | None, ecn: bool | None) -> int:
+    """0: not RoCE or lossless; 1: PFC/ECN not stated; 2: one of them is off."""
+    if fabric != "roce" or (pfc is True and ecn is True):
+        return 0
+    return 2 if pfc is False or ecn is False else 1
+
+
 @lru_cache(maxsize=8192)
 def _network_warnings(
     n: int, nominal: float, gpn: int, tflops: float, oversub: float, spr: int | None, roce: int,
     measured: bool,
 ) -> tuple[Message, ...]:  # fmt: skip
-    """Network caveats; roce is 0 (fine or not RoCE), 1 (PFC/ECN unknown) or 2 (disabled)."""
+    """Network caveats of one offer for an n-server job; `roce` as `_roce_state` gives it."""
     if n == 1:  # one server moves no gradients between servers
         return ()
     out = [_tier_warning(n, nominal, gpn, tflops)]
@@ -630,7 +636,9 @@ def rank(
     with contextlib.suppress(TypeError, ValueError, OverflowError):  # odd objects: one by one
         table = _Table.of(offers)
         fast = _fast_valid(table, workload, gpus).tolist()
-    currencies = {o.currency for o in offers if _currency_ok(o.currency)}
+    currencies = {
+        c for c in {o.currency for o in offers if type(o.currency) is str} if _currency_ok(c)
+    }
     target = "CNY" if fx_to_cny is not None or len(currencies) > 1 else None
     rate_of = {cur: _fx_rate(cur, target, fx_to_cny or {}) for cur in currencies}
     keep, problems = _sort_out(offers, fast, workload, gpus, rate_of)
