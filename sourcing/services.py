@@ -362,8 +362,13 @@ def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
 def _start_ranking(rfq: Rfq, quotes: list) -> None:  # type: ignore[type-arg]
     from rankings.services import ranking_start
 
-    run = ranking_start(team=rfq.team, user=rfq.created_by, workload=rfq.workload, quotes=quotes,
-                        label=_("RFQ %(rfq)s · %(title)s") % {"rfq": rfq.pk, "title": rfq.title})  # fmt: skip
+    run = ranking_start(
+        team=rfq.team,
+        user=rfq.created_by,
+        workload=rfq.workload,
+        quotes=quotes,
+        label=_("RFQ %(rfq)s · %(title)s") % {"rfq": rfq.pk, "title": rfq.title},
+    )
     Rfq.objects.filter(pk=rfq.pk).update(ranking_run=run)
     rfq.ranking_run = run
     audit(rfq, AuditVerb.RANKING_STARTED, None, ranking_run=run.pk)

@@ -56,8 +56,12 @@ class SupplierRfqView(SupplierRequiredMixin, View):
         form = AnswerForm(request.POST)
         if form.is_valid():
             try:
-                services.answer_submit(rfq=rfq, account=self.account, terms=form.terms(),
-                                       supplier_notes=form.cleaned_data["supplier_notes"])  # fmt: skip
+                services.answer_submit(
+                    rfq=rfq,
+                    account=self.account,
+                    terms=form.terms(),
+                    supplier_notes=form.cleaned_data["supplier_notes"],
+                )
                 messages.success(request, _("Your answer is saved."))
                 return redirect("sourcing:supplier-rfq", pk=rfq.pk)
             except ValidationError as exc:

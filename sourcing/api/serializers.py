@@ -118,9 +118,18 @@ class SupplierAnswerSerializer(serializers.ModelSerializer):
     def get_logs(self, answer: Answer) -> list[dict]:  # type: ignore[type-arg]
         from ..selectors import evidence_logs
 
-        return [{"id": log.pk, "name": log.original_name, "status": log.status,
-                 "tool": log.tool, "throughput_gbps": log.throughput_gbps,
-                 "verdict": log.verdict, "error": log.error_en} for log in evidence_logs(answer)]  # fmt: skip
+        return [
+            {
+                "id": log.pk,
+                "name": log.original_name,
+                "status": log.status,
+                "tool": log.tool,
+                "throughput_gbps": log.throughput_gbps,
+                "verdict": log.verdict,
+                "error": log.error_en,
+            }
+            for log in evidence_logs(answer)
+        ]
 
 
 class AnswerSubmitSerializer(serializers.Serializer):

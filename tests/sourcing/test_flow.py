@@ -39,8 +39,9 @@ def test_the_kit_prescribes_concurrent_pairs_with_json_and_gbits(rfq):
     assert "/api/v1/supplier/answers/" in text
 
 
-def test_an_invitation_is_mailed_with_a_single_use_link(rfq, vendors_a, analyst_a,
-                                                        django_capture_on_commit_callbacks):  # fmt: skip
+def test_an_invitation_is_mailed_with_a_single_use_link(
+    rfq, vendors_a, analyst_a, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         invitation, token = invitation_create(
             rfq=rfq, user=analyst_a, vendor=vendors_a[0], email="Sales@Example.com"
@@ -131,8 +132,11 @@ def test_an_open_rfq_shows_prices_at_once(make_rfq, vendors_a, invite):
 
 def _answer_both(rfq, suppliers):  # type: ignore[no-untyped-def]
     a1 = answer_submit(rfq=rfq, account=suppliers[0], terms=answer_terms())
-    a2 = answer_submit(rfq=rfq, account=suppliers[1],
-                       terms=answer_terms(price_per_node_month="38000", availability="0.98"))  # fmt: skip
+    a2 = answer_submit(
+        rfq=rfq,
+        account=suppliers[1],
+        terms=answer_terms(price_per_node_month="38000", availability="0.98"),
+    )
     return a1, a2
 
 
@@ -264,8 +268,9 @@ def test_acceptance_logs_after_the_trial_period_flag_the_award(
 def test_supplier_evidence_is_parsed_and_feeds_the_ranking(
     rfq, suppliers, django_capture_on_commit_callbacks
 ):
-    answer = answer_submit(rfq=rfq, account=suppliers[0], terms=answer_terms(nic_gbps=25,
-                                                                            fabric="tcp"))  # fmt: skip
+    answer = answer_submit(
+        rfq=rfq, account=suppliers[0], terms=answer_terms(nic_gbps=25, fabric="tcp")
+    )
     for name in IPERF_PAIRS:
         with django_capture_on_commit_callbacks(execute=True):
             answer_upload_evidence(answer=answer, account=suppliers[0], upload=demo_log(name))
