@@ -29,8 +29,8 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         if run.status != JobStatus.DONE or not run.leaders:
             continue
         key = run.workload_id or f"run:{run.pk}"
-        per_workload.setdefault(key, {"run": run, "leader": run.leaders[0],
-                                      "workload": run.snapshot.get("workload_name") or run.label})  # fmt: skip
+        name = run.snapshot.get("workload_name") or run.label
+        per_workload.setdefault(key, {"run": run, "leader": run.leaders[0], "workload": name})
     vendors = Vendor.objects.for_team(team)
     missing = (
         Quote.objects.for_team(team)

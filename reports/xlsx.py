@@ -161,8 +161,8 @@ def build_xlsx(data: ReportData) -> bytes:
     if not data.results:
         ranking.append([None, clean("; ".join(data.missing))])
     _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS, [_breakdown_row(r) for r in data.results])
-    _sheet(wb, _("Inputs")[:31],
-           ((_("Group"), None), (_("Input"), None), (_("Value"), None)), _inputs_rows(data))  # fmt: skip
+    input_columns = ((_("Group"), None), (_("Input"), None), (_("Value"), None))
+    _sheet(wb, _("Inputs")[:31], input_columns, _inputs_rows(data))
     _sheet(wb, _("Evidence")[:31], EVIDENCE_COLUMNS, _evidence_rows(data))
     wb.properties.title = clean(f"{_('Ranking run')} #{data.run.pk} · {data.team_name}")[:200]
     buf = io.BytesIO()

@@ -56,8 +56,8 @@ def test_the_demo_pdf_names_the_winner_in_chinese_with_an_embedded_cjk_font(
     assert "Recommended offer" in text and "Executive summary" in text
     assert f"{winner.cost_per_eth:,.2f} {winner.currency}" in text
     assert f"Ranking run #{demo_run.pk}" in text and "Team A 甲" in text
-    pages = int(re.search(r"Pages:\s+(\d+)", subprocess.run(
-        ["pdfinfo", report.file.path], capture_output=True, text=True).stdout).group(1))  # fmt: skip
+    info = subprocess.run(["pdfinfo", report.file.path], capture_output=True, text=True).stdout
+    pages = int(re.search(r"Pages:\s+(\d+)", info).group(1))
     assert f"Page 1 / {pages}" in text and f"Page {pages} / {pages}" in text
     assert "Savings against the runner-up" in text and "CNY" in text
     for section in ("Risks", "Sensitivity", "Vendor:", "Benchmark evidence", "Offer inputs"):
@@ -106,7 +106,8 @@ def test_the_workbook_stores_numbers_with_formats(demo_run, team_a, analyst_a):
 
 def test_the_csv_has_one_row_per_result(demo_run, team_a, analyst_a):
     report = _build(team_a, analyst_a, demo_run, "csv", language="en")
-    raw = open(report.file.path, "rb").read()
+    with open(report.file.path, "rb") as fh:
+        raw = fh.read()
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
     assert rows[0][:3] == ["Rank", "Vendor", "Offer"]
