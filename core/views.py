@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin
@@ -10,6 +10,13 @@ from vendors.models import Vendor
 
 
 class DashboardView(TeamRequiredMixin, View):
+    def dispatch(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # Supplier users have no team: their home is the supplier portal.
+        user = request.user
+        if user.is_authenticated and hasattr(user, "supplier_account"):
+            return redirect("sourcing:supplier-home")
+        return super().dispatch(request, *args, **kwargs)
+
     def get(self, request):  # type: ignore[no-untyped-def]
         vendors = Vendor.objects.for_team(self.team)
         flagged = vendors.filter(findings_critical__gt=0).order_by("-findings_critical")[:10]

@@ -182,10 +182,26 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="portal")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # An unacknowledged task (its worker died) is handed to another worker after this long.
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+}
+# Publishing a task must fail fast when the broker is down: core.queue.enqueue catches the
+# error, keeps the job pending and core.tasks.requeue_stale_jobs sends it again later.
+CELERY_BROKER_CONNECTION_TIMEOUT = env.float("CELERY_BROKER_CONNECTION_TIMEOUT", default=2.0)
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = CELERY_BROKER_CONNECTION_TIMEOUT
+# Pending jobs older than this are sent again by core.tasks.requeue_stale_jobs.
+CELERY_REQUEUE_STALE_AFTER_S = env.int("CELERY_REQUEUE_STALE_AFTER_S", default=300)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},
+    "close-due-rfqs": {"task": "sourcing.tasks.close_due_rfqs", "schedule": 60},
 }
 
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
