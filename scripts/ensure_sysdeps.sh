@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Install the system packages the test suite needs beyond Python, once: Debian's Chromium and
-# ChromeDriver for the browser tests, CJK fonts for screenshots and PDF reports, poppler-utils.
+# ChromeDriver for the browser tests and the report charts (kaleido), CJK fonts for pages and PDF
+# reports, poppler-utils, and Pango for WeasyPrint.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
 fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need+=(fonts-noto-cjk)
 command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
+# WeasyPrint renders the PDF reports with Pango.
+ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0 || need+=(libpango-1.0-0 libpangoft2-1.0-0)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "WARNING: cannot install ${need[*]} (needs root and apt-get); browser tests will be skipped" >&2
