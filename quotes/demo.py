@@ -14,7 +14,7 @@ from .services import quote_create, workload_create
 # 10G TCP rents 323,000 CNY/month for 8 nodes; 100G RoCE 328,000: 5,000 dearer in total.
 OFFERS = {
     ("tcp", 10): (Decimal("40000"), Decimal("3000"), 1, "8×8 A100 · 10G TCP"),
-    ("roce", 25): (Decimal("39000"), Decimal("3000"), 1, "8×8 A100 · 25G RoCE"),
+    ("roce", 25): (Decimal("40200"), Decimal("3000"), 1, "8×8 A100 · 25G RoCE"),
     ("roce", 100): (Decimal("40500"), Decimal("4000"), 1, "8×8 A100 · 100G RoCE"),
     ("ib", 200): (Decimal("52000"), Decimal("5000"), 4, "8×8 A100 · 4×200G IB"),
 }
