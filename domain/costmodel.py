@@ -376,12 +376,15 @@ class _Table:
         num, none = {}, {}
         for name in {*_WHOLE, *_REALS, *_OPTIONAL}:
             allowed = {int, type(None)} if name in _WHOLE else {int, float, type(None)}
-            col = raw[name]
-            if not set(map(type, col)) <= allowed:
+            col, kinds = raw[name], set(map(type, raw[name]))
+            if not kinds <= allowed:
                 col = [x if type(x) in allowed else math.nan for x in col]
-            num[name] = np.array(col, dtype=float).reshape(len(col))
-            if name in _OPTIONAL:
+            if type(None) in kinds:  # np.array turns None into nan; fromiter is faster without
+                num[name] = np.array(col, dtype=float).reshape(len(col))
                 none[name] = np.array([x is None for x in col], dtype=bool).reshape(len(col))
+            else:
+                num[name] = np.fromiter(col, float, len(col))
+                none[name] = np.zeros(len(col), dtype=bool)
         return cls(raw, num, none)
 
     def take(self, keep: list[int]) -> _Table:
@@ -403,11 +406,11 @@ def _fast_valid(t: _Table, w: Workload, gpus: Mapping[str, GpuSpec]) -> _Array:
     ok &= _member(raw["currency"], [x for x in set(raw["currency"]) if _currency_ok(x)])
     ok &= np.array([type(x) is str and x != "" for x in raw["id"]], dtype=bool).reshape(len(ok))
     for name in _WHOLE:
-        ok &= (num[name] >= 1) | none.get(name, False)
+        ok &= (num[name] >= 1) | (none[name] & (name in _OPTIONAL))
     for name in ("price_per_node_month", "monthly_fees"):
         ok &= (num[name] >= 0) & np.isfinite(num[name])
     for name in ("nic_gbps", "rack_uplink_gbps", "measured_gbps", "measured_p50_gbps"):
-        ok &= ((num[name] > 0) & np.isfinite(num[name])) | none.get(name, False)
+        ok &= ((num[name] > 0) & np.isfinite(num[name])) | (none[name] & (name in _OPTIONAL))
     ok &= (num["availability"] > 0) & (num["availability"] <= 1)
     ok &= none["measured_p50_gbps"] | (num["measured_p50_gbps"] >= num["measured_gbps"])
     if w.nodes is not None:
