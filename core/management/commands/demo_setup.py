@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 
+from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
@@ -14,6 +15,15 @@ from accounts.models import Membership, Team
 
 # Apps whose `demo.load(team=..., user=...)` runs, in this order (later ones use earlier data).
 DEMO_APPS = ("vendors", "quotes", "benchmarks", "rankings", "reports", "serving", "sourcing")
+
+
+def _delete_team_data(team: Team) -> None:
+    """Delete a team's rows app by app, newest apps first, so protected links go before targets."""
+    for app_label in reversed(DEMO_APPS):
+        for model in reversed(list(apps.get_app_config(app_label).get_models())):
+            if any(f.name == "team" for f in model._meta.fields):
+                model.objects.filter(team=team).delete()
+    team.delete()
 
 
 class Command(BaseCommand):
@@ -34,7 +44,7 @@ class Command(BaseCommand):
             return
         with transaction.atomic():
             if team:
-                team.delete()
+                _delete_team_data(team)
             team = Team.objects.create(name="演示团队 Demo team", slug="demo", is_demo=True)
             user = self._demo_user(team)
             for app in DEMO_APPS:
