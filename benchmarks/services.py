@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.models import JobStatus
+from core.queue import fault_delay
 from domain.benchlogs.errors import BenchLogError
 from domain.messages import Message
 
@@ -164,12 +165,19 @@ def _expand_zip(archive: BenchmarkLog, stream: IO[bytes], outcome: IngestOutcome
 
 
 def _enqueue(outcome: IngestOutcome, run_id: int) -> None:
+    """Queue the parsing; a log the queue refused stays pending with a note (core.queue)."""
+    from core.queue import enqueue, mark_unqueued
+
     from . import tasks
 
     if not outcome.created:
-        tasks.summarise_test_run.delay(run_id)
+        enqueue(tasks.summarise_test_run, run_id)
+    down = False
     for log in outcome.created:
-        tasks.parse_benchmark_log.delay(log.pk)
+        if down:  # the broker is down: do not wait for the same timeout once per log
+            mark_unqueued(log)
+        else:
+            down = not enqueue(tasks.parse_benchmark_log, log.pk, job_row=log)
 
 
 def benchmark_parse(*, log_id: int, force: bool = False) -> str:
@@ -185,6 +193,7 @@ def benchmark_parse(*, log_id: int, force: bool = False) -> str:
     log.job_mark(status=JobStatus.RUNNING, progress=10)
     BenchmarkLog.objects.filter(pk=log.pk).update(attempts=log.attempts + 1)
     fields = _parse_fields(log)
+    fault_delay("parse")  # test hook (core.queue), off unless PORTAL_FAULT_DELAY_* are set
     with transaction.atomic():
         BenchmarkLog.objects.filter(pk=log.pk).update(**fields)
     log.job_mark(status=fields["status"], progress=100, error=fields["error"])
@@ -368,9 +377,11 @@ def test_run_update(*, run: TestRun, team, **changes: Any) -> TestRun:  # type: 
 
 
 def _resummarise(run_id: int) -> None:
+    from core.queue import enqueue
+
     from . import tasks
 
-    tasks.summarise_test_run.delay(run_id)
+    enqueue(tasks.summarise_test_run, run_id)
 
 
 def test_run_delete(*, run: TestRun) -> None:

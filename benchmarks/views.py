@@ -13,6 +13,7 @@ from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.models import JobStatus
+from core.queue import unavailable_text, was_unqueued
 
 from . import figures, selectors
 from .forms import ThresholdsForm, UploadForm
@@ -83,6 +84,8 @@ class UploadView(TeamWriteMixin, View):
             except ValidationError as exc:
                 messages.error(request, f"{upload.name}: {' '.join(exc.messages)}")
                 continue
+            if was_unqueued(*outcome.created):  # stored and pending; sent again later
+                messages.warning(request, unavailable_text(get_language()))
             for dup in outcome.duplicates:
                 messages.info(
                     request,

@@ -198,14 +198,17 @@ def ranking_start(
         )
         if chosen:
             run.quotes.set(chosen)
-        transaction.on_commit(lambda: _enqueue(run.pk))
+        transaction.on_commit(lambda: _enqueue(run))
     return run
 
 
-def _enqueue(run_id: int) -> None:
+def _enqueue(run: RankingRun) -> bool:
+    """Send the run to a worker; False (run kept pending, noted) when the queue is down."""
+    from core.queue import enqueue
+
     from .tasks import compute_ranking
 
-    compute_ranking.delay(run_id)
+    return enqueue(compute_ranking, run.pk, job_row=run)
 
 
 def _problem_messages(outcome: cm.RankingOutcome, offers: list[dict[str, Any]]) -> list[dict]:  # type: ignore[type-arg]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from core.queue import unavailable_text, was_unqueued
 from domain import costmodel as cm
 
 from . import figures
@@ -50,6 +53,8 @@ class RankingStartView(TeamWriteMixin, View):
                     team=self.team, user=request.user, workload=d["workload"],
                     quotes=list(d["quotes"]) or None, fx_to_cny=d["fx_to_cny"],
                 )  # fmt: skip
+                if was_unqueued(run):  # the run is kept pending and sent again later
+                    messages.warning(request, unavailable_text(get_language()))
                 return redirect("rankings:detail", pk=run.pk)
             except ValidationError as exc:
                 for field, msgs in exc.message_dict.items():

@@ -97,3 +97,12 @@ class ThresholdsSerializer(serializers.ModelSerializer):
         model = AcceptanceThresholds
         exclude = ["team", "id"]
         read_only_fields = ["updated_at"]
+
+
+class UploadQueueUnavailableSerializer(UploadResultSerializer):
+    """503: the files are stored (pending) but the task queue is down; parsing starts later."""
+
+    detail = serializers.CharField()
+    code = serializers.CharField()
+    en = serializers.CharField()
+    zh = serializers.CharField()

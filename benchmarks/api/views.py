@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import get_language
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -12,6 +13,7 @@ from rest_framework.views import APIView
 from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
+from core.queue import unavailable_body, was_unqueued
 
 from .. import selectors
 from ..choices import TestKind, Verdict
@@ -75,7 +77,10 @@ class BenchmarkLogViewSet(
             else s.BenchmarkLogSerializer
         )
 
-    @extend_schema(request=s.UploadSerializer, responses={201: s.UploadResultSerializer})
+    @extend_schema(
+        request=s.UploadSerializer,
+        responses={201: s.UploadResultSerializer, 503: s.UploadQueueUnavailableSerializer},
+    )
     def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
         data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
         files = request.FILES.getlist("files") or request.FILES.getlist("file")
@@ -99,6 +104,7 @@ class BenchmarkLogViewSet(
             created += outcome.created
             duplicates += outcome.duplicates
             refusals += outcome.refusals
+        unqueued = was_unqueued(*created)
         for row in created:
             row.refresh_from_db()
         body = s.UploadResultSerializer(
@@ -106,6 +112,9 @@ class BenchmarkLogViewSet(
         ).data
         if errors and not created and not duplicates:
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        if unqueued:  # stored and pending; core.tasks.requeue_stale_jobs sends it
+            body = {**body, **unavailable_body(get_language())}
+            return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response(body, status=status.HTTP_201_CREATED)
 
 

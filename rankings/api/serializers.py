@@ -47,3 +47,12 @@ class RankingStartedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.CharField()
     url = serializers.CharField()
+
+
+class QueueUnavailableSerializer(RankingStartedSerializer):
+    """503: the run is stored (pending) but the task queue is down; it starts later."""
+
+    detail = serializers.CharField()
+    code = serializers.CharField()
+    en = serializers.CharField()
+    zh = serializers.CharField()

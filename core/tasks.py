@@ -1,0 +1,56 @@
+"""Periodic housekeeping of background jobs."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from .models import JobStatus
+from .queue import enqueue
+
+log = logging.getLogger(__name__)
+
+
+def _stale_jobs():  # type: ignore[no-untyped-def]
+    """(model, task, queryset of ids) of every job kind that can be sent again."""
+    from benchmarks.models import BenchmarkLog
+    from benchmarks.tasks import parse_benchmark_log
+    from rankings.models import RankingRun
+    from rankings.tasks import compute_ranking
+
+    return [
+        (RankingRun, compute_ranking, RankingRun.objects.all()),
+        (BenchmarkLog, parse_benchmark_log, BenchmarkLog.objects.filter(is_archive=False)),
+    ]
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def requeue_stale_jobs(older_than_s: int | None = None) -> dict[str, int]:
+    """Send again every job still pending after ``older_than_s`` seconds (default setting
+    CELERY_REQUEUE_STALE_AFTER_S), e.g. because the broker was down when it was started.
+
+    Idempotent: the job tasks skip finished rows and replace (never add) results; a row sent
+    again gets a fresh ``queued_at`` so the next beat tick leaves it alone for another period.
+    Stops at the first broker error (the rows stay pending for the next tick).
+    """
+    age = settings.CELERY_REQUEUE_STALE_AFTER_S if older_than_s is None else older_than_s
+    cutoff = timezone.now() - timedelta(seconds=age)
+    sent: dict[str, int] = {}
+    for model, task, rows in _stale_jobs():
+        count = 0
+        stale = rows.filter(status=JobStatus.PENDING, queued_at__lte=cutoff).order_by("pk")
+        for row in stale.iterator():
+            if not enqueue(task, row.pk, job_row=row):
+                log.warning("requeue stopped: queue still unavailable")
+                sent[model._meta.label] = count
+                return sent
+            model.objects.filter(pk=row.pk).update(queued_at=timezone.now())
+            count += 1
+        sent[model._meta.label] = count
+    if any(sent.values()):
+        log.info("requeued stale jobs: %s", sent)
+    return sent

@@ -1,0 +1,133 @@
+"""Redis stopped: pages render, starting a job answers "queue unavailable, retry later" (503 on
+the API, a message on the form) and keeps it pending; with Redis back, requeue_stale_jobs sends
+it and a real worker completes it exactly once."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from benchmarks.models import BenchmarkLog
+from benchmarks.services import test_run_create as create_test_run
+from core.models import JobStatus
+from core.queue import QUEUE_UNAVAILABLE, QUEUE_UNAVAILABLE_NOTE, enqueue
+from core.tasks import requeue_stale_jobs
+from quotes.testing import make_workload, seed_quotes
+from rankings.models import RankingResult, RankingRun
+from rankings.tasks import compute_ranking
+from vendors.models import DataCentre, NetworkProfile, Vendor
+
+from .conftest import wait_for
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+P4 = Path(__file__).parents[1] / "domain/data/corpus/iperf3-json/local_3.12_tcp_P4.json"
+
+
+def _says_unavailable(text: str) -> bool:
+    return QUEUE_UNAVAILABLE.zh in text or QUEUE_UNAVAILABLE.en in text
+
+
+def _test_run(team, user):  # type: ignore[no-untyped-def]
+    vendor = Vendor.objects.create(team=team, name_zh="故障测试厂商")
+    dc = DataCentre.objects.create(vendor=vendor, name="DC", province="GD")
+    NetworkProfile.objects.create(data_centre=dc, fabric="tcp", nic_gbps=25, nics_per_node=8)
+    return create_test_run(team=team, user=user, vendor=vendor, data_centre=dc, name="outage")
+
+
+def test_redis_down_keeps_jobs_pending_and_they_run_once_when_it_is_back(
+    broker, start_worker, team_a, analyst_a, api_as, client
+):
+    seed_quotes(team_a, analyst_a)
+    workload = make_workload(team_a)
+    test_run = _test_run(team_a, analyst_a)
+    client.force_login(analyst_a)
+    api = api_as(analyst_a)
+
+    broker.stop()
+
+    # Pages that need no queue still render.
+    for name in ("vendors:list", "rankings:list", "benchmarks:list"):
+        assert client.get(reverse(name)).status_code == 200, name
+
+    # API start: 503 with the bilingual message, quickly, and the run is kept pending.
+    t0 = time.monotonic()
+    r = api.post("/api/v1/rankings/", {"workload": workload.pk}, format="json")
+    assert time.monotonic() - t0 < 10
+    assert r.status_code == 503, r.content
+    body = r.json()
+    assert body["code"] == "queue.unavailable"
+    assert "queue unavailable, retry later" in body["en"].lower()
+    assert "任务队列暂不可用，请稍后重试" in body["zh"]
+    api_run = RankingRun.objects.get(pk=body["id"])
+    assert api_run.status == JobStatus.PENDING and api_run.error == QUEUE_UNAVAILABLE_NOTE
+
+    # Form start: the run page opens with the message (no 500), the run is kept.
+    r = client.post(reverse("rankings:start"), {"workload": workload.pk}, follow=True)
+    assert r.status_code == 200
+    assert _says_unavailable(r.content.decode())
+    form_run = RankingRun.objects.exclude(pk=api_run.pk).get()
+    assert form_run.status == JobStatus.PENDING
+    assert client.get(reverse("rankings:detail", args=[form_run.pk])).status_code == 200
+
+    # Upload over the API: the file is stored, parsing waits; 503 says so.
+    upload = SimpleUploadedFile("P4.json", P4.read_bytes())
+    r = api.post(
+        "/api/v1/benchmarks/", {"test_run": test_run.pk, "files": [upload]}, format="multipart"
+    )
+    assert r.status_code == 503, r.content
+    assert r.json()["code"] == "queue.unavailable" and len(r.json()["created"]) == 1
+    log = BenchmarkLog.objects.get(test_run=test_run)
+    assert log.status == JobStatus.PENDING and log.error == QUEUE_UNAVAILABLE_NOTE
+
+    # Upload through the form: the page shows the message.
+    again = SimpleUploadedFile("P4-copy.json", P4.read_bytes() + b"\n")
+    r = client.post(
+        reverse("benchmarks:upload"), {"test_run": test_run.pk, "files": [again]}, follow=True
+    )
+    assert r.status_code == 200 and _says_unavailable(r.content.decode())
+    assert BenchmarkLog.objects.filter(test_run=test_run, status=JobStatus.PENDING).count() == 2
+
+    # Still down: the periodic requeue sends nothing and keeps everything pending.
+    assert sum(requeue_stale_jobs(older_than_s=0).values()) == 0
+    assert RankingRun.objects.filter(status=JobStatus.PENDING).count() == 2
+
+    # Redis is back: requeue, then a real worker runs every job.
+    broker.start()
+    sent = requeue_stale_jobs(older_than_s=0)
+    assert sent == {"rankings.RankingRun": 2, "benchmarks.BenchmarkLog": 2}
+    assert RankingRun.objects.get(pk=api_run.pk).error == ""  # the note is cleared once sent
+    worker = start_worker()
+
+    def all_finished() -> bool:
+        runs = RankingRun.objects.filter(status=JobStatus.DONE).count()
+        logs = BenchmarkLog.objects.filter(test_run=test_run, status=JobStatus.DONE).count()
+        return runs == 2 and logs == 2
+
+    wait_for(all_finished, 60, "the requeued jobs to finish")
+
+    # Exactly once: one set of results per run, one attempt each; a second requeue and a
+    # duplicate message change nothing.
+    assert requeue_stale_jobs(older_than_s=0) == {
+        "rankings.RankingRun": 0,
+        "benchmarks.BenchmarkLog": 0,
+    }
+    assert enqueue(compute_ranking, api_run.pk)
+    wait_for(
+        lambda: len(re.findall(r"compute_ranking\[.*\] succeeded.*'skipped'", worker.output())),
+        30,
+        "the duplicate message to be skipped",
+    )
+    for run in RankingRun.objects.all():
+        assert run.attempts == 1 and run.error == ""
+        assert RankingResult.objects.filter(run=run).count() == 2
+        assert sorted(run.results.values_list("rank", flat=True)) == [1, 2]
+    for log in BenchmarkLog.objects.filter(test_run=test_run):
+        assert log.attempts == 1 and log.result and log.throughput_gbps
+    test_run.refresh_from_db()
+    assert test_run.status == JobStatus.DONE
