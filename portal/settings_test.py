@@ -11,3 +11,5 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405
 LOGGING["root"]["level"] = "WARNING"  # noqa: F405
 STATIC_ROOT = tempfile.mkdtemp(prefix="portal-test-static-")
+# Tests assert English texts unless they ask for Chinese explicitly (Accept-Language or override).
+LANGUAGE_CODE = "en"
