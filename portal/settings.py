@@ -185,6 +185,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # An unacknowledged task (its worker died) is handed to another worker after this long.
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    # How often a worker looks for such messages (kombu sweeps every interval × throttle s).
+    "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
+    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
 }
 # Publishing a task must fail fast when the broker is down: core.queue.enqueue catches the
 # error, keeps the job pending and core.tasks.requeue_stale_jobs sends it again later.

@@ -35,6 +35,16 @@ def wait_for(check: Callable[[], Any], timeout: float, what: str, step: float = 
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+@pytest.fixture(autouse=True)
+def gpu_reference_table(transactional_db):  # type: ignore[no-untyped-def]
+    """The GPU rows a data migration loads: a transactional test before this one flushed them."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    import_module("quotes.migrations.0002_gpu_table").load(apps, None)
+
+
 def _free_port(start: int = 6391) -> int:
     for port in range(start, start + 200):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -96,8 +106,10 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
 
 def _reset_producers(app) -> None:  # type: ignore[no-untyped-def]
     """Forget pooled broker connections so the next publish connects to the current URL."""
+    from kombu import pools
+
     with contextlib.suppress(Exception):
-        app.pool.force_close_all()
+        pools.reset()  # closes and forgets every pooled connection/producer (keyed by URL)
     app._pool = None
     app.amqp._producer_pool = None
 
