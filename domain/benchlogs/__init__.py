@@ -106,5 +106,13 @@ def _guard() -> Iterator[None]:
         yield
     except BenchLogError:
         raise
-    except (ValueError, KeyError, IndexError, TypeError, ijson.JSONError, RecursionError) as exc:
+    except (
+        ValueError,
+        KeyError,
+        IndexError,
+        TypeError,
+        OverflowError,
+        ijson.JSONError,
+        RecursionError,
+    ) as exc:
         raise BenchLogError(catalogue.parse_failed()) from exc

@@ -28,8 +28,26 @@ def num(value: object) -> float:
     return result
 
 
+# Counts beyond this are damage, not measurements, and would not fit a C long anyway.
+_MAX_COUNT = 2**53
+
+
+def whole(value: object) -> int:
+    """A JSON number that must be a whole, non-negative count (retransmits, packets, ids)."""
+    number = num(value)
+    if number < 0 or number > _MAX_COUNT or number != int(number):
+        raise BadValue(repr(value)[:40])
+    return int(number)
+
+
 def obj(value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
+        raise BadValue(type(value).__name__)
+    return value
+
+
+def seq(value: object) -> list[Any]:
+    if not isinstance(value, list):
         raise BadValue(type(value).__name__)
     return value
 
@@ -78,7 +96,10 @@ class IntervalAccumulator:
         forward = num(total["bits_per_second"]) / 1e9
         reverse_sum = obj(interval["sum_bidir_reverse"]) if "sum_bidir_reverse" in interval else {}
         reverse = num(reverse_sum["bits_per_second"]) / 1e9 if reverse_sum else 0.0
-        streams = [(int(num(s["socket"])), num(s["bits_per_second"])) for s in interval["streams"]]
+        streams = [
+            (whole(obj(s)["socket"]), num(obj(s)["bits_per_second"]))
+            for s in seq(interval["streams"])
+        ]
         moved = num(total["bytes"]) + (num(reverse_sum["bytes"]) if reverse_sum else 0.0)
         self._counts(total, reverse_sum)
         self.saw_bidir = self.saw_bidir or bool(reverse_sum)
@@ -87,14 +108,13 @@ class IntervalAccumulator:
 
     def _counts(self, total: dict[str, Any], reverse: dict[str, Any]) -> None:
         if "retransmits" in total:
-            count = int(num(total["retransmits"])) + int(num(reverse.get("retransmits", 0)))
-            self.retransmits += count
-            self.retransmit_counts.append(count)
+            retransmits = whole(total["retransmits"]) + whole(reverse.get("retransmits", 0))
+            self.retransmits += retransmits
+            self.retransmit_counts.append(retransmits)
             self.saw_retransmits = True
         if "packets" in total:
-            self.packet_counts.append(
-                int(num(total["packets"])) + int(num(reverse.get("packets", 0)))
-            )
+            packets = whole(total["packets"]) + whole(reverse.get("packets", 0))
+            self.packet_counts.append(packets)
 
     def _append(
         self, start: float, end: float, forward: float, reverse: float, streams: list[Any]

@@ -229,7 +229,7 @@ def parse_iperf3_json_stream(lines: Iterable[str]) -> BenchResult:
         try:
             record = json.loads(line)
             event, data = record["event"], record["data"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             # A broken line is usually the last one, cut mid-write.
             damage = damage or "premature EOF: unreadable json-stream line"
             continue

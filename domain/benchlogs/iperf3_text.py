@@ -19,6 +19,8 @@ from domain.benchlogs.iperf3_text_summary import TextFigures, summary_figures
 from domain.benchlogs.result import BIDIR, FORWARD, REVERSE, TCP, UDP, BenchResult, Series
 from domain.messages import Message
 
+# A printed count this large is damage; it would not fit the compact per-interval arrays.
+_MAX_COUNT = 2**53
 # Which way data flows for each bidir role tag, seen from the client.
 _ROLE_DIRECTION = {"TX-C": FORWARD, "RX-S": FORWARD, "RX-C": REVERSE, "TX-S": REVERSE}
 
@@ -61,12 +63,13 @@ class _SlotSeries:
 
     def _counts(self, rows: list[Row]) -> None:
         retransmits = [row.retransmits for row in rows if row.retransmits is not None]
-        if retransmits:
+        if retransmits and sum(retransmits) < _MAX_COUNT:
             self.retransmits.append(sum(retransmits))
         # Client UDP rows count datagrams sent; server rows show lost/total received.
         packets = [row.datagrams if row.datagrams is not None else row.total for row in rows]
-        if any(count is not None for count in packets):
-            self.packets.append(sum(count or 0 for count in packets))
+        total = sum(count or 0 for count in packets)
+        if any(count is not None for count in packets) and total < _MAX_COUNT:
+            self.packets.append(total)
 
     def per_interval(self, counts: array[int]) -> tuple[int, ...]:
         return tuple(counts) if len(counts) == len(self.total) else ()

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from domain.benchlogs.units import iperf_bytes_factor, iperf_rate_factor
 
-_NUMBER = r"\d+(?:\.\d+)?"
+# Bounded digit runs: a longer number is damage, and would overflow float arithmetic later.
+_NUMBER = r"\d{1,30}(?:\.\d{1,30})?"
+_COUNT = r"\d{1,18}"
 _ROW = re.compile(
     r"^\[\s*(?P<id>\d+|SUM)\s*\](?:\[(?P<role>[TR]X-[CS])\])?\s+"
     rf"(?P<start>{_NUMBER})\s*-\s*(?P<end>{_NUMBER})\s+sec\s+"
@@ -19,16 +21,16 @@ _ROW = re.compile(
     rf"(?P<rate>{_NUMBER})\s+(?P<runit>[A-Za-z]+/sec)(?P<rest>.*)$"
 )
 _UDP_TAIL = re.compile(
-    rf"^\s+(?P<jitter>{_NUMBER})\s+ms\s+(?P<lost>-?\d+)\s*/\s*(?P<total>\d+)"
+    rf"^\s+(?P<jitter>{_NUMBER})\s+ms\s+(?P<lost>-?{_COUNT})\s*/\s*(?P<total>{_COUNT})"
     r"\s+\(\s*(?P<pct>[-+.\deE]+|nan|-?inf)\s*%\)\s*(?P<side>sender|receiver)?\s*$"
 )
-_SIDE_TAIL = re.compile(r"^\s+(?:(?P<retr>\d+)\s+)?(?P<side>sender|receiver)\s*$")
-_TCP_TAIL = re.compile(rf"^\s+(?P<retr>\d+)\s+(?P<cwnd>{_NUMBER})\s+[KMGT]?Bytes\s*$")
-_DATAGRAM_TAIL = re.compile(r"^\s+(?P<datagrams>\d+)\s*$")
+_SIDE_TAIL = re.compile(rf"^\s+(?:(?P<retr>{_COUNT})\s+)?(?P<side>sender|receiver)\s*$")
+_TCP_TAIL = re.compile(rf"^\s+(?P<retr>{_COUNT})\s+(?P<cwnd>{_NUMBER})\s+[KMGT]?Bytes\s*$")
+_DATAGRAM_TAIL = re.compile(rf"^\s+(?P<datagrams>{_COUNT})\s*$")
 
-CONNECTING = re.compile(r"^Connecting to host (?P<host>\S+?),? port (?P<port>\d+)")
+CONNECTING = re.compile(r"^Connecting to host (?P<host>\S+?),? port (?P<port>\d{1,5})")
 LISTENING = re.compile(r"^Server listening on (?P<port>\d+)")
-ACCEPTED = re.compile(r"^Accepted connection from (?P<host>\S+?),? port (?P<port>\d+)")
+ACCEPTED = re.compile(r"^Accepted connection from (?P<host>\S+?),? port (?P<port>\d{1,5})")
 REVERSE = re.compile(r"^\[?\s*Reverse mode, remote host \S+ is sending")
 CONNECTED = re.compile(r"^\[\s*(?P<id>\d+)\s*\](?:\[[TR]X-[CS]\])?\s+local \S+ port \d+ connected")
 HEADER = re.compile(r"^\[\s*ID\s*\](?:\[Role\])?\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)")

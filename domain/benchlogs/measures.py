@@ -19,7 +19,13 @@ DIP_FRACTION = 0.9
 
 
 def _finite(values: Sequence[float]) -> list[float]:
-    return [value for value in values if not math.isnan(value)]
+    return [value for value in values if math.isfinite(value)]
+
+
+def _scaled(values: list[float]) -> list[float]:
+    """Values over their largest magnitude: ratios are unchanged and squares cannot overflow."""
+    largest = max((abs(value) for value in values), default=0.0)
+    return [value / largest for value in values] if largest > 0 else values
 
 
 def percentile(values: Sequence[float], fraction: float) -> float | None:
@@ -30,11 +36,12 @@ def percentile(values: Sequence[float], fraction: float) -> float | None:
     position = (len(ordered) - 1) * min(max(fraction, 0.0), 1.0)
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    weight = position - low
+    return ordered[low] * (1 - weight) + ordered[high] * weight
 
 
 def coefficient_of_variation(values: Sequence[float]) -> float | None:
-    data = _finite(values)
+    data = _scaled(_finite(values))
     if not data:
         return None
     mean = sum(data) / len(data)
@@ -104,7 +111,7 @@ def longest_dip(
     timed = len(start_s) == len(gbps) == len(end_s)
     best_s, best_n, run_s, run_n = 0.0, 0, 0.0, 0
     for index, value in enumerate(gbps):
-        if not math.isnan(value) and value < below:
+        if math.isfinite(value) and value < below:
             run_n += 1
             run_s += (end_s[index] - start_s[index]) if timed else 1.0
             if (run_s, run_n) > (best_s, best_n):
@@ -116,7 +123,7 @@ def longest_dip(
 
 def jain_index(values: Sequence[float]) -> float | None:
     """Jain's fairness index (Σx)² / (n·Σx²): 1 when all equal, 1/n when one takes all."""
-    data = _finite(values)
+    data = _scaled(_finite(values))
     squares = sum(value * value for value in data)
     if not data or squares == 0:
         return None

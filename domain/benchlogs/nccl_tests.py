@@ -7,6 +7,7 @@ The result's throughput is the "Avg bus bandwidth" in Gbit/s, marked as a collec
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterable
@@ -90,6 +91,8 @@ def _row(log: _Log, line: str) -> None:
         return
     lead = dict(zip(log.columns[: -2 * _TIMING_FIELDS], tokens, strict=False))
     try:
+        if len(lead["size"]) > 18 or len(lead["count"]) > 18:
+            raise ValueError("count out of range")  # damage, not a buffer size
         size, count = int(lead["size"]), int(lead["count"])
         out_of_place = _timing(tokens[-8:-4])
         in_place = _timing(tokens[-4:])
@@ -104,6 +107,8 @@ def _row(log: _Log, line: str) -> None:
 def _timing(tokens: list[str]) -> NcclTiming:
     time_us, algbw, busbw = (float(token) for token in tokens[:3])
     wrong = None if tokens[3] == "N/A" else float(tokens[3])
+    if not all(math.isfinite(value) for value in (time_us, algbw, busbw, wrong or 0.0)):
+        raise ValueError("value out of range")
     return NcclTiming(time_us, algbw * NCCL_GBYTES_TO_GBPS, busbw * NCCL_GBYTES_TO_GBPS, wrong)
 
 

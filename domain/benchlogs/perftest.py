@@ -7,6 +7,7 @@ the report that counts and converting units is perftest_build's job.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -169,9 +170,13 @@ def parse_row(line: str, expected: int) -> tuple[float, ...] | None:
     if len(tokens) < expected or not (tokens[0].isdigit() and tokens[1].isdigit()):
         return None
     try:
-        return tuple(float(token) for token in tokens[:expected])
+        values = tuple(float(token) for token in tokens[:expected])
     except ValueError:
         return None
+    # A value too large for a double, or a size beyond any buffer, is damage, not a row.
+    if not all(math.isfinite(value) for value in values) or values[0] > 2**53:
+        return None
+    return values
 
 
 def _unglue(token: str) -> list[str]:
