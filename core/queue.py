@@ -47,14 +47,13 @@ _FLAG = "_queue_unavailable"
 def enqueue(task: Any, *args: Any, job_row: models.Model | None = None, **kwargs: Any) -> bool:
     """Publish ``task(*args, **kwargs)``; False (and the row noted, still pending) if the broker
     is unreachable. Results are ignored: job status lives on the row (ARCHITECTURE.md §3)."""
+    options = {"ignore_result": True, "retry": True}
+    options["retry_policy"] = settings.CELERY_TASK_PUBLISH_RETRY_POLICY
+    if task.app.conf.task_always_eager:  # runs in-process: an OSError there is not the broker's
+        task.apply_async(args=args, kwargs=kwargs, **options)
+        return True
     try:
-        task.apply_async(
-            args=args,
-            kwargs=kwargs,
-            ignore_result=True,
-            retry=True,
-            retry_policy=settings.CELERY_TASK_PUBLISH_RETRY_POLICY,
-        )
+        task.apply_async(args=args, kwargs=kwargs, **options)
     except BROKER_ERRORS as exc:
         log.warning("queue unavailable, %s not sent (%s: %s)", task.name, type(exc).__name__, exc)
         if job_row is not None:

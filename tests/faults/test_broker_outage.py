@@ -131,3 +131,27 @@ def test_redis_down_keeps_jobs_pending_and_they_run_once_when_it_is_back(
         assert log.attempts == 1 and log.result and log.throughput_gbps
     test_run.refresh_from_db()
     assert test_run.status == JobStatus.DONE
+
+
+def test_requeue_sends_only_jobs_pending_longer_than_the_limit_and_only_once(
+    broker, team_a, analyst_a
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    seed_quotes(team_a, analyst_a)
+    workload = make_workload(team_a)
+    fresh = RankingRun.objects.create(team=team_a, created_by=analyst_a, workload=workload)
+    stale = RankingRun.objects.create(team=team_a, created_by=analyst_a, workload=workload)
+    done = RankingRun.objects.create(
+        team=team_a, created_by=analyst_a, workload=workload, status=JobStatus.DONE
+    )
+    old = timezone.now() - timedelta(seconds=600)
+    RankingRun.objects.filter(pk__in=[stale.pk, done.pk]).update(queued_at=old)
+
+    assert requeue_stale_jobs(older_than_s=300)["rankings.RankingRun"] == 1
+    stale.refresh_from_db()
+    assert stale.queued_at > old  # sent again now: the next tick leaves it alone
+    assert requeue_stale_jobs(older_than_s=300)["rankings.RankingRun"] == 0
+    assert RankingRun.objects.get(pk=fresh.pk).status == JobStatus.PENDING
