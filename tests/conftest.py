@@ -129,3 +129,27 @@ def celery_worker_process(django_db_setup, django_db_blocker):  # type: ignore[n
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+
+
+@pytest.fixture(autouse=True)
+def _gpu_reference_table(request):  # type: ignore[no-untyped-def]
+    """Transactional tests flush every table afterwards, including the GPU reference rows that a
+    data migration loads; put them back for any test that uses the database."""
+    if not any(name in request.fixturenames for name in ("db", "transactional_db", "live_server")) and \
+            not request.node.get_closest_marker("django_db"):
+        return
+    request.getfixturevalue("transactional_db" if _is_transactional(request) else "db")
+    import importlib
+
+    from django.apps import apps as django_apps
+
+    migration = importlib.import_module("quotes.migrations.0002_gpu_table")
+    if django_apps.get_model("quotes", "GpuModel").objects.count() < len(migration.GPU_ROWS):
+        migration.load(django_apps, None)
+
+
+def _is_transactional(request) -> bool:  # type: ignore[no-untyped-def]
+    marker = request.node.get_closest_marker("django_db")
+    if marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])):
+        return True
+    return "transactional_db" in request.fixturenames or "live_server" in request.fixturenames

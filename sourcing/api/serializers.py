@@ -163,7 +163,7 @@ class DecisionSerializer(serializers.Serializer):
     comment = serializers.CharField(allow_blank=True, default="")
 
 
-class UploadSerializer(serializers.Serializer):
+class EvidenceUploadSerializer(serializers.Serializer):
     file = serializers.FileField()
 
 

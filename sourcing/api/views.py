@@ -129,10 +129,10 @@ class AwardViewSet(TeamScopedViewSet):
     def reject(self, request, pk=None):  # type: ignore[no-untyped-def]
         return self._decide(request, False)
 
-    @extend_schema(request={"multipart/form-data": s.UploadSerializer}, responses=s.AwardSerializer)
+    @extend_schema(request={"multipart/form-data": s.EvidenceUploadSerializer}, responses=s.AwardSerializer)
     @action(detail=True, methods=["post"], url_path="acceptance-logs")
     def acceptance_logs(self, request, pk=None):  # type: ignore[no-untyped-def]
-        data = s.UploadSerializer(data=request.data)
+        data = s.EvidenceUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         award = self.get_object()
         services.award_acceptance_upload(award=award, user=request.user,
@@ -188,12 +188,12 @@ class SupplierAnswerViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return selectors.supplier_answers(self.request.supplier_account)
 
-    @extend_schema(request={"multipart/form-data": s.UploadSerializer},
+    @extend_schema(request={"multipart/form-data": s.EvidenceUploadSerializer},
                    responses=s.SupplierAnswerSerializer)  # fmt: skip
     @action(detail=True, methods=["post"])
     def logs(self, request, pk=None):  # type: ignore[no-untyped-def]
         answer = self.get_object()
-        data = s.UploadSerializer(data=request.data)
+        data = s.EvidenceUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         services.answer_upload_evidence(answer=answer, account=request.supplier_account,
                                         upload=data.validated_data["file"])  # fmt: skip
