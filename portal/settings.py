@@ -163,7 +163,6 @@ SPECTACULAR_SETTINGS = {
         "VerificationStateEnum": "vendors.choices.VerificationState",
         "CertificationKindEnum": "vendors.choices.CertificationKind",
         "FabricEnum": "vendors.choices.Fabric",
-        "RunFabricEnum": "benchmarks.choices.RunFabric",
         "TestKindEnum": "benchmarks.choices.TestKind",
         "ReportKindEnum": "reports.choices.ReportKind",
         "RfqStateEnum": "sourcing.choices.RfqState",
