@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
+
+from .inputs import short_label
 
 COMPUTE = "#2f6db5"
 EXPOSED = "#d9534f"
@@ -30,13 +33,32 @@ def cost_breakdown_figure(results: Sequence[Any], *, labels: dict[str, str]) -> 
         yaxis={"autorange": "reversed"},
         height=120 + 40 * len(results),
         margin={"l": 10, "r": 10, "t": 50, "b": 40},
-        legend={"orientation": "h"},
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1.0, "xanchor": "right"},
     )
     return fig
 
 
+def _full_name(r: Any) -> str:
+    return f"{r.vendor_name} · {r.label}" if r.vendor_name else r.label
+
+
+def _log_ticks(values: Sequence[float]) -> list[float]:
+    """1-2-5 ticks covering the values (a log axis with readable plain numbers)."""
+    positive = [v for v in values if v and v > 0]
+    if not positive:
+        return []
+    low, high = min(positive), max(positive)
+    ticks = []
+    for exponent in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 2):
+        ticks += [m * 10.0**exponent for m in (1, 2, 5)]
+    return [t for t in ticks if low / 2.5 <= t <= high * 2.5]
+
+
 def cost_vs_bandwidth_figure(results: Sequence[Any], *, labels: dict[str, str]) -> go.Figure:
-    """Cost per ETH against effective bandwidth, with the P5...P50 range as error bars."""
+    """Cost per ETH against effective bandwidth, with the P5...P50 range as error bars.
+
+    Points carry a short label ("#rank fabric"); the full vendor and quote name is the hover text.
+    """
     fig = go.Figure()
     for basis, symbol in (("measured", "circle"), ("nominal", "circle-open")):
         rows = [r for r in results if r.bandwidth_basis == basis]
@@ -46,41 +68,93 @@ def cost_vs_bandwidth_figure(results: Sequence[Any], *, labels: dict[str, str]) 
             x=[r.bandwidth_gbps for r in rows],
             y=[r.cost_per_eth for r in rows],
             mode="markers+text",
-            text=[_name(r) for r in rows],
+            text=[short_label(r.rank, r.label) for r in rows],
             textposition="top center",
+            textfont={"size": 11},
+            hovertext=[
+                f"{_full_name(r)}<br>{r.bandwidth_gbps:.1f} Gbit/s"
+                f" · {r.cost_per_eth:.2f} {r.currency}"
+                for r in rows
+            ],
+            hoverinfo="text",
             name=labels[basis],
-            marker={"size": 12, "symbol": symbol},
+            marker={"size": 12, "symbol": symbol, "line": {"width": 2}},
             error_y={
                 "type": "data",
                 "symmetric": False,
                 "array": [r.cost_per_eth_high - r.cost_per_eth for r in rows],
                 "arrayminus": [r.cost_per_eth - r.cost_per_eth_low for r in rows],
             },
+            cliponaxis=False,
         )
+    ticks = _log_ticks([r.bandwidth_gbps for r in results])
     fig.update_layout(
         title=labels["title"],
-        xaxis={"title": labels["x"], "type": "log"},
-        yaxis_title=labels["y"],
+        xaxis={
+            "title": labels["x"],
+            "type": "log",
+            "tickvals": ticks,
+            "ticktext": [f"{t:g}" for t in ticks],
+            "showgrid": True,
+        },
+        yaxis={"title": labels["y"], "rangemode": "tozero"},
         height=420,
-        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        legend={"orientation": "h", "y": -0.22},
     )
     return fig
 
 
+def _pct_text(pct: float | None) -> str:
+    return "—" if pct is None else ("±0%" if pct == 0 else f"{pct:+.1f}%")
+
+
 def tornado_figure(rows: Sequence[dict[str, Any]], *, labels: dict[str, str]) -> go.Figure:
-    """Change of the winner's cost per ETH (%) when each input moves to its low / high value."""
-    names = [r["label"] for r in rows]
+    """Per parameter, every shown offer's cost per ETH change (%) at the low and the high setting
+    (the winner first, marked ★); a grouped tornado on a two-level axis (parameter, offer)."""
+    params: list[str] = []
+    offers: list[str] = []
+    sides: dict[str, dict[str, list[Any]]] = {
+        side: {"x": [], "text": [], "hover": []} for side in ("low", "high")
+    }
+    for row in rows:
+        for o in row.get("offers") or []:
+            params.append(row["label"])
+            offers.append(("★ " if o["is_winner"] else "") + o["name"])
+            for side in ("low", "high"):
+                pct = o[f"{side}_pct"]
+                new_rank = o[f"{side}_rank"]
+                moved = f" → #{new_rank}" if new_rank and new_rank != o["rank"] else ""
+                sides[side]["x"].append(pct or 0.0)
+                sides[side]["text"].append(_pct_text(pct) + moved)
+                sides[side]["hover"].append(
+                    f"{o['full_name']}<br>{row['label']}: {row[f'{side}_value']:g}<br>"
+                    f"{o['base']:.2f} → {'—' if o[side] is None else format(o[side], '.2f')}"
+                    f" ({_pct_text(pct)}), #{o['rank']}{moved}"
+                )
     fig = go.Figure()
-    fig.add_bar(y=names, x=[r["low_pct"] for r in rows], orientation="h", name=labels["low"],
-                text=[r["low_text"] for r in rows], marker_color="#5cb85c")  # fmt: skip
-    fig.add_bar(y=names, x=[r["high_pct"] for r in rows], orientation="h", name=labels["high"],
-                text=[r["high_text"] for r in rows], marker_color="#f0ad4e")  # fmt: skip
+    for side, colour in (("low", "#5cb85c"), ("high", "#f0ad4e")):
+        fig.add_bar(
+            y=[params, offers],
+            x=sides[side]["x"],
+            orientation="h",
+            name=labels[side],
+            text=sides[side]["text"],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=sides[side]["hover"],
+            hoverinfo="text",
+            marker_color=colour,
+        )
     fig.update_layout(
-        barmode="overlay",
+        barmode="group",
         title=labels["title"],
-        xaxis_title=labels["axis"],
-        height=320,
-        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        xaxis={"title": labels["axis"], "zeroline": True, "zerolinewidth": 2, "ticksuffix": "%"},
+        yaxis={"autorange": "reversed"},
+        height=max(320, 110 + 34 * len(offers)),
+        margin={"l": 10, "r": 60, "t": 60, "b": 50},
+        legend={"orientation": "h", "y": -0.12},
+        bargap=0.25,
     )
     return fig
 

@@ -117,3 +117,22 @@ def result_dict(r: cm.OfferResult) -> dict[str, Any]:
         out[f.name] = finite(value)
     out["id"] = out.pop("offer_id")
     return out
+
+
+def snapshot_inputs(
+    snapshot: Mapping[str, Any],
+) -> tuple[cm.Workload, list[cm.Offer], dict[str, cm.GpuSpec], dict[str, float] | None]:
+    """A stored snapshot as the cost model's arguments: workload, offers, GPU table, rates."""
+    workload = workload_from_dict(snapshot["workload"])
+    offers = [offer_from_dict(o, i) for i, o in enumerate(snapshot["offers"])]
+    return workload, offers, gpus_from_dict(snapshot["gpus"]), snapshot.get("fx_to_cny") or None
+
+
+def short_label(rank: int | None, label: str, *, width: int = 18) -> str:
+    """A chart label that fits: "#rank" and the part of the quote label after its last " · "
+    (the fabric in "8×8 A100 · 100G RoCE"), cut to `width` characters."""
+    tail = label.rsplit(" · ", 1)[-1].strip() if label else ""
+    if len(tail) > width:
+        tail = tail[: width - 1] + "…"
+    head = f"#{rank}" if rank else ""
+    return f"{head} {tail}".strip() or "?"

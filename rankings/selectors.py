@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Prefetch, QuerySet
 
+from domain.messages import Message
 from quotes.models import Quote
 
 from .models import RankingResult, RankingRun
@@ -27,11 +30,49 @@ def ranking_detail(*, team, pk: int) -> RankingRun:  # type: ignore[no-untyped-d
     return ranking_runs(team=team).prefetch_related(results).get(pk=pk)
 
 
-def ranking_lesson(results: list[RankingResult]) -> dict[str, RankingResult | None]:
-    """The offer with the cheapest rent and the one cheapest per effective training hour."""
+# Severity of the cost model's own network caveats. Every other code on a result is a vendor red
+# flag, and the ranking keeps only the critical due-diligence findings of a vendor as such flags.
+_WARNING_SEVERITY = {
+    "bandwidth_inference_only": "critical",
+    "roce_without_lossless": "critical",
+    "bandwidth_below_tier": "warning",
+    "rack_oversubscribed": "warning",
+    "roce_lossless_unknown": "warning",
+    "bandwidth_unverified": "info",
+}
+_SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
+WARNINGS_SHOWN = 3
+
+
+def warning_severity(code: str) -> str:
+    return _WARNING_SEVERITY.get(code, "critical")
+
+
+def offer_warnings(warnings: list[dict[str, str]], *, shown: int = WARNINGS_SHOWN) -> dict:  # type: ignore[type-arg]
+    """One offer's warnings once each (same code and text), most severe first, split into the
+    first `shown` and the rest (the page folds the rest away)."""
+    seen: set[tuple[str, str, str]] = set()
+    unique = []
+    for w in warnings:
+        key = (w.get("code", ""), w.get("en", ""), w.get("zh", ""))
+        if key in seen:
+            continue
+        seen.add(key)
+        unique.append({**w, "severity": warning_severity(key[0])})
+    unique.sort(key=lambda w: _SEVERITY_ORDER[w["severity"]])  # stable: model order kept
+    more = unique[shown:]
+    label = Message("warnings_more", f"+{len(more)} more", f"另有 {len(more)} 条")
+    return {"shown": unique[:shown], "more": more, "count": len(unique), "more_label": label}
+
+
+def ranking_lesson(results: list[RankingResult]) -> dict[str, Any]:
+    """The offer with the cheapest rent and the one cheapest per effective training hour, and the
+    table rows of the results page (each result with its de-duplicated warnings)."""
+    rows = [{"result": r, "warnings": offer_warnings(r.warnings or [])} for r in results]
     if not results:
-        return {"cheapest_rent": None, "cheapest_eth": None}
+        return {"cheapest_rent": None, "cheapest_eth": None, "result_rows": rows}
     return {
         "cheapest_rent": min(results, key=lambda r: (r.hourly_cost, r.rank)),
         "cheapest_eth": min(results, key=lambda r: r.rank),
+        "result_rows": rows,
     }

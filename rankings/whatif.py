@@ -1,16 +1,27 @@
-"""What-if and sensitivity over a stored snapshot (the same `rank_snapshot` as the run)."""
+"""What-if and sensitivity over a stored snapshot (the same cost model as the run).
+
+The sensitivity is `domain.sensitivity`: each soft input (overlap, mfu, bandwidth B) moves to a low
+and a high setting and the offers are ranked again; the page shows every offer's swing (the winner
+first) and the domain's verdict on whether the winner holds.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from django.utils.translation import gettext as _
 
+from domain import costmodel as cm
+from domain.messages import Message
+from domain.sensitivity import ParameterSensitivity, sensitivity
+
+from .inputs import short_label, snapshot_inputs
 from .services import outcome_dict, rank_snapshot
 
-# (what moves, low, high): overlap as a value, mfu and bandwidth as scales of the inputs.
-SWINGS = (("overlap", 0.25, 0.75), ("mfu_scale", 0.8, 1.2), ("bandwidth_scale", 0.5, 2.0))
+# Offers shown per parameter in the tornado chart (the winner and the next ones by rank).
+TORNADO_OFFERS = 6
 
 
 def whatif(snapshot: Mapping[str, Any], *, overlap=None, mfu_scale=1.0, bandwidth_scale=1.0):  # type: ignore[no-untyped-def]
@@ -20,30 +31,93 @@ def whatif(snapshot: Mapping[str, Any], *, overlap=None, mfu_scale=1.0, bandwidt
     return outcome_dict(outcome)
 
 
-def sensitivity_rows(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per input, the winner's cost per ETH change (%) at its low and high value, and whether
-    another offer would win there."""
-    base = rank_snapshot(snapshot)
+class SensitivityRows(list):  # type: ignore[type-arg]
+    """The tornado rows (one dict per parameter) with the verdict of `domain.sensitivity`.
+
+    A list, so the PDF report and the chart keep iterating rows; the attributes carry the rest.
+    """
+
+    verdict: Message | None = None
+    robust: bool = False
+    winner: str = ""
+    currency: str = ""
+    winner_flat: bool = False
+
+
+def _pct(value: float | None, base: float) -> float | None:
+    if value is None or not base:
+        return None
+    return round((value / base - 1.0) * 100.0, 1)
+
+
+def _ranks(costs: dict[str, float | None]) -> dict[str, int]:
+    ranked = sorted((c, oid) for oid, c in costs.items() if c is not None)
+    return {oid: i for i, (_c, oid) in enumerate(ranked, start=1)}
+
+
+def _label(p: ParameterSensitivity) -> str:
+    head = {"overlap": _("overlap"), "mfu": _("mfu ×"), "bandwidth": _("bandwidth ×")}
+    return f"{head.get(p.parameter, p.parameter)} {p.low_setting:g} … {p.high_setting:g}"
+
+
+def _row(p: ParameterSensitivity, winner: str, full: dict[str, str]) -> dict[str, Any]:
+    low = {s.offer_id: s.low for s in p.offers}
+    high = {s.offer_id: s.high for s in p.offers}
+    rank_low, rank_high = _ranks(low), _ranks(high)
+    offers = []
+    for base_rank, s in enumerate(p.offers, start=1):
+        offers.append({
+            "name": s.offer_id, "full_name": full.get(s.offer_id, s.offer_id),
+            "rank": base_rank, "is_winner": s.offer_id == winner, "base": s.base,
+            "low": s.low, "high": s.high,
+            "low_pct": _pct(s.low, s.base), "high_pct": _pct(s.high, s.base),
+            "low_rank": rank_low.get(s.offer_id), "high_rank": rank_high.get(s.offer_id),
+        })  # fmt: skip
+    mine = next(o for o in offers if o["is_winner"])
+    row: dict[str, Any] = {"key": p.parameter, "label": _label(p), "offers": offers}
+    for side, value, other in (
+        ("low", p.low_setting, p.winner_low),
+        ("high", p.high_setting, p.winner_high),
+    ):
+        flips = other != winner
+        row[f"{side}_value"] = value
+        row[f"{side}_setting"] = f"{value:g}"
+        row[f"{side}_pct"] = mine[f"{side}_pct"] or 0.0
+        row[f"{side}_cost"] = mine[side]
+        row[f"{side}_flips"] = flips
+        row[f"{side}_winner"] = other or ""
+        row[f"{side}_text"] = f"{_('winner changes')} → {other}" if flips else ""
+    return row
+
+
+def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
+    """Per input (overlap, mfu, bandwidth), every offer's cost per ETH change (%) at its low and
+    high setting, the winner's first, and whether another offer would win there."""
+    workload, offers, gpus, fx = snapshot_inputs(snapshot)
+    base = cm.rank(workload, offers, gpus, fx_to_cny=fx)
+    rows = SensitivityRows()
     if not base.results:
-        return []
-    winner = base.results[0]
-    names = {
-        "overlap": _("overlap"),
-        "mfu_scale": _("mfu × 0.8 … 1.2"),
-        "bandwidth_scale": _("bandwidth × 0.5 … 2"),
-    }
-    rows = []
-    for key, low, high in SWINGS:
-        row: dict[str, Any] = {"key": key, "label": names[key]}
-        for side, value in (("low", low), ("high", high)):
-            kwargs = {key: value}
-            outcome = rank_snapshot(snapshot, **kwargs)
-            mine = next((r for r in outcome.results if r.offer_id == winner.offer_id), None)
-            pct = 0.0 if mine is None else (mine.cost_per_eth / winner.cost_per_eth - 1) * 100
-            flips = bool(outcome.results) and outcome.results[0].offer_id != winner.offer_id
-            row[f"{side}_pct"] = round(pct, 1)
-            row[f"{side}_value"] = value
-            row[f"{side}_text"] = (_("winner changes") if flips else "") + f" ({value:g})"
-            row[f"{side}_flips"] = flips
+        return rows
+    people = {str(o.get("id")): o for o in snapshot["offers"]}
+    names: dict[str, str] = {}
+    full: dict[str, str] = {}
+    for r in base.results:
+        o = people.get(r.offer_id, {})
+        names[r.offer_id] = short_label(r.rank, o.get("label") or r.offer_id)
+        vendor, label = o.get("vendor", ""), o.get("label", "")
+        full[names[r.offer_id]] = f"{vendor} · {label}" if vendor else label
+    # The domain names offers by id in its verdict: give it the short chart names instead.
+    shown = [replace(o, id=names.get(o.id, o.id)) for o in offers]
+    result = sensitivity(workload, shown, gpus, fx_to_cny=fx)
+    if result.base_winner is None:
+        return rows
+    for p in result.parameters:
+        row = _row(p, result.base_winner, full)
+        row["offers"] = row["offers"][:TORNADO_OFFERS]
         rows.append(row)
+    rows.verdict = result.verdict
+    rows.robust = result.robust
+    rows.winner = result.base_winner
+    rows.currency = result.currency or ""
+    rows.winner_flat = all(not r["low_pct"] and not r["high_pct"] for r in rows)
     return rows

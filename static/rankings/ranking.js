@@ -29,7 +29,11 @@
   function apply(data) {
     var tbody = table.tBodies[0];
     var rows = {};
-    Array.prototype.forEach.call(tbody.rows, function (tr) { rows[tr.dataset.offer] = tr; });
+    var notes = {};
+    Array.prototype.forEach.call(tbody.rows, function (tr) {
+      if (tr.dataset.offer) rows[tr.dataset.offer] = tr;
+      if (tr.dataset.warningsFor) notes[tr.dataset.warningsFor] = tr;
+    });
     data.results.forEach(function (r) {
       var tr = rows[r.id];
       if (!tr) return;
@@ -38,7 +42,8 @@
       tr.querySelector(".step").textContent = fmt(r.step_time_s, 2);
       tr.querySelector(".exposed").textContent = fmt(r.exposed_comm_s, 2);
       tr.querySelector(".util").textContent = Math.round(r.utilisation * 100) + "%";
-      tbody.appendChild(tr);  // re-order by the new rank
+      tbody.appendChild(tr);  // re-order by the new rank, the offer's warnings under it
+      if (notes[r.id]) tbody.appendChild(notes[r.id]);
     });
     var note = document.getElementById("whatif-note");
     if (note && data.results.length) {

@@ -1,0 +1,160 @@
+"""Results page: warnings once each, the sensitivity of domain.sensitivity, short chart labels."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+from rankings import figures
+from rankings.models import RankingRun
+from rankings.selectors import offer_warnings, ranking_lesson
+from rankings.whatif import sensitivity_rows
+
+DATA = Path(__file__).parent / "data"
+GPUS = {
+    "H100-SXM": {
+        "tflops_bf16": 989, "memory_gb": 80, "intra_node_gbyte_s": 450, "default_mfu": 0.45,
+    },
+    "A100-SXM4-80GB": {
+        "tflops_bf16": 312, "memory_gb": 80, "intra_node_gbyte_s": 300, "default_mfu": 0.5,
+    },
+}  # fmt: skip
+T_C = 6 * 7e9 * 4e6 / (8 * 8 * 312e12 * 0.5)  # compute time per step of the seed workload, s
+V_BITS = 8 * 2 * 7 / 8 * 7e9 * 2  # inter-node gradient bits per node and step (ddp, bf16)
+
+
+def _seed_snapshot() -> dict:  # type: ignore[type-arg]
+    data = json.loads((DATA / "seed_example.json").read_text())
+    labels = {"A-10G-TCP": "8×8 A100 · 10G TCP", "B-100G-RoCE": "8×8 A100 · 100G RoCE"}
+    for offer in data["offers"]:
+        offer.update(label=labels[offer["id"]], vendor=f"Vendor {offer['id'][0]}")
+    return {**data, "gpus": GPUS, "fx_to_cny": {}}
+
+
+def _step(bandwidth_gbps: float, overlap: float = 0.5) -> float:
+    t_x = V_BITS / (bandwidth_gbps * 1e9)
+    return T_C + max(0.0, t_x - overlap * T_C)
+
+
+def _w(code: str, en: str) -> dict[str, str]:
+    return {"code": code, "en": en, "zh": en + "（中）"}
+
+
+def test_warnings_are_shown_once_each_most_severe_first_and_the_rest_folded():
+    ecn = _w("roce_without_ecn", "RoCE runs without ECN.")
+    warnings = [
+        _w("bandwidth_below_tier", "25 Gbit/s is below 50G."),
+        _w("bandwidth_unverified", "Nominal bandwidth."),
+        ecn,
+        _w("data_centre_re_leased", "Room A is re-leased."),
+        _w("data_centre_re_leased", "Room B is re-leased."),  # same code, other text: kept
+        dict(ecn),  # the vendor's second data centre gives the same finding again
+        _w("roce_without_lossless", "RoCE without PFC/ECN."),
+        _w("bandwidth_unverified", "Nominal bandwidth."),
+    ]
+    out = offer_warnings(warnings, shown=3)
+    codes = [w["code"] for w in out["shown"] + out["more"]]
+    assert out["count"] == 6
+    assert codes == [
+        "roce_without_ecn", "data_centre_re_leased", "data_centre_re_leased",
+        "roce_without_lossless", "bandwidth_below_tier", "bandwidth_unverified",
+    ]  # fmt: skip
+    assert [w["severity"] for w in out["shown"] + out["more"]] == ["critical"] * 4 + [
+        "warning",
+        "info",
+    ]
+    assert len(out["shown"]) == 3 and len(out["more"]) == 3
+    assert out["more_label"].en == "+3 more" and out["more_label"].zh == "另有 3 条"
+    assert offer_warnings([])["count"] == 0 and offer_warnings([])["more"] == []
+
+
+def test_the_sensitivity_gives_each_offers_swing_with_the_model_numbers():
+    with translation.override("en"):
+        rows = sensitivity_rows(_seed_snapshot())
+    assert [r["key"] for r in rows] == ["overlap", "mfu", "bandwidth"]
+    assert rows.winner == "#1 100G RoCE" and rows.robust
+    assert rows.verdict.code == "winner_robust" and "#1 100G RoCE" in rows.verdict.en
+    overlap, mfu, bandwidth = rows
+    assert (overlap["low_value"], overlap["high_value"]) == (0.0, 1.0)
+    assert (bandwidth["low_value"], bandwidth["high_value"]) == (0.5, 1.5)
+    # The winner: 90 Gbit/s hides under half the compute; with no overlap it is exposed.
+    assert overlap["low_pct"] == pytest.approx(round((_step(90, 0) / T_C - 1) * 100, 1))
+    assert overlap["low_pct"] == pytest.approx(12.9)
+    assert overlap["high_pct"] == 0.0 and bandwidth["low_pct"] == 0.0
+    assert not any(r["low_flips"] or r["high_flips"] for r in rows)
+    # The 10G TCP offer (B = 10 x 0.55) moves with bandwidth and overlap.
+    tcp = {r["key"]: next(o for o in r["offers"] if o["name"] == "#2 10G TCP") for r in rows}
+    base = _step(5.5)
+    assert tcp["bandwidth"]["low_pct"] == pytest.approx(round((_step(2.75) / base - 1) * 100, 1))
+    assert tcp["bandwidth"]["low_pct"] == pytest.approx(80.9)
+    assert tcp["bandwidth"]["high_pct"] == pytest.approx(-27.0)
+    assert tcp["overlap"]["low_pct"] == pytest.approx(19.1)
+    assert tcp["overlap"]["high_pct"] == pytest.approx(-19.1)
+    assert tcp["mfu"]["low_pct"] < 0 < tcp["mfu"]["high_pct"]  # faster GPUs expose more traffic
+    assert tcp["bandwidth"]["full_name"] == "Vendor A · 8×8 A100 · 10G TCP"
+
+
+def test_the_tornado_draws_every_offers_bars_and_marks_the_winner():
+    rows = sensitivity_rows(_seed_snapshot())
+    labels = {"title": "t", "low": "low", "high": "high", "axis": "%"}
+    fig = figures.tornado_figure(rows, labels=labels)
+    low, high = fig.data
+    assert len(low.x) == len(high.x) == 6  # 3 parameters x 2 offers
+    assert list(low.y[1][:2]) == ["★ #1 100G RoCE", "#2 10G TCP"]
+    assert max(low.x) == pytest.approx(80.9) and min(high.x) == pytest.approx(-27.0)
+    assert "+80.9%" in low.text
+
+
+def test_the_bandwidth_chart_has_short_labels_full_hover_text_and_plain_log_ticks():
+    class R:  # the fields of a RankingResult the figure reads
+        def __init__(self, rank, label, gbps, cost):  # type: ignore[no-untyped-def]
+            self.rank, self.label, self.vendor_name, self.bandwidth_gbps = rank, label, "V Co", gbps
+            self.cost_per_eth = self.cost_per_eth_low = self.cost_per_eth_high = cost
+            self.bandwidth_basis, self.currency = "nominal", "CNY"
+
+    results = [R(1, "8×8 A100 · 100G RoCE", 90.0, 20.2), R(2, "8×8 A100 · 10G TCP", 5.5, 52.1)]
+    labels = {"title": "t", "x": "x", "y": "y", "measured": "m", "nominal": "n"}
+    fig = figures.cost_vs_bandwidth_figure(results, labels=labels)
+    assert list(fig.data[0].text) == ["#1 100G RoCE", "#2 10G TCP"]
+    assert fig.data[0].hovertext[0].startswith("V Co · 8×8 A100 · 100G RoCE")
+    assert fig.layout.xaxis.type == "log"
+    assert list(fig.layout.xaxis.ticktext) == ["5", "10", "20", "50", "100", "200"]
+
+
+@pytest.mark.django_db
+def test_the_demo_page_lists_a_finding_once_and_says_the_winner_is_not_robust(
+    team_a, analyst_a, client_as
+):
+    import quotes.demo
+    import rankings.demo
+    import vendors.demo
+
+    vendors.demo.load(team=team_a, user=analyst_a)
+    quotes.demo.load(team=team_a, user=analyst_a)
+    rankings.demo.load(team=team_a, user=analyst_a)
+    run = RankingRun.objects.get(team=team_a)
+    results = list(run.results.all())
+    rows = {r["result"].label: r["warnings"] for r in ranking_lesson(results)["result_rows"]}
+    roce25 = rows["8×8 A100 · 25G RoCE"]
+    stored = next(r for r in results if r.label == "8×8 A100 · 25G RoCE").warnings
+    assert len(stored) > roce25["count"]  # duplicates in the stored result, not on the page
+    seen = [(w["code"], w["en"]) for w in roce25["shown"] + roce25["more"]]
+    assert len(seen) == len(set(seen))
+
+    with translation.override("en"):
+        sens = sensitivity_rows(run.snapshot)
+    assert sens.verdict.code == "winner_changes" and not sens.robust
+    overlap = next(r for r in sens if r["key"] == "overlap")
+    assert overlap["high_flips"] and overlap["high_winner"] == "#2 25G RoCE"
+    tcp = next(o for o in next(r for r in sens if r["key"] == "bandwidth")["offers"]
+               if o["name"].endswith("10G TCP"))  # fmt: skip
+    assert tcp["low_pct"] > 50
+
+    client = client_as(analyst_a)
+    client.cookies["django_language"] = "en"
+    html = client.get(reverse("rankings:detail", args=[run.pk])).content.decode()
+    assert html.count("RoCE runs without ECN") == 1
+    assert "<details><summary>+" in html and sens.verdict.en in html
+    assert "Cheapest rent is not the cheapest way to train." in html
