@@ -36,7 +36,7 @@ def wait_for(check: Callable[[], Any], timeout: float, what: str, step: float = 
 
 
 @pytest.fixture(autouse=True)
-def gpu_reference_table(transactional_db):  # type: ignore[no-untyped-def]
+def gpu_reference_table(db):  # type: ignore[no-untyped-def]
     """The GPU rows a data migration loads: a transactional test before this one flushed them."""
     from importlib import import_module
 
