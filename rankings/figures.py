@@ -155,6 +155,7 @@ def tornado_figure(rows: Sequence[dict[str, Any]], *, labels: dict[str, str]) ->
         margin={"l": 10, "r": 60, "t": 60, "b": 50},
         legend={"orientation": "h", "y": -0.12},
         bargap=0.25,
+        uniformtext={"minsize": 9, "mode": "show"},
     )
     return fig
 
