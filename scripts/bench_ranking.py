@@ -70,7 +70,8 @@ def _setup(team: Team) -> WorkloadProfile:
 
 
 def main() -> None:
-    team = Team.objects.create(name="bench (throwaway)", slug=f"bench-{uuid.uuid4().hex[:8]}")
+    tag = uuid.uuid4().hex[:8]
+    team = Team.objects.create(name=f"bench (throwaway {tag})", slug=f"bench-{tag}")
     try:
         t0 = time.perf_counter()
         with transaction.atomic():
