@@ -1,0 +1,233 @@
+"""Benchmark the streaming iperf3 JSON parser on a 24-hour ``iperf3 -J -P 8`` log.
+
+Builds the log (86,400 one-second intervals x 8 streams) in a temporary directory from the
+structure of the corpus ``-P`` file, then measures, in the same run and each in a fresh
+subprocess:
+
+- time: ``domain.benchlogs.parse_path`` against plain ``json.load`` of the same file, as CPU
+  time (user + system, ``ru_utime + ru_stime``) of the work, best of several alternating
+  runs; CPU time is what the parser costs and is far less disturbed by other load on a shared
+  machine than wall-clock time, which is printed too;
+- memory: peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) of the subprocess minus the
+  peak RSS of a baseline subprocess that imported the same modules and did nothing else,
+  divided by the file size.
+
+Goals: parse time / json.load time <= 1.5 and parse memory / file size <= 1.5.
+Run from the repository root: ``python3 scripts/bench_parse.py [--intervals N] [--runs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "tests/domain/data/corpus/iperf3-json/local_3.12_tcp_P4.json"
+STREAMS = 8
+TIME_GOAL = 1.5
+MEMORY_GOAL = 1.5
+
+# Each measurement runs in its own interpreter so one cannot inherit the other's heap.
+_PROBE = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+import ijson
+import domain.benchlogs as benchlogs
+mode, path = sys.argv[1], sys.argv[2]
+usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu_before = usage.ru_utime + usage.ru_stime
+started = time.perf_counter()
+if mode == "parse":
+    result = benchlogs.parse_path(path)
+    check = [result.intervals, len(result.series), result.throughput_gbps]
+elif mode == "json":
+    with open(path, "rb") as stream:
+        document = json.load(stream)
+    check = [len(document["intervals"]), len(document["intervals"][0]["streams"]), None]
+else:
+    check = []
+elapsed = time.perf_counter() - started
+usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu = usage.ru_utime + usage.ru_stime - cpu_before
+report = {{"seconds": elapsed, "cpu": cpu, "peak_bytes": usage.ru_maxrss * 1024, "check": check}}
+print(json.dumps(report))
+"""
+
+
+def _cjson(value: Any, depth: int) -> str:
+    """cJSON's formatted style: tab indentation and a tab after each colon."""
+    if isinstance(value, dict):
+        inner = "\t" * (depth + 1)
+        members = [f'{inner}"{key}":\t{_cjson(item, depth + 1)}' for key, item in value.items()]
+        return "{\n" + ",\n".join(members) + "\n" + "\t" * depth + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_cjson(item, depth + 1) for item in value) + "]"
+    return json.dumps(value)
+
+
+def _interval_template(corpus: dict[str, Any]) -> str:
+    """One interval in cJSON layout with %-placeholders for the figures that vary."""
+    stream = dict(corpus["intervals"][0]["streams"][0])
+    total = dict(corpus["intervals"][0]["sum"])
+    fields = ("start", "end", "seconds", "bytes", "bits_per_second", "retransmits")
+    streams = []
+    for index in range(STREAMS):
+        entry = dict(stream, socket=5 + index)
+        entry.update({name: f"@S{index}_{name}@" for name in fields})
+        streams.append(entry)
+    total.update({name: f"@T_{name}@" for name in fields})
+    text = _cjson({"streams": streams, "sum": total}, 2)
+    text = text.replace("%", "%%")
+    for marker in [f"@S{i}_{n}@" for i in range(STREAMS) for n in fields]:
+        text = text.replace(f'"{marker}"', f"%({marker[1:-1]})s")
+    for name in fields:
+        text = text.replace(f'"@T_{name}@"', f"%(T_{name})s")
+    return text
+
+
+def _values(second: int, rng: random.Random) -> dict[str, object]:
+    start, end = float(second), second + 1.000021
+    values: dict[str, object] = {}
+    total_bytes = total_retr = 0
+    for index in range(STREAMS):
+        sent = rng.randrange(1_300_000_000, 1_480_000_000)
+        retr = rng.randrange(0, 4)
+        total_bytes += sent
+        total_retr += retr
+        values.update(
+            {
+                f"S{index}_start": start,
+                f"S{index}_end": end,
+                f"S{index}_seconds": 1.000021,
+                f"S{index}_bytes": sent,
+                f"S{index}_bits_per_second": sent * 8 / 1.000021,
+                f"S{index}_retransmits": retr,
+            }
+        )
+    values.update(
+        T_start=start,
+        T_end=end,
+        T_seconds=1.000021,
+        T_bytes=total_bytes,
+        T_bits_per_second=total_bytes * 8 / 1.000021,
+        T_retransmits=total_retr,
+    )
+    return values
+
+
+def _start(corpus: dict[str, Any], intervals: int) -> dict[str, Any]:
+    start: dict[str, Any] = json.loads(json.dumps(corpus["start"]))
+    start["connected"] = [
+        dict(corpus["start"]["connected"][0], socket=5 + i, local_port=50000 + i)
+        for i in range(STREAMS)
+    ]
+    start["test_start"].update(num_streams=STREAMS, duration=intervals)
+    return start
+
+
+def _end(corpus: dict[str, Any], seconds: float, total_bytes: int) -> dict[str, Any]:
+    end: dict[str, Any] = json.loads(json.dumps(corpus["end"]))
+    end["streams"] = [corpus["end"]["streams"][0] for _ in range(STREAMS)]
+    for block in ("sum_sent", "sum_received"):
+        end[block].update(
+            end=seconds,
+            seconds=seconds,
+            bytes=total_bytes,
+            bits_per_second=total_bytes * 8 / seconds,
+        )
+    return end
+
+
+def build_log(path: Path, intervals: int) -> None:
+    corpus = json.loads(TEMPLATE.read_text())
+    template = _interval_template(corpus)
+    rng = random.Random(24)
+    total_bytes = 0
+    with path.open("w") as out:
+        out.write('{\n\t"start":\t' + _cjson(_start(corpus, intervals), 1))
+        out.write(',\n\t"intervals":\t[')
+        for second in range(intervals):
+            values = _values(second, rng)
+            total_bytes += int(str(values["T_bytes"]))
+            out.write((", " if second else "") + template % values)
+        end = _end(corpus, intervals * 1.000021, total_bytes)
+        out.write('],\n\t"end":\t' + _cjson(end, 1) + "\n}\n")
+
+
+def _probe(mode: str, path: Path) -> dict[str, Any]:
+    code = _PROBE.format(root=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-c", code, mode, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def measure(path: Path, runs: int) -> dict[str, float]:
+    baseline = min(_probe("baseline", path)["peak_bytes"] for _ in range(2))
+    parse_runs, json_runs = [], []
+    for _ in range(runs):
+        parse_runs.append(_probe("parse", path))
+        json_runs.append(_probe("json", path))
+    size = path.stat().st_size
+    parse_time = min(run["cpu"] for run in parse_runs)
+    json_time = min(run["cpu"] for run in json_runs)
+    parse_wall = min(run["seconds"] for run in parse_runs)
+    json_wall = min(run["seconds"] for run in json_runs)
+    parse_peak = min(run["peak_bytes"] for run in parse_runs) - baseline
+    json_peak = min(run["peak_bytes"] for run in json_runs) - baseline
+    print(f"check (intervals, stream series, Gbit/s): {parse_runs[0]['check']}")
+    return {
+        "file_bytes": size,
+        "baseline_rss_bytes": baseline,
+        "parse_seconds": parse_time,
+        "json_load_seconds": json_time,
+        "parse_wall_seconds": parse_wall,
+        "json_load_wall_seconds": json_wall,
+        "wall_ratio": parse_wall / json_wall,
+        "parse_peak_bytes": parse_peak,
+        "json_load_peak_bytes": json_peak,
+        "time_ratio": parse_time / json_time,
+        "memory_ratio": parse_peak / size,
+        "json_load_memory_ratio": json_peak / size,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--intervals", type=int, default=86_400)
+    parser.add_argument("--runs", type=int, default=5)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "iperf3_24h_P8.json"
+        build_log(path, options.intervals)
+        figures = measure(path, options.runs)
+    mib = 1024 * 1024
+    print(f"file size            {figures['file_bytes'] / mib:10.1f} MiB")
+    print(f"baseline RSS         {figures['baseline_rss_bytes'] / mib:10.1f} MiB")
+    print(f"parse_path CPU       {figures['parse_seconds']:10.2f} s")
+    print(f"json.load CPU        {figures['json_load_seconds']:10.2f} s")
+    print(f"parse_path wall      {figures['parse_wall_seconds']:10.2f} s")
+    print(f"json.load wall       {figures['json_load_wall_seconds']:10.2f} s")
+    print(f"parse peak RSS       {figures['parse_peak_bytes'] / mib:10.1f} MiB above baseline")
+    print(f"json.load peak RSS   {figures['json_load_peak_bytes'] / mib:10.1f} MiB above baseline")
+    print(f"time ratio (CPU)     {figures['time_ratio']:10.2f}   (goal <= {TIME_GOAL})")
+    print(f"time ratio (wall)    {figures['wall_ratio']:10.2f}")
+    print(f"memory ratio         {figures['memory_ratio']:10.2f}   (goal <= {MEMORY_GOAL})")
+    print(f"json.load mem ratio  {figures['json_load_memory_ratio']:10.2f}   (for comparison)")
+    met = figures["time_ratio"] <= TIME_GOAL and figures["memory_ratio"] <= MEMORY_GOAL
+    print("goals met" if met else "goals NOT met")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
