@@ -187,6 +187,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # How often a worker looks for such messages (kombu sweeps every interval × throttle s).
     "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
     "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
+    # A broker that accepts the connection but never answers must not hang a request.
+    "socket_timeout": env.float("CELERY_BROKER_SOCKET_TIMEOUT", default=5.0),
 }
 # Publishing a task must fail fast when the broker is down: core.queue.enqueue catches the
 # error, keeps the job pending and core.tasks.requeue_stale_jobs sends it again later.

@@ -83,8 +83,18 @@ class PrivateRedis:
         )  # fmt: skip
         wait_for(self._ping, 10, "the private redis-server")
 
+    def freeze(self) -> None:
+        """SIGSTOP: the port still accepts connections but nothing ever answers."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
             self.proc.terminate()
             self.proc.wait(timeout=10)
         wait_for(lambda: not self._ping(), 5, "the private redis-server to stop")
@@ -100,6 +110,7 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
         yield redis
     finally:
         if redis.proc is not None and redis.proc.poll() is None:
+            redis.proc.send_signal(signal.SIGCONT)
             redis.proc.kill()
             redis.proc.wait(timeout=10)
 

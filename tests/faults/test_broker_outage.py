@@ -155,3 +155,31 @@ def test_requeue_sends_only_jobs_pending_longer_than_the_limit_and_only_once(
     assert stale.queued_at > old  # sent again now: the next tick leaves it alone
     assert requeue_stale_jobs(older_than_s=300)["rankings.RankingRun"] == 0
     assert RankingRun.objects.get(pk=fresh.pk).status == JobStatus.PENDING
+
+
+def test_a_hung_broker_answers_503_within_the_socket_timeout(broker, team_a, analyst_a, api_as):
+    """Redis accepts the connection but never replies (SIGSTOP): the request must not hang."""
+    from django.conf import settings
+
+    from portal.celery import app
+
+    from .conftest import _reset_producers
+
+    assert 0 < settings.CELERY_BROKER_TRANSPORT_OPTIONS["socket_timeout"] <= 10
+    seed_quotes(team_a, analyst_a)
+    workload = make_workload(team_a)
+    saved = app.conf.broker_transport_options
+    app.conf.broker_transport_options = {**saved, "socket_timeout": 1.0}  # keep the test short
+    _reset_producers(app)
+    broker.freeze()
+    try:
+        t0 = time.monotonic()
+        r = api_as(analyst_a).post("/api/v1/rankings/", {"workload": workload.pk}, format="json")
+        elapsed = time.monotonic() - t0
+    finally:
+        broker.thaw()
+        app.conf.broker_transport_options = saved
+        _reset_producers(app)
+    assert r.status_code == 503 and r.json()["code"] == "queue.unavailable"
+    assert elapsed < 8, elapsed
+    assert RankingRun.objects.get(pk=r.json()["id"]).status == JobStatus.PENDING
