@@ -1,141 +1,155 @@
 """The one place the benchmarks app talks to ``domain.benchlogs``.
 
-The parsers are being finished alongside this app, so every call goes through these few functions:
-``parse_upload`` (stream -> BenchResult or BenchLogError), ``result_json`` (JSON-ready dict plus
-per-stream series), ``zip_members`` (safe expansion) and ``log_verdict`` / ``run_summary``. They use
-the package's public API (``parse_stream``, ``result_to_json``, ``archive``, ``stats``) when it is
-there and otherwise a small fallback, so that the web layer never changes shape.
+Every rule (detection, parsing, zip safety, statistics, fairness, verdicts, the concurrent-run
+summary) lives in the domain package; this module only translates between it and what the app
+stores: a JSON-ready dict per log (``BenchmarkLog.result``), the team's thresholds
+(``AcceptanceThresholds``) and the summary fields of ``TestRun``.
+
+Stored results are JSON, so ``log_verdict`` and ``run_summary`` rebuild the few ``BenchResult``
+fields the domain needs from them (``result_from_json``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import statistics
-import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import IO, Any
 
-from domain.benchlogs.errors import BenchLogError
+from domain.benchlogs import (
+    BenchLogError,
+    BenchResult,
+    LatencyStats,
+    Series,
+    error_to_json,
+    parse_stream,
+    result_to_json,
+)
+from domain.benchlogs.archive import iter_zip_members
+from domain.benchlogs.stats import PASS, Thresholds, summarise_run, verdict
 from domain.messages import Message
 
-try:  # the package's public entry point, once its __init__ exists
-    from domain import benchlogs as _pkg
-except ImportError:  # pragma: no cover - the package root is always importable
-    _pkg = None  # type: ignore[assignment]
-
-
-def _msg(code: str, en: str, zh: str) -> Message:
-    return Message(code=code, en=en, zh=zh)
+__all__ = [
+    "BenchLogError",
+    "Limits",
+    "Member",
+    "Message",
+    "RunSummary",
+    "error_json",
+    "log_verdict",
+    "parse_upload",
+    "result_from_json",
+    "result_json",
+    "run_summary",
+    "zip_members",
+]
 
 
 # ---------------------------------------------------------------- parsing
 
 
-def parse_upload(stream: IO[bytes], filename: str) -> Any:
+def parse_upload(stream: IO[bytes], filename: str) -> BenchResult:
     """Parse one log; raises ``BenchLogError`` (and only that) when it cannot be read."""
-    parse_stream = getattr(_pkg, "parse_stream", None)
-    if parse_stream is not None:
-        return parse_stream(stream, filename)
-    return _fallback_parse(stream, filename)
-
-
-def _fallback_parse(stream: IO[bytes], filename: str) -> Any:
-    from domain.benchlogs import detect, textio
-
-    head, rewound = textio.peek(stream)
-    fmt = detect.detect(head, filename)
-    if fmt == detect.IPERF3_JSON:
-        from domain.benchlogs.iperf3_json import parse_iperf3_json
-
-        return parse_iperf3_json(rewound)
-    raise BenchLogError(
-        _msg(
-            "benchlog.parser_missing",
-            f"The {fmt} parser is not available yet.",
-            f"{fmt} 解析器尚未就绪。",
-        )
-    )
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Message):
-        return value.as_dict()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def result_json(result: Any, filename: str = "") -> dict[str, Any]:
-    """``result_to_json`` output, plus the per-stream series and interval times for the charts."""
-    to_json = getattr(_pkg, "result_to_json", None)
-    data: dict[str, Any]
-    if to_json is not None:
-        data = dict(_plain(_call_to_json(to_json, result, filename)))
-    else:
-        data = _fallback_json(result, filename)
-    data["series"] = [
-        {"label": s.label, "gbps": [_finite(v) for v in s.gbps]}
-        for s in getattr(result, "series", ())
-    ]
-    data["interval_end_s"] = [_finite(v) for v in getattr(result, "interval_end_s", ())]
-    data["measured_kind"] = getattr(result, "measured_kind", "link")
-    data["fabric"] = getattr(result, "fabric", None)
-    data["truncated"] = bool(getattr(result, "truncated", False))
-    data.setdefault("interval_gbps", [_finite(v) for v in getattr(result, "interval_gbps", ())])
-    return data
-
-
-def _call_to_json(to_json: Any, result: Any, filename: str) -> Any:
-    try:
-        return to_json(result, file=filename)
-    except TypeError:
-        return to_json(result)
+    return parse_stream(stream, filename)  # type: ignore[arg-type]
 
 
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _fallback_json(result: Any, filename: str) -> dict[str, Any]:
-    gbps = [v for v in result.interval_gbps if v is not None]
-    lat = result.latency
-    return {
-        "file": filename,
-        "tool": result.tool,
-        "test": result.test,
-        "throughput_gbps": result.throughput_gbps,
-        "sender_gbps": result.sender_gbps,
-        "retransmits": result.retransmits,
-        "streams": result.streams,
-        "duration_s": result.duration_s,
-        "intervals": len(gbps),
-        "interval_gbps": gbps,
-        "cv": _cv(gbps),
-        "p5_gbps": percentile(gbps, 5),
-        "lost_percent": result.lost_percent,
-        "jitter_ms": result.jitter_ms,
-        "latency_us": None
-        if lat is None
-        else {"min": lat.min_us, "avg": lat.avg_us, "p99": lat.p99_us, "p999": lat.p999_us},
-        "sizes": [
-            {"bytes": r.bytes, "bw_avg_gbps": r.bw_avg_gbps, "bw_peak_gbps": r.bw_peak_gbps}
-            for r in result.sizes
-        ],
-        "link_type": result.link_type,
-        "warnings": [w.as_dict() for w in result.warnings],
-        "error": result.error.as_dict() if result.error else None,
-    }
+def _finite_list(values: Sequence[float]) -> list[float | None]:
+    return [_finite(v) for v in values]
+
+
+def result_json(result: BenchResult, filename: str = "") -> dict[str, Any]:
+    """The domain's ``result_to_json`` shape, plus what the pages and summaries need.
+
+    Extras: per-stream ``series`` and interval times for the charts, and the fields
+    ``result_from_json`` needs to rebuild the result for verdicts and summaries (direction,
+    measured kind, fabric, start time, truncation). ``warnings`` and ``error`` are kept
+    bilingual (``{code, en, zh}``) so the pages can show the user's language.
+    """
+    data: dict[str, Any] = dict(result_to_json(result, filename))
+    data["warnings"] = [w.as_dict() for w in result.warnings]
+    data["error"] = result.error.as_dict() if result.error else None
+    data["series"] = [{"label": s.label, "gbps": _finite_list(s.gbps)} for s in result.series]
+    data["interval_start_s"] = _finite_list(result.interval_start_s)
+    data["interval_end_s"] = _finite_list(result.interval_end_s)
+    data["direction"] = result.direction
+    data["measured_kind"] = result.measured_kind
+    data["fabric"] = result.fabric
+    data["start_time_s"] = _finite(result.start_time_s)
+    data["truncated"] = result.truncated
+    if result.latency is not None and data.get("latency_us") is not None:
+        data["latency_us"]["max"] = _finite(result.latency.max_us)
+    return data
 
 
 def error_json(filename: str, message: Message) -> dict[str, Any]:
-    """The object ``parse_log`` prints for a file that failed."""
-    return {"file": filename, "tool": None, "throughput_gbps": None, "error": message.as_dict()}
+    """The object ``parse_log`` prints for a file that failed: every key, error bilingual."""
+    data: dict[str, Any] = dict(error_to_json(filename, message))
+    data["error"] = message.as_dict()
+    return data
+
+
+def _message(value: Any) -> Message | None:
+    if isinstance(value, dict) and value.get("en"):
+        return Message(code=str(value.get("code") or ""), en=value["en"], zh=value.get("zh") or "")
+    if isinstance(value, str) and value:
+        return Message(code="", en=value, zh=value)
+    return None
+
+
+def _floats(values: Any) -> tuple[float, ...]:
+    """A stored series as floats; a null (non-finite at parse time) becomes NaN, which the
+    domain's measures skip."""
+    return tuple(math.nan if v is None else float(v) for v in values or ())
+
+
+def _timing(values: Any, count: int) -> tuple[float, ...]:
+    times = _floats(values)
+    return times if len(times) == count and all(math.isfinite(t) for t in times) else ()
+
+
+def result_from_json(data: dict[str, Any]) -> BenchResult:
+    """Rebuild, from a stored ``result_json`` dict, the fields verdicts and summaries read."""
+    gbps = _floats(data.get("interval_gbps"))
+    latency = data.get("latency_us")
+    error = _message(data.get("error"))
+    return BenchResult(
+        tool=str(data.get("tool") or ""),
+        test=data.get("test"),
+        direction=data.get("direction") or "forward",
+        streams=data.get("streams"),
+        duration_s=data.get("duration_s"),
+        throughput_gbps=data.get("throughput_gbps"),
+        sender_gbps=data.get("sender_gbps"),
+        measured_kind=data.get("measured_kind") or "link",
+        interval_start_s=_timing(data.get("interval_start_s"), len(gbps)),
+        interval_end_s=_timing(data.get("interval_end_s"), len(gbps)),
+        interval_gbps=gbps,
+        series=tuple(
+            Series(label=s.get("label", ""), gbps=_floats(s.get("gbps")))
+            for s in data.get("series") or ()
+        ),
+        retransmits=data.get("retransmits"),
+        lost_percent=data.get("lost_percent"),
+        jitter_ms=data.get("jitter_ms"),
+        latency=None
+        if not latency
+        else LatencyStats(
+            min_us=latency.get("min"),
+            max_us=latency.get("max"),
+            avg_us=latency.get("avg"),
+            p99_us=latency.get("p99"),
+            p999_us=latency.get("p999"),
+        ),
+        link_type=data.get("link_type"),
+        fabric=data.get("fabric"),
+        start_time_s=data.get("start_time_s"),
+        error=error,
+        truncated=bool(data.get("truncated")),
+    )
 
 
 # ---------------------------------------------------------------- archives
@@ -143,156 +157,35 @@ def error_json(filename: str, message: Message) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Member:
-    """One zip member: its bytes when accepted, else the reason it was refused."""
+    """One zip member: its path inside the archive and its bytes (``refusal`` is always None
+    for members; an unsafe archive raises ``BenchLogError`` instead, see ``zip_members``)."""
 
     name: str
     data: bytes | None
-    refusal: Message | None
-
-
-MAX_MEMBERS = 500
-MAX_RATIO = 200
+    refusal: Message | None = None
 
 
 def zip_members(stream: IO[bytes], *, max_bytes: int) -> Iterator[Member]:
-    """Expand a zip safely: no ``../`` or absolute paths, no links, no bombs, nothing too big."""
-    archive = getattr(_pkg, "archive", None)
-    iterate = getattr(archive, "iter_zip_members", None)
-    if iterate is not None:
-        yield from _from_domain_archive(iterate, stream, max_bytes)
-        return
-    yield from _fallback_zip(stream, max_bytes)
+    """Every regular file of a zip, named by its path inside the archive.
+
+    The safety rules are ``domain.benchlogs.archive``'s: one ``../`` or absolute path, link,
+    encrypted member, too many members or compression bomb refuses the whole archive with a
+    ``BenchLogError``. All members are read before the first is yielded, so a bomb found while
+    inflating the last member leaves nothing half-stored. ``max_bytes`` caps the total inflated.
+    """
+    members = [
+        Member(name=name, data=member.read())
+        for name, member in iter_zip_members(stream, max_total_bytes=max_bytes)  # type: ignore[arg-type]
+    ]
+    yield from members
 
 
-def _from_domain_archive(iterate: Any, stream: IO[bytes], max_bytes: int) -> Iterator[Member]:
-    try:
-        items = iterate(stream, max_member_bytes=max_bytes)
-    except TypeError:
-        items = iterate(stream)
-    for item in items:
-        name = getattr(item, "name", "") or getattr(item, "filename", "")
-        refusal = getattr(item, "error", None) or getattr(item, "refusal", None)
-        data = getattr(item, "data", None)
-        if data is None and refusal is None and hasattr(item, "open"):
-            with item.open() as fh:
-                data = fh.read()
-        yield Member(name=name, data=None if refusal else data, refusal=refusal)
-
-
-def _refuse(name: str, code: str, en: str, zh: str) -> Member:
-    return Member(name=name, data=None, refusal=_msg(code, en, zh))
-
-
-def _fallback_zip(stream: IO[bytes], max_bytes: int) -> Iterator[Member]:
-    try:
-        zf = zipfile.ZipFile(stream)
-    except (zipfile.BadZipFile, OSError):
-        raise BenchLogError(
-            _msg("benchlog.zip_damaged", "The zip archive is damaged.", "zip 压缩包已损坏。")
-        ) from None
-    infos = [i for i in zf.infolist() if not i.is_dir()]
-    if len(infos) > MAX_MEMBERS:
-        raise BenchLogError(
-            _msg(
-                "benchlog.zip_too_many",
-                f"The zip holds more than {MAX_MEMBERS} files.",
-                f"zip 内文件超过 {MAX_MEMBERS} 个。",
-            )
-        )
-    total = 0
-    for info in infos:
-        refusal = _member_refusal(info, max_bytes)
-        if refusal is not None:
-            yield refusal
-            continue
-        data = _read_capped(zf, info, max_bytes)
-        if data is None:
-            yield _bomb(info.filename)
-            continue
-        total += len(data)
-        if total > max_bytes:
-            yield _bomb(info.filename)
-            return
-        yield Member(name=info.filename.rsplit("/", 1)[-1], data=data, refusal=None)
-
-
-def _bomb(name: str) -> Member:
-    return _refuse(
-        name,
-        "benchlog.zip_bomb",
-        f"{name}: refused, it expands far beyond its compressed size (a compression bomb?).",
-        f"{name}：已拒绝，解压后远大于压缩大小（疑似压缩炸弹）。",
-    )
-
-
-def _member_refusal(info: zipfile.ZipInfo, max_bytes: int) -> Member | None:
-    name = info.filename
-    parts = name.replace("\\", "/").split("/")
-    if name.startswith(("/", "\\")) or ".." in parts or (len(name) > 1 and name[1] == ":"):
-        return _refuse(
-            name,
-            "benchlog.zip_traversal",
-            f"{name}: refused, the path leaves the archive.",
-            f"{name}：已拒绝，路径指向压缩包之外。",
-        )
-    mode = (info.external_attr >> 16) & 0o170000
-    if mode == 0o120000:
-        return _refuse(
-            name,
-            "benchlog.zip_link",
-            f"{name}: refused, it is a symbolic link.",
-            f"{name}：已拒绝，这是一个符号链接。",
-        )
-    if info.file_size > max_bytes or (
-        info.compress_size and info.file_size / info.compress_size > MAX_RATIO
-    ):
-        return _bomb(name)
-    return None
-
-
-def _read_capped(zf: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: int) -> bytes | None:
-    """Read at most ``max_bytes`` (headers can lie about sizes); None when it would exceed it."""
-    chunks, size = [], 0
-    with zf.open(info) as fh:
-        while chunk := fh.read(1 << 20):
-            size += len(chunk)
-            if size > max_bytes:
-                return None
-            chunks.append(chunk)
-    return b"".join(chunks)
-
-
-# ---------------------------------------------------------------- statistics and verdicts
-
-
-def percentile(values: Sequence[float], pct: float) -> float | None:
-    """Linear-interpolated percentile (same method as numpy's default)."""
-    data = sorted(v for v in values if v is not None)
-    if not data:
-        return None
-    rank = (len(data) - 1) * pct / 100
-    lo = math.floor(rank)
-    hi = math.ceil(rank)
-    return data[lo] + (data[hi] - data[lo]) * (rank - lo)
-
-
-def _cv(values: Sequence[float]) -> float | None:
-    if len(values) < 2:
-        return None
-    mean = statistics.fmean(values)
-    return statistics.pstdev(values) / mean if mean > 0 else None
-
-
-def jain(values: Sequence[float]) -> float | None:
-    if not values:
-        return None
-    square_sum = sum(v * v for v in values)
-    return (sum(values) ** 2) / (len(values) * square_sum) if square_sum > 0 else None
+# ---------------------------------------------------------------- thresholds and verdicts
 
 
 @dataclass(frozen=True)
 class Limits:
-    """The team's thresholds, as plain values."""
+    """The team's thresholds as plain values: the field names of ``AcceptanceThresholds``."""
 
     rdma_min_line_fraction: float = 0.90
     tcp_min_line_fraction: float = 0.85
@@ -302,91 +195,51 @@ class Limits:
     p99_latency_roce_us: float = 10.0
     p99_latency_tcp_us: float = 50.0
 
+    def thresholds(self) -> Thresholds:
+        """The domain's thresholds; what the team does not edit keeps the domain's default.
 
-PASS, WARN, FAIL, UNKNOWN = "pass", "warn", "fail", "unknown"
-_RANK = {PASS: 0, WARN: 1, UNKNOWN: 2, FAIL: 3}
+        ``warn_margin`` ("a figure within this share below a limit warns") is the domain's
+        ``efficiency_fail_margin``.
+        """
+        return Thresholds(
+            rdma_min_efficiency=self.rdma_min_line_fraction,
+            tcp_min_efficiency=self.tcp_min_line_fraction,
+            efficiency_fail_margin=self.warn_margin,
+            max_cv=self.max_cv,
+            p99_limit_us_ib=self.p99_latency_ib_us,
+            p99_limit_us_roce=self.p99_latency_roce_us,
+            p99_limit_us_tcp=self.p99_latency_tcp_us,
+        )
 
 
 def log_verdict(
     data: dict[str, Any], *, limits: Limits, line_rate_gbps: float | None, fabric: str | None
 ) -> tuple[str, list[dict[str, str]]]:
-    """Pass / warn / fail of one parsed log (its ``result_json``), with bilingual reasons."""
-    reasons: list[tuple[str, Message]] = []
-    test = data.get("test")
-    if test == "rdma_lat":
-        reasons.append(_latency_check(data, limits, fabric))
-    elif data.get("throughput_gbps") is not None:
-        reasons.append(_rate_check(data, limits, line_rate_gbps))
-        cv = data.get("cv")
-        if cv is not None:
-            reasons.append(_cv_check(cv, limits))
-    else:
-        reasons.append(
-            (UNKNOWN, _msg("verdict.no_figure", "No throughput figure.", "没有吞吐量数据。"))
-        )
-    status = max((r[0] for r in reasons), key=_RANK.__getitem__)
-    return status, [m.as_dict() | {"status": s} for s, m in reasons]
+    """Pass / warn / fail of one stored result (a ``result_json`` dict), with bilingual reasons.
 
-
-def _band(value: float, limit: float, margin: float, higher_is_better: bool) -> str:
-    if higher_is_better:
-        return PASS if value >= limit else WARN if value >= limit - margin else FAIL
-    return PASS if value <= limit else WARN if value <= limit * (1 + margin) + margin else FAIL
-
-
-def _rate_check(data: dict[str, Any], limits: Limits, line: float | None) -> tuple[str, Message]:
-    rate = float(data["throughput_gbps"])
-    if not line:
-        return UNKNOWN, _msg(
-            "verdict.line_rate_unknown",
-            f"{rate:.2f} Gbit/s measured, but the line rate is unknown: set it on the test run or "
-            "the data centre's network profile.",
-            f"实测 {rate:.2f} Gbit/s，但线速未知：请在测试批次或机房网络信息中填写端口速率。",
-        )
-    rdma = data.get("test") in ("rdma_bw", "nccl")
-    limit = limits.rdma_min_line_fraction if rdma else limits.tcp_min_line_fraction
-    share = rate / line
-    status = _band(share, limit, limits.warn_margin, True)
-    return status, _msg(
-        f"verdict.line_rate_{status}",
-        f"{rate:.2f} Gbit/s is {share:.1%} of the {line:g} Gbit/s line rate (limit {limit:.0%}).",
-        f"{rate:.2f} Gbit/s 为 {line:g} Gbit/s 线速的 {share:.1%}（要求 {limit:.0%}）。",
+    The domain gives one status for the result; each reason carries it (the closing "passed"
+    reason is always ``pass``).
+    """
+    outcome = verdict(
+        result_from_json(data),
+        line_rate_gbps=line_rate_gbps,
+        fabric=fabric or None,
+        thresholds=limits.thresholds(),
     )
+    reasons = [
+        reason.as_dict() | {"status": PASS if reason.code == "verdict_pass" else outcome.status}
+        for reason in outcome.reasons
+    ]
+    return outcome.status, reasons
 
 
-def _cv_check(cv: float, limits: Limits) -> tuple[str, Message]:
-    status = _band(cv, limits.max_cv, limits.warn_margin, False)
-    return status, _msg(
-        f"verdict.cv_{status}",
-        f"Coefficient of variation {cv:.1%} (limit {limits.max_cv:.0%}).",
-        f"变异系数 {cv:.1%}（上限 {limits.max_cv:.0%}）。",
-    )
-
-
-def _latency_check(data: dict[str, Any], limits: Limits, fabric: str | None) -> tuple[str, Message]:
-    p99 = (data.get("latency_us") or {}).get("p99")
-    fabric = fabric or data.get("fabric") or ""
-    limit = {
-        "ib": limits.p99_latency_ib_us,
-        "roce": limits.p99_latency_roce_us,
-        "tcp": limits.p99_latency_tcp_us,
-    }.get(fabric)
-    if p99 is None or limit is None:
-        return UNKNOWN, _msg(
-            "verdict.latency_unknown",
-            "The P99 latency or the fabric is unknown, so no latency limit applies.",
-            "P99 时延或网络类型未知，无法套用时延上限。",
-        )
-    status = _band(p99, limit, limits.warn_margin, False)
-    return status, _msg(
-        f"verdict.latency_{status}",
-        f"P99 latency {p99:.2f} µs (limit {limit:g} µs for {fabric}).",
-        f"P99 时延 {p99:.2f} µs（{fabric} 上限 {limit:g} µs）。",
-    )
+# ---------------------------------------------------------------- concurrent runs
 
 
 @dataclass(frozen=True)
 class RunSummary:
+    """The domain's run summary under ``TestRun``'s field names (every field is one)."""
+
     pairs: int
     aggregate_gbps: float | None
     min_pair_gbps: float | None
@@ -398,29 +251,30 @@ class RunSummary:
     measured_kind: str
 
 
+RUN_FIELDS = tuple(f.name for f in fields(RunSummary))
+
+
 def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | None) -> RunSummary:
     """Aggregate, fairness and tail of the pairs that ran together (bandwidth logs only)."""
-    bw = [
-        r for r in results if r.get("throughput_gbps") is not None and r.get("test") != "rdma_lat"
-    ]
-    rates = [float(r["throughput_gbps"]) for r in bw]
-    intervals = [v for r in bw for v in (r.get("interval_gbps") or []) if v is not None]
-    # perftest and nccl logs have no intervals: their one figure stands for the whole test.
-    intervals += [float(r["throughput_gbps"]) for r in bw if not r.get("interval_gbps")]
-    kind = (
-        "collective" if bw and all(r.get("measured_kind") == "collective" for r in bw) else "link"
-    )
-    aggregate = sum(rates) if rates else None
+    rebuilt = [result_from_json(r) for r in results if r.get("test") != "rdma_lat"]
+    summary = summarise_run(rebuilt, line_rate_gbps=line_rate_gbps)
     return RunSummary(
-        pairs=len(rates),
-        aggregate_gbps=aggregate,
-        min_pair_gbps=min(rates) if rates else None,
-        max_pair_gbps=max(rates) if rates else None,
-        jain_index=jain(rates),
-        aggregate_vs_line=aggregate / (len(rates) * line_rate_gbps)
-        if aggregate is not None and line_rate_gbps
-        else None,
-        tail_p5_gbps=percentile(intervals, 5),
-        p50_gbps=percentile(intervals, 50),
-        measured_kind=kind if bw else "",
+        pairs=summary.pairs,
+        aggregate_gbps=summary.aggregate_gbps,
+        min_pair_gbps=summary.min_pair_gbps,
+        max_pair_gbps=summary.max_pair_gbps,
+        jain_index=summary.jain_index,
+        aggregate_vs_line=summary.aggregate_efficiency,
+        tail_p5_gbps=summary.tail_p5_gbps,
+        p50_gbps=summary.p50_gbps,
+        measured_kind=summary.measured_kind if summary.pairs else "",
     )
+
+
+def run_warnings(
+    results: Sequence[dict[str, Any]], *, line_rate_gbps: float | None
+) -> list[dict[str, str]]:
+    """The domain's notes on a run (logs left out, no intervals, not concurrent, mixed kinds)."""
+    rebuilt = [result_from_json(r) for r in results if r.get("test") != "rdma_lat"]
+    summary = summarise_run(rebuilt, line_rate_gbps=line_rate_gbps)
+    return [w.as_dict() for w in summary.warnings]

@@ -115,26 +115,58 @@ def _zip(entries) -> bytes:  # type: ignore[no-untyped-def]
     return buf.getvalue()
 
 
-def test_a_zip_expands_and_refuses_traversal_links_and_bombs(
+def test_a_zip_expands_its_members_named_by_their_path_inside_it(
     run_a, analyst_a, django_capture_on_commit_callbacks
 ):
     data = _zip(
         [
             ("pairs/p4.json", corpus(P4).read_bytes(), 0),
-            ("../../etc/evil.json", b"{}", 0),
-            ("link.json", b"/etc/passwd", 0o120777),
-            ("bomb.txt", b"0" * 5_000_000, 0),
+            ("pairs/single.json", corpus(SINGLE).read_bytes(), 0),
+            ("notes/", b"", 0),
         ]
     )
     outcome = _ingest(
         run_a, analyst_a, SimpleUploadedFile("logs.zip", data), django_capture_on_commit_callbacks
     )
-    assert [log.original_name for log in outcome.created] == ["p4.json"]
-    codes = sorted(r["code"] for r in outcome.refusals)
-    assert len(codes) == 3
+    # Members keep their path inside the archive (the domain's name, also the one its refusal
+    # messages quote), so pair1/run.json and pair2/run.json stay apart.
+    assert sorted(log.original_name for log in outcome.created) == [
+        "pairs/p4.json",
+        "pairs/single.json",
+    ]
+    assert outcome.refusals == []
     archive = BenchmarkLog.objects.get(is_archive=True)
     assert archive.file.open("rb").read() == data  # the zip itself is kept
-    assert len(archive.archive_refusals) == 3 and all(r["zh"] for r in archive.archive_refusals)
-    member = outcome.created[0]
-    member.refresh_from_db()
-    assert member.status == JobStatus.DONE and member.archive_id == archive.pk
+    assert archive.status == JobStatus.DONE and archive.archive_refusals == []
+    for member in outcome.created:
+        member.refresh_from_db()
+        assert member.status == JobStatus.DONE and member.archive_id == archive.pk
+    run_a.refresh_from_db()
+    assert run_a.pairs == 2
+
+
+@pytest.mark.parametrize(
+    ("hostile", "code"),
+    [
+        (("../../etc/evil.json", b"{}", 0), "archive_unsafe_path"),
+        (("link.json", b"/etc/passwd", 0o120777), "archive_symlink"),
+        (("bomb.txt", b"0" * 5_000_000, 0), "archive_ratio"),
+    ],
+)
+def test_a_zip_with_a_traversal_path_a_link_or_a_bomb_is_refused_whole(
+    run_a, analyst_a, django_capture_on_commit_callbacks, hostile, code
+):
+    # domain.benchlogs.archive refuses the whole archive when one member is hostile: nothing
+    # from it is stored, the zip itself is kept as evidence with the reason.
+    data = _zip([("pairs/p4.json", corpus(P4).read_bytes(), 0), hostile])
+    outcome = _ingest(
+        run_a, analyst_a, SimpleUploadedFile("logs.zip", data), django_capture_on_commit_callbacks
+    )
+    assert outcome.created == []
+    assert [r["code"] for r in outcome.refusals] == [code]
+    archive = BenchmarkLog.objects.get(is_archive=True)
+    assert archive.file.open("rb").read() == data
+    assert archive.status == JobStatus.FAILED and archive.error_code == code
+    assert archive.error_zh and archive.archive_refusals[0]["zh"]
+    assert hostile[0] in archive.error_en
+    assert BenchmarkLog.objects.filter(is_archive=False).count() == 0
