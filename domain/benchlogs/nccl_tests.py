@@ -23,7 +23,10 @@ from domain.messages import Message
 _MPI_PREFIX = re.compile(r"^\[\d+,\d+\]<std\w+>:")
 _NTHREAD = re.compile(r"^#\s*nThread\s+(?P<threads>\d+)\s+nGpus\s+(?P<gpus>\d+)")
 _ITERS = re.compile(r"(?<!warmup )(?<!agg )\biters:\s*(?P<iters>\d+)")
-_RANK = re.compile(r"^#\s*Rank\s+(?P<rank>\d+)\b.*?\bon\s+(?P<host>\S+)\s+device\s+(?P<dev>\d+)")
+_RANK = re.compile(
+    r"^#\s*Rank\s+(?P<rank>\d+)\b.*?\bon\s+(?P<host>\S+)\s+device\s+(?P<dev>\d+)"
+    r"(?:\s+\[[^\]]*\])?\s*(?P<model>.*)$"
+)
 _COLUMNS = re.compile(r"^#\s*size\s+count\s+type\b")
 _UNITS = re.compile(r"^#\s*\(B\)")
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s+(?P<status>OK|FAILED)")
@@ -38,6 +41,7 @@ class _Log:
     iterations: int | None = None
     ranks: set[str] = field(default_factory=set)
     hosts: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
     columns: list[str] = field(default_factory=list)
     units_ok: bool | None = None
     rows: list[tuple[int, NcclRow]] = field(default_factory=list)
@@ -68,6 +72,8 @@ def _header_line(log: _Log, line: str) -> None:
     elif match := _RANK.match(line):
         log.ranks.add(match.group("rank"))
         log.hosts.add(match.group("host"))
+        if match.group("model").strip():
+            log.models.add(match.group("model").strip())
     elif _COLUMNS.match(line):
         log.columns = line.lstrip("#").split()
     elif _UNITS.match(line):
@@ -195,4 +201,6 @@ def _header(log: _Log) -> tuple[tuple[str, str], ...]:
         pairs.append(("nGpus", str(log.gpus)))
     if log.hosts:
         pairs.append(("hosts", ",".join(sorted(log.hosts))))
+    if log.models:
+        pairs.append(("devices", ",".join(sorted(log.models))))
     return tuple(pairs)
