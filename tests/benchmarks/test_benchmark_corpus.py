@@ -1,0 +1,72 @@
+"""Every corpus file uploads through the service and parses: status, error code and figures."""
+
+import pytest
+
+from benchmarks.services import benchmark_ingest
+from core.models import JobStatus
+
+from .conftest import CORPUS, upload
+
+pytestmark = pytest.mark.django_db
+
+FILES = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.is_file())
+
+# Logs of a test that failed or was cut short: kept, marked failed with the parser's reason.
+FAILS = {
+    "iperf3-json/local_3.12_error_refused.json": "iperf3_reported_error",
+    "iperf3-text/local_3.12_error_refused.txt": "iperf3_reported_error",
+    "iperf3-json/local_3.12_tcp_interrupted_sigint.json": "iperf3_interrupted",
+    "iperf3-text/freekds_tcp_interrupted.txt": "iperf3_interrupted",
+    "iperf3-text/freekds_udp_interrupted.txt": "iperf3_interrupted",
+}
+
+# Receiver-side figures (Gbit/s) of a few, one per tool and layout.
+THROUGHPUT = {
+    "iperf3-json/local_3.12_tcp_P4.json": 13.332362914,
+    "iperf3-text/local_3.12_tcp_P2.txt": 21.3,
+    "iperf3-text/pkb_windows_tcp_P5.txt": 4.67,
+    "ib_write_bw/cx3_ib_a_MBsec.txt": 30.746345472,
+    "ib_write_bw/dgx_spark_roce_q4_gbits.txt": 111.71,
+    "nccl-tests/superbench_nccl_allreduce.log": 547.2384,
+}
+
+P99_US = {"ib_write_lat/cx3_ib_a_percentiles.txt": 1.21}
+
+
+def test_the_corpus_is_all_there():
+    tools = {rel.split("/", 1)[0] for rel in FILES}
+    assert {"iperf3-json", "iperf3-text", "ib_write_bw", "ib_write_lat", "nccl-tests"} <= tools
+    assert set(FAILS) | set(THROUGHPUT) | set(P99_US) <= set(FILES)
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_every_corpus_file_uploads_and_parses(
+    rel, run_a, analyst_a, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        outcome = benchmark_ingest(
+            team=run_a.team, user=analyst_a, test_run=run_a, upload=upload(rel)
+        )
+    (log,) = outcome.created
+    log.refresh_from_db()
+    run_a.refresh_from_db()
+    assert run_a.status == JobStatus.DONE
+    assert log.result is not None  # even a failed test keeps what the parser read
+    if rel in FAILS:
+        assert log.status == JobStatus.FAILED
+        assert log.error_code == FAILS[rel] and log.error_en and log.error_zh
+        assert log.result["error"]["code"] == FAILS[rel]
+        return
+    assert log.status == JobStatus.DONE, log.error_en
+    assert log.error_code == ""
+    assert log.verdict in ("pass", "warn", "fail")
+    assert log.verdict_reasons and all(r["en"] and r["zh"] for r in log.verdict_reasons)
+    if log.test_kind == "rdma_lat":
+        assert log.result["latency_us"]["p99"] > 0
+    else:
+        assert log.throughput_gbps > 0
+        assert run_a.pairs == 1 and run_a.tail_p5_gbps is not None
+    if rel in THROUGHPUT:
+        assert log.throughput_gbps == pytest.approx(THROUGHPUT[rel], rel=1e-6)
+    if rel in P99_US:
+        assert log.result["latency_us"]["p99"] == pytest.approx(P99_US[rel])
