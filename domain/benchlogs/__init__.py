@@ -28,7 +28,7 @@ from domain.benchlogs.nccl_tests import parse_nccl_lines
 from domain.benchlogs.perftest_build import parse_perftest_all, parse_perftest_lines
 from domain.benchlogs.result import BenchResult, LatencyStats, NcclRow, NcclTiming, Series, SizeRow
 from domain.benchlogs.serialise import error_to_json, result_to_json
-from domain.benchlogs.textio import encoding_of, peek, text_lines
+from domain.benchlogs.textio import Utf8Reader, encoding_of, peek, text_lines
 
 detect = _detect.detect
 
@@ -57,7 +57,9 @@ def _text(parser: Callable[[_Lines], BenchResult]) -> Callable[[BinaryIO, str, s
 
 
 _PARSERS: dict[str, Callable[[BinaryIO, str, str], BenchResult]] = {
-    _detect.IPERF3_JSON: lambda stream, _encoding, _name: parse_iperf3_json(stream),
+    _detect.IPERF3_JSON: lambda stream, encoding, _name: parse_iperf3_json(
+        stream if encoding == "utf-8" else Utf8Reader(stream, encoding)
+    ),
     _detect.IPERF3_JSON_STREAM: _text(parse_iperf3_json_stream),
     _detect.IPERF3_TEXT: _text(parse_iperf3_text_lines),
     _detect.PERFTEST_BW: _text(parse_perftest_lines),

@@ -13,7 +13,10 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator
-from typing import IO, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 from domain.benchlogs import catalogue_checks as msg
 from domain.benchlogs.errors import BenchLogError
@@ -88,9 +91,10 @@ class _MemberReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer, /) -> int:
+        view = memoryview(buffer).cast("B")
         try:
-            data = self._inner.read(len(buffer))
+            data = self._inner.read(len(view))
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
             raise BenchLogError(msg.archive_member_damaged(self._info.filename)) from exc
         self._produced += len(data)
@@ -98,7 +102,7 @@ class _MemberReader(io.RawIOBase):
         compressed = max(self._source.consumed - self._start, 1)
         if self._produced > RATIO_FLOOR_BYTES and self._produced / compressed > self._max_ratio:
             raise BenchLogError(msg.archive_ratio(self._info.filename, self._max_ratio))
-        buffer[: len(data)] = data
+        view[: len(data)] = data
         return len(data)
 
     def close(self) -> None:

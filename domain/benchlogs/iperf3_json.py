@@ -13,7 +13,7 @@ import json
 import re
 import tempfile
 from collections.abc import Iterable, Iterator
-from typing import IO, Any, BinaryIO
+from typing import IO, Any
 
 import ijson
 from ijson.common import ObjectBuilder
@@ -21,6 +21,7 @@ from ijson.common import ObjectBuilder
 from domain.benchlogs.iperf3_build import JsonParts, build_result
 from domain.benchlogs.iperf3_intervals import IntervalAccumulator
 from domain.benchlogs.result import BenchResult
+from domain.benchlogs.textio import ByteSource
 
 BUF_SIZE = 64 * 1024
 _SPILL_BYTES = 8 * 1024 * 1024
@@ -36,7 +37,7 @@ _AFTER_INTERVALS = re.compile(rb'\]\s*,\s*"([A-Za-z_]{1,40})"\s*:')
 class _TeeReader:
     """Passes reads through while keeping the head (up to the first interval) and the tail."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: ByteSource) -> None:
         self._raw = raw
         self.head: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=_SPILL_BYTES)  # noqa: SIM115
         self._head_open = True
@@ -123,7 +124,7 @@ class _Prefixed:
         return self._stream.read(size)
 
 
-def parse_iperf3_json(stream: BinaryIO, *, buf_size: int = BUF_SIZE) -> BenchResult:
+def parse_iperf3_json(stream: ByteSource, *, buf_size: int = BUF_SIZE) -> BenchResult:
     tee = _TeeReader(stream)
     acc = IntervalAccumulator()
     server_acc = IntervalAccumulator()
@@ -134,12 +135,20 @@ def parse_iperf3_json(stream: BinaryIO, *, buf_size: int = BUF_SIZE) -> BenchRes
                 acc.add(interval)
                 tee.mark()
         except ijson.JSONError as exc:
-            damage = str(exc) or "parse error"
+            damage = _describe(exc)
         members = _members_around_intervals(tee, server_acc, buf_size)
     finally:
         tee.close()
     parts = JsonParts(members=members, intervals=acc, server_intervals=server_acc)
     return build_result(parts, damage=damage)
+
+
+def _describe(exc: Exception) -> str:
+    """yajl's message, as text: some ijson versions hand it over as bytes."""
+    detail = exc.args[0] if exc.args else ""
+    if isinstance(detail, bytes):
+        detail = detail.decode("utf-8", errors="replace")
+    return str(detail) or "parse error"
 
 
 def _members_around_intervals(

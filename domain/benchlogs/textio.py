@@ -9,7 +9,10 @@ from __future__ import annotations
 import codecs
 import io
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 HEAD_BYTES = 64 * 1024
 CHUNK_BYTES = 64 * 1024
@@ -20,6 +23,12 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+
+
+class ByteSource(Protocol):
+    """Anything with ``read(size) -> bytes``: what ijson needs from a stream."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 class _Rewound(io.RawIOBase):
@@ -33,14 +42,15 @@ class _Rewound(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer, /) -> int:
+        view = memoryview(buffer).cast("B")
         if self._head.nbytes:
-            count = min(len(buffer), self._head.nbytes)
-            buffer[:count] = self._head[:count]
+            count = min(len(view), self._head.nbytes)
+            view[:count] = self._head[:count]
             self._head = self._head[count:]
             return count
-        data = self._rest.read(len(buffer))
-        buffer[: len(data)] = data
+        data = self._rest.read(len(view))
+        view[: len(data)] = data
         return len(data)
 
 
@@ -121,3 +131,24 @@ def text_lines(stream: BinaryIO, encoding: str = "utf-8") -> Iterator[str]:
             break
     if pending and not skipping:
         yield pending[:MAX_LINE_CHARS]
+
+
+class Utf8Reader:
+    """Re-encodes a UTF-16 or BOM-prefixed UTF-8 byte stream as plain UTF-8.
+
+    yajl, under ijson, reads UTF-8 only, and Windows PowerShell saves ``iperf3 -J > out.json``
+    as UTF-16 with a BOM.
+    """
+
+    def __init__(self, raw: ByteSource, encoding: str) -> None:
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:
+            return b""
+        while True:
+            chunk = self._raw.read(size if size > 0 else CHUNK_BYTES)
+            text = self._decoder.decode(chunk, final=not chunk)
+            if text or not chunk:
+                return text.encode("utf-8")

@@ -157,3 +157,10 @@ def test_many_intervals_stream_through(parse: Callable[[str], BenchResult]) -> N
     assert result.intervals == 2000
     assert result.throughput_gbps == parse("iperf3-json/local_3.12_tcp_P4.json").throughput_gbps
     assert all(len(series.gbps) == 2000 for series in result.series)
+
+
+@pytest.mark.parametrize("path", JSON_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_json_saved_with_a_bom_or_as_utf16(path: Path, encoding: str) -> None:
+    reference = _parse(path.read_bytes())
+    assert _parse(path.read_bytes().decode("utf-8").encode(encoding)) == reference
