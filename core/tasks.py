@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from .models import JobStatus
@@ -29,9 +30,13 @@ def _stale_jobs():  # type: ignore[no-untyped-def]
 
 
 @shared_task(acks_late=True, ignore_result=True)
-def requeue_stale_jobs(older_than_s: int | None = None) -> dict[str, int]:
+def requeue_stale_jobs(
+    older_than_s: int | None = None, running_for_s: int | None = None
+) -> dict[str, int]:
     """Send again every job still pending after ``older_than_s`` seconds (default setting
-    CELERY_REQUEUE_STALE_AFTER_S), e.g. because the broker was down when it was started.
+    CELERY_REQUEUE_STALE_AFTER_S), e.g. because the broker was down when it was started, and
+    every job still running ``running_for_s`` after it started (CELERY_REQUEUE_RUNNING_AFTER_S,
+    past the visibility timeout: its message was lost with the broker's data).
 
     Idempotent: the job tasks skip finished rows and replace (never add) results; a row sent
     again gets a fresh ``queued_at`` so the next beat tick leaves it alone for another period.
@@ -39,16 +44,23 @@ def requeue_stale_jobs(older_than_s: int | None = None) -> dict[str, int]:
     """
     age = settings.CELERY_REQUEUE_STALE_AFTER_S if older_than_s is None else older_than_s
     cutoff = timezone.now() - timedelta(seconds=age)
+    running = settings.CELERY_REQUEUE_RUNNING_AFTER_S if running_for_s is None else running_for_s
+    stuck = timezone.now() - timedelta(seconds=running)
     sent: dict[str, int] = {}
     for model, task, rows in _stale_jobs():
         count = 0
-        stale = rows.filter(status=JobStatus.PENDING, queued_at__lte=cutoff).order_by("pk")
+        stale = rows.filter(
+            Q(status=JobStatus.PENDING, queued_at__lte=cutoff)
+            | Q(status=JobStatus.RUNNING, started_at__lte=stuck)
+        ).order_by("pk")
         for row in stale.iterator():
             if not enqueue(task, row.pk, job_row=row):
                 log.warning("requeue stopped: queue still unavailable")
                 sent[model._meta.label] = count
                 return sent
-            model.objects.filter(pk=row.pk).update(queued_at=timezone.now())
+            now = timezone.now()  # the next tick leaves it alone for another period
+            model.objects.filter(pk=row.pk, status=JobStatus.PENDING).update(queued_at=now)
+            model.objects.filter(pk=row.pk, status=JobStatus.RUNNING).update(started_at=now)
             count += 1
         sent[model._meta.label] = count
     if any(sent.values()):

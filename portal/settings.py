@@ -202,6 +202,12 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = CELERY_BROKER_CONNECTION_TIMEOUT
 # Pending jobs older than this are sent again by core.tasks.requeue_stale_jobs.
 CELERY_REQUEUE_STALE_AFTER_S = env.int("CELERY_REQUEUE_STALE_AFTER_S", default=300)
+# Running jobs that started longer ago than this (well past the visibility timeout, so neither
+# finished nor redelivered: their message was lost, e.g. Redis restarted) are sent again too.
+CELERY_REQUEUE_RUNNING_AFTER_S = env.int(
+    "CELERY_REQUEUE_RUNNING_AFTER_S",
+    default=CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 600,
+)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},

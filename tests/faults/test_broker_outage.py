@@ -147,13 +147,25 @@ def test_requeue_sends_only_jobs_pending_longer_than_the_limit_and_only_once(
     done = RankingRun.objects.create(
         team=team_a, created_by=analyst_a, workload=workload, status=JobStatus.DONE
     )
+    busy = RankingRun.objects.create(
+        team=team_a, created_by=analyst_a, workload=workload, status=JobStatus.RUNNING
+    )
+    lost = RankingRun.objects.create(
+        team=team_a, created_by=analyst_a, workload=workload, status=JobStatus.RUNNING
+    )
     old = timezone.now() - timedelta(seconds=600)
-    RankingRun.objects.filter(pk__in=[stale.pk, done.pk]).update(queued_at=old)
+    RankingRun.objects.filter(pk__in=[stale.pk, done.pk, busy.pk, lost.pk]).update(queued_at=old)
+    RankingRun.objects.filter(pk=busy.pk).update(started_at=timezone.now())
+    RankingRun.objects.filter(pk=lost.pk).update(started_at=old)  # its message was lost
 
-    assert requeue_stale_jobs(older_than_s=300)["rankings.RankingRun"] == 1
+    def requeue() -> int:
+        return requeue_stale_jobs(older_than_s=300, running_for_s=500)["rankings.RankingRun"]
+
+    assert requeue() == 2  # `stale` (pending) and `lost` (running far too long)
     stale.refresh_from_db()
-    assert stale.queued_at > old  # sent again now: the next tick leaves it alone
-    assert requeue_stale_jobs(older_than_s=300)["rankings.RankingRun"] == 0
+    lost.refresh_from_db()
+    assert stale.queued_at > old and lost.started_at > old  # the next tick leaves them alone
+    assert requeue() == 0
     assert RankingRun.objects.get(pk=fresh.pk).status == JobStatus.PENDING
 
 
