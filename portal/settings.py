@@ -212,6 +212,7 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},
     "close-due-rfqs": {"task": "sourcing.tasks.close_due_rfqs", "schedule": 60},
+    "requeue-stale-jobs": {"task": "core.tasks.requeue_stale_jobs", "schedule": 60},
 }
 
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
