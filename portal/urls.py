@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.views import RateLimitedLoginView
 from core import views as core_views
 
 api_v1 = [
@@ -21,7 +22,7 @@ api_v1 = [
 urlpatterns = [
     path("", core_views.DashboardView.as_view(), name="dashboard"),
     path("health/", core_views.health, name="health"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", RateLimitedLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
