@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 from array import array
+from itertools import repeat
+from operator import itemgetter, truediv
 from typing import Any
 
 from domain.benchlogs.result import Series
@@ -28,7 +30,9 @@ def num(value: object) -> float:
     return result
 
 
-_NUMBER_TYPES = (float, int)
+_NUMBER_TYPES = frozenset({float, int})
+_SOCKET = itemgetter("socket")
+_RATE = itemgetter("bits_per_second")
 # Counts beyond this are damage, not measurements, and would not fit a C long anyway.
 _MAX_COUNT = 2**53
 
@@ -75,6 +79,8 @@ class IntervalAccumulator:
         # The socket layout of the last interval, for the fast path (see _add_fast).
         self._layout: tuple[int, ...] = ()
         self._columns: list[array[float]] = []
+        # Fast-path rates, row after row in layout order, until _flush() deals them out.
+        self._pending = array("d")
 
     @property
     def count(self) -> int:
@@ -94,15 +100,16 @@ class IntervalAccumulator:
 
     def _add_fast(self, interval: Any) -> bool:
         """The common case, in a day-long log 86,400 times: a plain interval with the same
-        sockets as the last one and numbers of the exact expected types. Nothing is stored
-        unless every check passes; anything else returns False for the validated path."""
+        sockets as the last one and numbers of the exact expected types. The per-stream work
+        runs in C (``map``); nothing is stored unless every check passes, and anything else
+        returns False for the validated path."""
         total, streams = interval["sum"], interval["streams"]
         if type(total) is not dict or type(streams) is not list or "sum_bidir_reverse" in interval:
             return False
-        sockets = tuple([stream["socket"] for stream in streams])
-        if sockets != self._layout or total.get("omitted") is True:
+        # Sockets must equal the layout's ints (never 0 or 1, so no bool can pose as one).
+        if tuple(map(_SOCKET, streams)) != self._layout or total.get("omitted") is True:
             return False
-        rates = [stream["bits_per_second"] for stream in streams]
+        rates = list(map(_RATE, streams))
         start, end, bps, moved = (
             total["start"],
             total["end"],
@@ -110,30 +117,26 @@ class IntervalAccumulator:
             total["bytes"],
         )
         seconds = total.get("seconds", 1.0)
-        for value in (start, end, bps, moved, seconds, *rates):
-            # `v - v != 0` rejects inf and nan; `type` rejects bool, str, None and containers.
-            if type(value) not in _NUMBER_TYPES or value - value != 0:
-                return False
-        # Sockets equal the layout's ints; True/False could only pose as fds 1/0, never streams.
-        if end <= start or seconds <= 0:
+        if not {type(start), type(end), type(bps), type(moved), type(seconds)} <= _NUMBER_TYPES:
+            return False
+        if not set(map(type, rates)) <= _NUMBER_TYPES:
+            return False
+        checksum = start + end + bps + moved + seconds + sum(rates)
+        # `x - x` is nan for inf and nan; end <= start and seconds <= 0 are zero-length.
+        if checksum - checksum != 0 or end <= start or seconds <= 0:
             return False
         retransmits, packets = total.get("retransmits", 0), total.get("packets", 0)
         if type(retransmits) is not int or type(packets) is not int:
             return False
         if not (0 <= retransmits <= _MAX_COUNT and 0 <= packets <= _MAX_COUNT):
             return False
-        self._store_fast(total, start, end, bps / 1e9, moved, rates)
+        self._store_fast(total, (start, end, bps / 1e9, moved), rates)
         return True
 
     def _store_fast(
-        self,
-        total: dict[str, Any],
-        start: float,
-        end: float,
-        forward: float,
-        moved: float,
-        rates: list[float],
+        self, total: dict[str, Any], figures: tuple[float, float, float, float], rates: list[float]
     ) -> None:
+        start, end, forward, moved = figures
         if "retransmits" in total:
             self.retransmits += total["retransmits"]
             self.retransmit_counts.append(total["retransmits"])
@@ -146,8 +149,7 @@ class IntervalAccumulator:
         self.forward_gbps.append(forward)
         self.reverse_gbps.append(0.0)
         self.total_gbps.append(forward)
-        for column, rate in zip(self._columns, rates, strict=True):
-            column.append(rate / 1e9)
+        self._pending.extend(rates)  # bit/s; series() converts
 
     def _add(self, interval: dict[str, Any]) -> None:
         total = obj(interval["sum"])
@@ -182,9 +184,18 @@ class IntervalAccumulator:
             packets = whole(total["packets"]) + whole(reverse.get("packets", 0))
             self.packet_counts.append(packets)
 
+    def _flush(self) -> None:
+        """Deal the fast path's interleaved rates out to their stream columns."""
+        width = len(self._columns)
+        if width and self._pending:
+            for offset, column in enumerate(self._columns):
+                column.extend(self._pending[offset::width])
+        self._pending = array("d")
+
     def _append(
         self, start: float, end: float, forward: float, reverse: float, streams: list[Any]
     ) -> None:
+        self._flush()
         index = len(self.total_gbps)
         self.start_s.append(start)
         self.end_s.append(end)
@@ -196,7 +207,7 @@ class IntervalAccumulator:
             if column is None:
                 # A stream first seen late gets NaN for the intervals before it existed.
                 column = self._streams[socket] = array("d", [math.nan]) * index
-            column.append(bps / 1e9)
+            column.append(bps)
         for column in self._streams.values():
             if len(column) <= index:
                 column.append(math.nan)
@@ -212,10 +223,12 @@ class IntervalAccumulator:
         return tuple(counts) if len(counts) == self.count else ()
 
     def series(self) -> tuple[Series, ...]:
+        self._flush()
         result = []
         if self.saw_bidir:
             result.append(Series("forward", tuple(self.forward_gbps)))
             result.append(Series("reverse", tuple(self.reverse_gbps)))
         for socket in sorted(self._streams):
-            result.append(Series(f"stream {socket}", tuple(self._streams[socket])))
+            gbps = tuple(map(truediv, self._streams[socket], repeat(1e9)))
+            result.append(Series(f"stream {socket}", gbps))
         return tuple(result)

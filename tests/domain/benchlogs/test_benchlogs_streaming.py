@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from domain.benchlogs import BenchResult, iperf3_json, parse_stream
+from domain.benchlogs.iperf3_intervals import IntervalAccumulator
 from domain.benchlogs.iperf3_json import parse_iperf3_json
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
@@ -164,3 +166,21 @@ def test_many_intervals_stream_through(parse: Callable[[str], BenchResult]) -> N
 def test_json_saved_with_a_bom_or_as_utf16(path: Path, encoding: str) -> None:
     reference = _parse(path.read_bytes())
     assert _parse(path.read_bytes().decode("utf-8").encode(encoding)) == reference
+
+
+@pytest.mark.parametrize("path", JSON_FILES, ids=lambda p: p.name)
+def test_the_fast_path_agrees_with_the_validated_path(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast = _parse(path.read_bytes())
+    monkeypatch.setattr(IntervalAccumulator, "_add_fast", lambda self, interval: False)
+    assert _parse(path.read_bytes()) == fast
+
+
+def test_a_stream_that_joins_late_gets_nan_before_it_existed() -> None:
+    doc = _load("local_3.12_tcp_P4.json")
+    doc["intervals"][0]["streams"] = doc["intervals"][0]["streams"][:3]
+    result = _parse(json.dumps(doc).encode())
+    late = next(series for series in result.series if series.label == "stream 12")
+    assert math.isnan(late.gbps[0]) and not math.isnan(late.gbps[1])
+    assert all(len(series.gbps) == 3 for series in result.series)
