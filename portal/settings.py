@@ -106,6 +106,7 @@ DEFAULT_CURRENCY = "CNY"
 STATIC_URL = "/static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
+
 def _plotly_dir() -> str:
     import plotly
 

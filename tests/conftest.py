@@ -22,7 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def make_user(db):  # type: ignore[no-untyped-def]
     def make(username: str, team: Team | None, role: str = Role.ANALYST, **extra):  # type: ignore[no-untyped-def]
-        user = get_user_model().objects.create_user(username=username, password="pw-" + username, **extra)
+        user = get_user_model().objects.create_user(
+            username=username, password="pw-" + username, **extra
+        )
         if team is not None:
             Membership.objects.create(user=user, team=team, role=role)
         return user
@@ -103,9 +105,25 @@ def celery_worker_process(django_db_setup, django_db_blocker):  # type: ignore[n
     )
     log = open(ROOT / "var-worker.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "portal", "worker", "-Q", queue, "--pool=solo",
-         "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "portal",
+            "worker",
+            "-Q",
+            queue,
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     from portal.celery import app
 
@@ -121,7 +139,9 @@ def celery_worker_process(django_db_setup, django_db_blocker):  # type: ignore[n
             time.sleep(0.5)
     if not ready:
         proc.kill()
-        raise RuntimeError("Celery worker did not start: " + (ROOT / "var-worker.log").read_text()[-2000:])
+        raise RuntimeError(
+            "Celery worker did not start: " + (ROOT / "var-worker.log").read_text()[-2000:]
+        )
     yield {"queue": queue, "process": proc}
     proc.terminate()
     try:
@@ -135,8 +155,9 @@ def celery_worker_process(django_db_setup, django_db_blocker):  # type: ignore[n
 def _gpu_reference_table(request):  # type: ignore[no-untyped-def]
     """Transactional tests flush every table afterwards, including the GPU reference rows that a
     data migration loads; put them back for any test that uses the database."""
-    if not any(name in request.fixturenames for name in ("db", "transactional_db", "live_server")) and \
-            not request.node.get_closest_marker("django_db"):
+    if not any(
+        name in request.fixturenames for name in ("db", "transactional_db", "live_server")
+    ) and not request.node.get_closest_marker("django_db"):
         return
     request.getfixturevalue("transactional_db" if _is_transactional(request) else "db")
     import importlib

@@ -7,10 +7,22 @@ from .models import Certification, DataCentre, IcpFiling, Licence, NetworkProfil
 
 @admin.register(Vendor)
 class VendorAdmin(TeamScopedAdmin):
-    list_display = ("__str__", "name_en", "credit_code", "findings_critical", "findings_total", "is_demo")
+    list_display = (
+        "__str__",
+        "name_en",
+        "credit_code",
+        "findings_critical",
+        "findings_total",
+        "is_demo",
+    )
     search_fields = ("name_zh", "name_en", "credit_code")
     list_filter = ("is_demo", "home_province")
-    readonly_fields = ("findings_critical", "findings_warning", "findings_total", "findings_checked_at")
+    readonly_fields = (
+        "findings_critical",
+        "findings_warning",
+        "findings_total",
+        "findings_checked_at",
+    )
 
 
 class _VendorChildAdmin(TeamScopedAdmin):

@@ -9,7 +9,9 @@ urlpatterns = [
     path("<int:pk>/", views.VendorDetailView.as_view(), name="detail"),
     path("<int:pk>/edit/", views.VendorEditView.as_view(), name="edit"),
     path("<int:vendor_pk>/<slug:kind>/new/", views.VendorChildView.as_view(), name="child_create"),
-    path("<int:vendor_pk>/<slug:kind>/<int:pk>/", views.VendorChildView.as_view(), name="child_edit"),
+    path(
+        "<int:vendor_pk>/<slug:kind>/<int:pk>/", views.VendorChildView.as_view(), name="child_edit"
+    ),
     path("<int:vendor_pk>/sla/", views.VendorChildView.as_view(), {"kind": "sla"}, name="sla"),
     path("datacentre/<int:dc_pk>/network/", views.NetworkProfileView.as_view(), name="network"),
     path(

@@ -94,7 +94,9 @@ class VendorEditView(TeamWriteMixin, View):
 
     def get(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
         vendor = self._vendor(pk)
-        return render(request, self.template, {"form": VendorForm(instance=vendor), "vendor": vendor})
+        return render(
+            request, self.template, {"form": VendorForm(instance=vendor), "vendor": vendor}
+        )
 
     def post(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
         vendor = self._vendor(pk)
@@ -157,8 +159,12 @@ class NetworkProfileView(TeamWriteMixin, View):
 
     def get(self, request, dc_pk: int):  # type: ignore[no-untyped-def]
         dc, instance = self._load(dc_pk)
-        ctx = {"form": NetworkProfileForm(instance=instance), "vendor": dc.vendor,
-               "kind": "network", "data_centre": dc}
+        ctx = {
+            "form": NetworkProfileForm(instance=instance),
+            "vendor": dc.vendor,
+            "kind": "network",
+            "data_centre": dc,
+        }
         return render(request, self.template, ctx)
 
     def post(self, request, dc_pk: int):  # type: ignore[no-untyped-def]

@@ -129,7 +129,9 @@ class AwardViewSet(TeamScopedViewSet):
     def reject(self, request, pk=None):  # type: ignore[no-untyped-def]
         return self._decide(request, False)
 
-    @extend_schema(request={"multipart/form-data": s.EvidenceUploadSerializer}, responses=s.AwardSerializer)
+    @extend_schema(
+        request={"multipart/form-data": s.EvidenceUploadSerializer}, responses=s.AwardSerializer
+    )
     @action(detail=True, methods=["post"], url_path="acceptance-logs")
     def acceptance_logs(self, request, pk=None):  # type: ignore[no-untyped-def]
         data = s.EvidenceUploadSerializer(data=request.data)

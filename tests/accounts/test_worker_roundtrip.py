@@ -21,4 +21,6 @@ def test_a_real_worker_refreshes_vendor_findings_through_redis(celery_worker_pro
 
     vendor.refresh_from_db()
     assert vendor.findings_critical >= 2
-    assert {"data_centre_re_leased", "roce_without_pfc", "roce_without_ecn"} <= set(vendor.finding_codes)
+    assert {"data_centre_re_leased", "roce_without_pfc", "roce_without_ecn"} <= set(
+        vendor.finding_codes
+    )

@@ -26,8 +26,15 @@ def browser():  # type: ignore[no-untyped-def]
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
             headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
         )
         yield browser
         browser.close()
@@ -69,7 +76,7 @@ def login():  # type: ignore[no-untyped-def]
     return _login
 
 
-def _login(page, live_server, username: str = "demo", password: str = "demo") -> None:  # type: ignore[no-untyped-def]
+def _login(page, live_server, username: str = "demo", password: str = "demo") -> None:  # type: ignore[no-untyped-def]  # noqa: S107
     page.goto(f"{live_server.url}/login/")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)

@@ -16,7 +16,11 @@ def test_demo_user_sees_vendor_badges_and_seed_red_flags(page, live_server, demo
     assert page.locator("table.vendors .badge.critical").count() >= 3
     shot(page, "vendor-list-zh")
 
-    seed = Vendor.objects.filter(team=demo_team, findings_critical__gt=0).exclude(name_zh__contains="示例").first()
+    seed = (
+        Vendor.objects.filter(team=demo_team, findings_critical__gt=0)
+        .exclude(name_zh__contains="示例")
+        .first()
+    )
     assert seed is not None, "a seed vendor with critical findings is expected in the demo data"
     page.goto(f"{live_server.url}/vendors/{seed.pk}/")
     findings = page.locator("#findings .finding.critical")

@@ -46,7 +46,9 @@ def test_the_api_rejects_negative_capital_and_a_bad_credit_code_in_english(api_a
 
 
 def test_a_vendor_needs_a_name(api_as, analyst_a):
-    response = api_as(analyst_a).post("/api/v1/vendors/", {"website": "https://x.example"}, format="json")
+    response = api_as(analyst_a).post(
+        "/api/v1/vendors/", {"website": "https://x.example"}, format="json"
+    )
     assert response.status_code == 400
 
 
@@ -71,8 +73,13 @@ def test_a_malformed_licence_number_is_refused_with_its_reason(client_as, analys
 def test_expiry_before_issue_is_refused_in_form_and_api(client_as, api_as, analyst_a, own_vendor):
     response = client_as(analyst_a).post(
         reverse("vendors:child_create", args=[own_vendor.pk, "licence"]),
-        {"number": "粤B1-20190001", "issuer_scope": "provincial", "state": "claimed",
-         "valid_from": "2024-01-01", "valid_until": "2023-01-01"},
+        {
+            "number": "粤B1-20190001",
+            "issuer_scope": "provincial",
+            "state": "claimed",
+            "valid_from": "2024-01-01",
+            "valid_until": "2023-01-01",
+        },
     )
     assert response.status_code == 400
     assert "valid_until" in response.context["form"].errors
@@ -94,10 +101,14 @@ def test_business_codes_outside_the_licence_class_are_refused(api_as, analyst_a,
     assert response.status_code == 400 and "business_codes" in response.json()
 
 
-def test_an_icp_filing_can_be_recorded_as_the_claimed_licence_and_is_flagged(api_as, analyst_a, own_vendor):
+def test_an_icp_filing_can_be_recorded_as_the_claimed_licence_and_is_flagged(
+    api_as, analyst_a, own_vendor
+):
     client = api_as(analyst_a)
     created = client.post(
-        f"/api/v1/vendors/{own_vendor.pk}/licences/", {"number": "滇ICP备2020007656号"}, format="json"
+        f"/api/v1/vendors/{own_vendor.pk}/licences/",
+        {"number": "滇ICP备2020007656号"},
+        format="json",
     )
     assert created.status_code == 201, created.content
     detail = client.get(f"/api/v1/vendors/{own_vendor.pk}/", HTTP_ACCEPT_LANGUAGE="en").json()
@@ -109,8 +120,15 @@ def test_an_icp_filing_can_be_recorded_as_the_claimed_licence_and_is_flagged(api
 
 def test_a_duplicate_sla_is_a_400_not_a_500(api_as, analyst_a, own_vendor):
     client = api_as(analyst_a)
-    assert client.post(f"/api/v1/vendors/{own_vendor.pk}/sla/", {"availability": "0.999"}, format="json").status_code == 201
-    second = client.post(f"/api/v1/vendors/{own_vendor.pk}/sla/", {"availability": "0.99"}, format="json")
+    assert (
+        client.post(
+            f"/api/v1/vendors/{own_vendor.pk}/sla/", {"availability": "0.999"}, format="json"
+        ).status_code
+        == 201
+    )
+    second = client.post(
+        f"/api/v1/vendors/{own_vendor.pk}/sla/", {"availability": "0.99"}, format="json"
+    )
     assert second.status_code == 400
 
 

@@ -39,11 +39,21 @@ def test_another_teams_vendor_and_children_are_404_over_the_api(api_as, analyst_
 def test_writes_into_another_team_are_refused_over_the_api(api_as, analyst_a, vendor_b):
     client = api_as(analyst_a)
     lic = vendor_b.licences.first()
-    assert client.patch(f"/api/v1/vendors/{vendor_b.pk}/", {"name_en": "hacked"}, format="json").status_code == 404
+    assert (
+        client.patch(
+            f"/api/v1/vendors/{vendor_b.pk}/", {"name_en": "hacked"}, format="json"
+        ).status_code
+        == 404
+    )
     assert client.delete(f"/api/v1/vendors/{vendor_b.pk}/").status_code == 404
-    assert client.patch(
-        f"/api/v1/vendors/{vendor_b.pk}/licences/{lic.pk}/", {"number": "B1-20180001"}, format="json"
-    ).status_code == 404
+    assert (
+        client.patch(
+            f"/api/v1/vendors/{vendor_b.pk}/licences/{lic.pk}/",
+            {"number": "B1-20180001"},
+            format="json",
+        ).status_code
+        == 404
+    )
     created = client.post(
         f"/api/v1/vendors/{vendor_b.pk}/licences/", {"number": "B1-20180001"}, format="json"
     )
@@ -57,7 +67,10 @@ def test_a_viewer_reads_but_cannot_write(api_as, client_as, viewer_a, vendor_a):
     api = api_as(viewer_a)
     assert api.get("/api/v1/vendors/").status_code == 200
     assert api.post("/api/v1/vendors/", {"name_zh": "新厂商"}, format="json").status_code == 403
-    assert api.patch(f"/api/v1/vendors/{vendor_a.pk}/", {"name_en": "x"}, format="json").status_code == 403
+    assert (
+        api.patch(f"/api/v1/vendors/{vendor_a.pk}/", {"name_en": "x"}, format="json").status_code
+        == 403
+    )
     page = client_as(viewer_a)
     assert page.get(reverse("vendors:edit", args=[vendor_a.pk])).status_code == 403
     assert page.post(reverse("vendors:create"), {"name_zh": "新"}).status_code == 403
@@ -70,13 +83,23 @@ def test_pages_never_show_another_teams_vendor(client_as, analyst_a, vendor_a, v
     assert client.get(reverse("vendors:detail", args=[vendor_b.pk])).status_code == 404
     assert client.get(reverse("vendors:edit", args=[vendor_b.pk])).status_code == 404
     lic = vendor_b.licences.first()
-    assert client.get(reverse("vendors:child_edit", args=[vendor_b.pk, "licence", lic.pk])).status_code == 404
-    assert client.post(
-        reverse("vendors:child_create", args=[vendor_b.pk, "licence"]), {"number": "B1-20180001"}
-    ).status_code == 404
+    assert (
+        client.get(reverse("vendors:child_edit", args=[vendor_b.pk, "licence", lic.pk])).status_code
+        == 404
+    )
+    assert (
+        client.post(
+            reverse("vendors:child_create", args=[vendor_b.pk, "licence"]),
+            {"number": "B1-20180001"},
+        ).status_code
+        == 404
+    )
     dc = vendor_b.data_centres.first()
     assert client.get(reverse("vendors:network", args=[dc.pk])).status_code == 404
-    assert client.post(reverse("vendors:edit", args=[vendor_b.pk]), {"name_zh": "x"}).status_code == 404
+    assert (
+        client.post(reverse("vendors:edit", args=[vendor_b.pk]), {"name_zh": "x"}).status_code
+        == 404
+    )
     vendor_b.refresh_from_db()
     assert vendor_b.name_zh == "乙方秘密厂商"
 
@@ -106,7 +129,9 @@ def test_anonymous_users_are_sent_to_login(client, vendor_a):
     assert Vendor.objects.count() == 1
 
 
-def test_the_vendor_list_api_pins_its_query_count(api_as, analyst_a, team_a, django_assert_max_num_queries):
+def test_the_vendor_list_api_pins_its_query_count(
+    api_as, analyst_a, team_a, django_assert_max_num_queries
+):
     for i in range(30):
         Vendor.objects.create(team=team_a, name_zh=f"厂商{i}")
     client = api_as(analyst_a)
@@ -114,7 +139,9 @@ def test_the_vendor_list_api_pins_its_query_count(api_as, analyst_a, team_a, dja
         assert client.get("/api/v1/vendors/").status_code == 200
 
 
-def test_the_vendor_list_page_pins_its_query_count(client_as, analyst_a, team_a, django_assert_max_num_queries):
+def test_the_vendor_list_page_pins_its_query_count(
+    client_as, analyst_a, team_a, django_assert_max_num_queries
+):
     from vendors.models import DataCentre, NetworkProfile
 
     for i in range(20):

@@ -9,21 +9,47 @@ from vendors.models import Licence, Vendor
 pytestmark = pytest.mark.django_db
 
 
-def test_verifying_a_licence_records_who_and_when_and_appears_in_the_audit_trail(client_as, analyst_a, team_a):
+def test_verifying_a_licence_records_who_and_when_and_appears_in_the_audit_trail(
+    client_as, analyst_a, team_a
+):
     vendor = Vendor.objects.create(team=team_a, name_zh="审计厂商")
     client = client_as(analyst_a)
     url = reverse("vendors:child_create", args=[vendor.pk, "licence"])
-    assert client.post(url, {"number": "粤B1-20190001", "issuer_scope": "provincial", "issuer_province": "GD",
-                             "state": "claimed", "business_codes": ["B11"]}).status_code == 302
+    assert (
+        client.post(
+            url,
+            {
+                "number": "粤B1-20190001",
+                "issuer_scope": "provincial",
+                "issuer_province": "GD",
+                "state": "claimed",
+                "business_codes": ["B11"],
+            },
+        ).status_code
+        == 302
+    )
     lic = Licence.objects.get(vendor=vendor)
     assert lic.verified_by is None
     edit = reverse("vendors:child_edit", args=[vendor.pk, "licence", lic.pk])
-    assert client.post(edit, {"number": "粤B1-20190001", "issuer_scope": "provincial", "issuer_province": "GD",
-                              "state": "verified", "business_codes": ["B11"],
-                              "verification_note": "checked on the MIIT site"}).status_code == 302
+    assert (
+        client.post(
+            edit,
+            {
+                "number": "粤B1-20190001",
+                "issuer_scope": "provincial",
+                "issuer_province": "GD",
+                "state": "verified",
+                "business_codes": ["B11"],
+                "verification_note": "checked on the MIIT site",
+            },
+        ).status_code
+        == 302
+    )
     lic.refresh_from_db()
     assert lic.state == "verified" and lic.verified_by == analyst_a and lic.verified_at is not None
-    page = client.get(reverse("vendors:detail", args=[vendor.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    page = client.get(
+        reverse("vendors:detail", args=[vendor.pk]), HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
     assert "alice" in page and "claimed → verified" in page
 
 

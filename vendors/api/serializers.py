@@ -91,8 +91,13 @@ class VendorSerializer(serializers.ModelSerializer):
         model = Vendor
         exclude = ("team", "finding_codes")
         read_only_fields = (
-            "findings_critical", "findings_warning", "findings_total", "findings_checked_at",
-            "is_demo", "created_at", "updated_at",
+            "findings_critical",
+            "findings_warning",
+            "findings_total",
+            "findings_checked_at",
+            "is_demo",
+            "created_at",
+            "updated_at",
         )
 
     def validate_services(self, value: list[str]) -> list[str]:
@@ -107,7 +112,9 @@ class VendorSerializer(serializers.ModelSerializer):
         name_zh = attrs.get("name_zh", getattr(self.instance, "name_zh", ""))
         name_en = attrs.get("name_en", getattr(self.instance, "name_en", ""))
         if not (name_zh or name_en):
-            raise serializers.ValidationError({"name_zh": "A Chinese or English legal name is required."})
+            raise serializers.ValidationError(
+                {"name_zh": "A Chinese or English legal name is required."}
+            )
         return attrs
 
 

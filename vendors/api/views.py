@@ -71,7 +71,9 @@ class _VendorChildViewSet(TeamScopedViewSet):
     parent_field = "vendor"
 
     def _vendor(self) -> Vendor:
-        return get_object_or_404(Vendor.objects.for_team(self.get_team()), pk=self.kwargs["vendor_pk"])
+        return get_object_or_404(
+            Vendor.objects.for_team(self.get_team()), pk=self.kwargs["vendor_pk"]
+        )
 
     def initial(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().initial(request, *args, **kwargs)
@@ -84,7 +86,9 @@ class _VendorChildViewSet(TeamScopedViewSet):
     def perform_create(self, serializer) -> None:  # type: ignore[no-untyped-def]
         vendor = self._vendor()
         instance = serializer.Meta.model(**serializer.validated_data)
-        serializer.instance = vendor_child_save(instance=instance, vendor=vendor, user=self.request.user)
+        serializer.instance = vendor_child_save(
+            instance=instance, vendor=vendor, user=self.request.user
+        )
 
     def perform_update(self, serializer) -> None:  # type: ignore[no-untyped-def]
         instance = serializer.instance
@@ -150,22 +154,30 @@ class NetworkProfileViewSet(TeamScopedViewSet):
             self._dc()
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        return super().get_queryset().filter(
-            data_centre_id=self.kwargs.get("datacentre_pk"),
-            data_centre__vendor_id=self.kwargs.get("vendor_pk"),
+        return (
+            super()
+            .get_queryset()
+            .filter(
+                data_centre_id=self.kwargs.get("datacentre_pk"),
+                data_centre__vendor_id=self.kwargs.get("vendor_pk"),
+            )
         )
 
     def perform_create(self, serializer) -> None:  # type: ignore[no-untyped-def]
         dc = self._dc()
         instance = NetworkProfile(data_centre=dc, **serializer.validated_data)
-        serializer.instance = vendor_child_save(instance=instance, vendor=dc.vendor, user=self.request.user)
+        serializer.instance = vendor_child_save(
+            instance=instance, vendor=dc.vendor, user=self.request.user
+        )
 
     def perform_update(self, serializer) -> None:  # type: ignore[no-untyped-def]
         dc = self._dc()
         instance = serializer.instance
         for key, value in serializer.validated_data.items():
             setattr(instance, key, value)
-        serializer.instance = vendor_child_save(instance=instance, vendor=dc.vendor, user=self.request.user)
+        serializer.instance = vendor_child_save(
+            instance=instance, vendor=dc.vendor, user=self.request.user
+        )
 
     def perform_destroy(self, instance) -> None:  # type: ignore[no-untyped-def]
         vendor_child_delete(instance=instance, vendor=self._dc().vendor)
