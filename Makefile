@@ -3,7 +3,6 @@ PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-export DJANGO_SETTINGS_MODULE ?= portal.settings
 
 .PHONY: install run test lint check-migrations bench sysdeps e2e-deps clean
 
@@ -38,7 +37,7 @@ test: install sysdeps
 	$(MAKE) lint check-migrations
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/portal} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} \
-	$(BIN)/python -m pytest -q -ra
+	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra
 
 # Performance figures (ratios measured in one run): log parsing vs json.load, ranking vs loading
 # quotes, report generation vs the ranking. Uses DATABASE_URL if set, else SQLite.
