@@ -61,12 +61,12 @@ def workload_dict(w: WorkloadProfile) -> dict[str, Any]:
     }
 
 
-def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[dict[str, str]]]:
-    """Critical due-diligence findings per vendor (computed once per vendor that has any)."""
+def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[tuple[str, dict[str, str]]]]:
+    """Critical due-diligence findings per vendor, with their subject (computed once per vendor)."""
     from domain.credentials import Severity
     from vendors.selectors import vendor_findings
 
-    flags: dict[int, list[dict[str, str]]] = {}
+    flags: dict[int, list[tuple[str, dict[str, str]]]] = {}
     for quote in quotes:
         vendor = quote.vendor
         if vendor.pk in flags:
@@ -75,8 +75,21 @@ def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[dict[str, str]]]:
             flags[vendor.pk] = []
             continue
         found = vendor_findings(vendor)
-        flags[vendor.pk] = [f.message.as_dict() for f in found if f.severity == Severity.CRITICAL]
+        flags[vendor.pk] = [
+            (f.subject, f.message.as_dict()) for f in found if f.severity == Severity.CRITICAL
+        ]
     return flags
+
+
+def _flags_for_quote(quote: Quote, flags: list[tuple[str, dict[str, str]]]) -> list[dict[str, str]]:
+    """A vendor's red flags that concern this offer: company-wide ones and those of the quote's own
+    data centre (another site's re-leased room or missing PFC says nothing about this offer)."""
+    own = f"datacentre:{quote.data_centre_id}"
+    return [
+        message
+        for subject, message in flags
+        if not subject.startswith("datacentre:") or subject == own
+    ]
 
 
 def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
@@ -124,7 +137,11 @@ def snapshot_build(*, workload: WorkloadProfile, quotes: list[Quote], fx: Mappin
         "version": SNAPSHOT_VERSION,
         "workload": workload_dict(workload),
         "workload_name": workload.name,
-        "offers": [offer_dict(q, flags[q.vendor_id]) for q in quotes if q.current_version_id],
+        "offers": [
+            offer_dict(q, _flags_for_quote(q, flags[q.vendor_id]))
+            for q in quotes
+            if q.current_version_id
+        ],
         "gpus": gpu_table(),
         "fx_to_cny": rates,
     }
