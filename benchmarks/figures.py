@@ -93,10 +93,24 @@ def pairs_side_by_side(
     if len(rows) < 2:
         return None
     fig = go.Figure()
-    fig.add_bar(x=[r[0] for r in rows], y=[r[1]["throughput_gbps"] for r in rows], name=_("mean"))
-    fig.add_scatter(
-        x=[r[0] for r in rows], y=[r[1].get("p5_gbps") for r in rows], mode="markers", name="P5"
+    rates = [r[1]["throughput_gbps"] for r in rows]
+    fig.add_bar(
+        x=[r[0] for r in rows],
+        y=rates,
+        name=_("mean"),
+        text=[f"{v:.1f}" for v in rates],
+        textposition="inside",
     )
+    # perftest and nccl-tests print one figure per run: no intervals, so no P5 marker.
+    timed = [(r[0], r[1]["p5_gbps"]) for r in rows if r[1].get("p5_gbps") is not None]
+    if timed:
+        fig.add_scatter(
+            x=[t[0] for t in timed],
+            y=[t[1] for t in timed],
+            mode="markers",
+            marker={"size": 10, "symbol": "line-ew-open", "line": {"width": 3}},
+            name="P5",
+        )
     if line_rate_gbps:
         fig.add_hline(y=line_rate_gbps, line_dash="dash", annotation_text=_("line rate"))
     fig.update_layout(title=_("Pairs side by side"), yaxis_title="Gbit/s", **LAYOUT)
