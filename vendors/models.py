@@ -57,6 +57,23 @@ class Verifiable(models.Model):
         abstract = True
 
 
+def _expiry_after_issue(name: str) -> models.CheckConstraint:
+    """Database form of the rule that a credential cannot expire before it was issued."""
+    return models.CheckConstraint(
+        condition=Q(valid_from__isnull=True)
+        | Q(valid_until__isnull=True)
+        | Q(valid_until__gte=F("valid_from")),
+        name=name,
+    )
+
+
+def _expiry_error(obj) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """The same rule for forms and the API, as a field error on valid_until."""
+    if obj.valid_from and obj.valid_until and obj.valid_until < obj.valid_from:
+        return {"valid_until": _("The expiry date is before the issue date.")}
+    return {}
+
+
 class Vendor(TeamScoped):
     """A rental vendor the team evaluates (one team's view of it; other teams never see it)."""
 
@@ -191,22 +208,13 @@ class Licence(Verifiable):
         verbose_name = _("licence")
         verbose_name_plural = _("licences")
         ordering = ["number"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(valid_from__isnull=True)
-                | Q(valid_until__isnull=True)
-                | Q(valid_until__gte=F("valid_from")),
-                name="licence_expiry_after_issue",
-            )
-        ]
+        constraints = [_expiry_after_issue("licence_expiry_after_issue")]
 
     def __str__(self) -> str:
         return self.number
 
     def clean(self) -> None:
-        errors = {}
-        if self.valid_from and self.valid_until and self.valid_until < self.valid_from:
-            errors["valid_until"] = _("The expiry date is before the issue date.")
+        errors = _expiry_error(self)
         if self.number and self.business_codes:
             try:
                 licence_codes_consistent(self.number, list(self.business_codes))
@@ -232,21 +240,15 @@ class Certification(Verifiable):
         verbose_name = _("certification")
         verbose_name_plural = _("certifications")
         ordering = ["kind", "number"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(valid_from__isnull=True)
-                | Q(valid_until__isnull=True)
-                | Q(valid_until__gte=F("valid_from")),
-                name="certification_expiry_after_issue",
-            )
-        ]
+        constraints = [_expiry_after_issue("certification_expiry_after_issue")]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.number}".strip()
 
     def clean(self) -> None:
-        if self.valid_from and self.valid_until and self.valid_until < self.valid_from:
-            raise ValidationError({"valid_until": _("The expiry date is before the issue date.")})
+        errors = _expiry_error(self)
+        if errors:
+            raise ValidationError(errors)
 
 
 class DataCentre(Verifiable):
