@@ -34,6 +34,6 @@ def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
-def ping_page(request: HttpRequest):  # type: ignore[no-untyped-def]
+def ping_page(request: HttpRequest) -> JsonResponse:
     """A trivial page: the baseline of the load test."""
     return JsonResponse({"ok": True})

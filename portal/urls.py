@@ -22,6 +22,7 @@ api_v1 = [
 urlpatterns = [
     path("", core_views.DashboardView.as_view(), name="dashboard"),
     path("health/", core_views.health, name="health"),
+    path("ping/", core_views.ping_page, name="ping"),
     path("login/", RateLimitedLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
