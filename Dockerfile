@@ -1,6 +1,8 @@
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=portal.settings
+# Pango for WeasyPrint (PDF reports), a CJK font, Chromium for the report charts (kaleido).
 RUN apt-get update && apt-get install -y --no-install-recommends fonts-noto-cjk curl \
+    libpango-1.0-0 libpangoft2-1.0-0 chromium \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml ./
