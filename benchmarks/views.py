@@ -18,7 +18,7 @@ from core.queue import unavailable_text, was_unqueued
 from . import figures, selectors
 from .forms import ThresholdsForm, UploadForm
 from .models import BenchmarkLog, TestRun
-from .services import benchmark_ingest, test_run_create, thresholds_update
+from .services import benchmark_ingest, test_run_create, test_run_delete, thresholds_update
 
 
 def _run(team, pk: int) -> TestRun:  # type: ignore[no-untyped-def]
@@ -72,10 +72,19 @@ class UploadView(TeamWriteMixin, View):
             for msg in exc.messages:
                 form.add_error(None, msg)
             return render(request, self.template, {"form": form}, status=400)
-        self._ingest(request, run, data["files"])
+        duplicates = self._ingest(request, run, data["files"])
+        if data["test_run"] is None and not run.logs.exists():
+            # Nothing was stored (every file known or refused): leave no empty run behind.
+            test_run_delete(run=run)
+            if duplicates:
+                return redirect("benchmarks:run", pk=duplicates[0].test_run_id)
+            messages.error(request, _("No file was stored, so no test run was created."))
+            return render(request, self.template, {"form": form}, status=400)
         return redirect("benchmarks:run", pk=run.pk)
 
-    def _ingest(self, request, run: TestRun, files) -> None:  # type: ignore[no-untyped-def]
+    def _ingest(self, request, run: TestRun, files) -> list:  # type: ignore[no-untyped-def]
+        """Store each file; tell the user about every duplicate and refusal; return duplicates."""
+        known = []
         for upload in files:
             try:
                 outcome = benchmark_ingest(
@@ -86,6 +95,7 @@ class UploadView(TeamWriteMixin, View):
                 continue
             if was_unqueued(*outcome.created):  # stored and pending; sent again later
                 messages.warning(request, unavailable_text(get_language()))
+            known += outcome.duplicates
             for dup in outcome.duplicates:
                 messages.info(
                     request,
@@ -95,6 +105,7 @@ class UploadView(TeamWriteMixin, View):
             for refusal in outcome.refusals:
                 lang = get_language() or "zh-hans"
                 messages.error(request, refusal["zh"] if lang.startswith("zh") else refusal["en"])
+        return known
 
 
 class TestRunDetailView(TeamRequiredMixin, View):

@@ -86,7 +86,8 @@ def _row(p: ParameterSensitivity, winner: str, full: dict[str, str]) -> dict[str
         row[f"{side}_cost"] = mine[side]
         row[f"{side}_flips"] = flips
         row[f"{side}_winner"] = other or ""
-        row[f"{side}_text"] = f"{_('winner changes')} → {other}" if flips else ""
+        winner_changes = _("winner changes")
+        row[f"{side}_text"] = f"{winner_changes} → {other}" if flips else ""
     return row
 
 

@@ -169,3 +169,34 @@ def test_thresholds_are_editable_by_analysts(client_as, api_as, analyst_a):
     assert resp.status_code == 200 and resp.json()["max_cv"] == 0.1
     page = client_as(analyst_a)
     assert page.get(reverse("benchmarks:thresholds")).status_code == 200
+
+
+def test_an_upload_of_known_files_only_leaves_no_empty_run(
+    client_as, analyst_a, vendor_a, run_a, settings, django_capture_on_commit_callbacks
+):
+    """Re-uploading the same log as a new run leads to the run that already holds it."""
+    client = client_as(analyst_a)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = client.post(
+            reverse("benchmarks:upload"), {"test_run": run_a.pk, "files": upload(P4)}
+        )
+    assert first.status_code == 302
+    runs_before = TestRun.objects.count()
+    with django_capture_on_commit_callbacks(execute=True):
+        again = client.post(
+            reverse("benchmarks:upload"),
+            {"vendor": vendor_a.pk, "name": "again", "files": upload(P4, "renamed.json")},
+            follow=True,
+        )
+    assert TestRun.objects.count() == runs_before
+    assert not TestRun.objects.filter(name="again").exists()
+    assert again.redirect_chain[-1][0] == reverse("benchmarks:run", args=[run_a.pk])
+    assert "already uploaded (same SHA-256)" in again.content.decode()
+    settings.UPLOAD_MAX_BYTES = 10  # every file refused: the form comes back, no run is made
+    refused = client.post(
+        reverse("benchmarks:upload"),
+        {"vendor": vendor_a.pk, "name": "too big", "files": upload(P4, "big.json")},
+    )
+    assert refused.status_code == 400
+    assert "No file was stored" in refused.content.decode()
+    assert not TestRun.objects.filter(name="too big").exists()
