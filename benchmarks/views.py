@@ -15,7 +15,7 @@ from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.models import JobStatus
 from core.queue import unavailable_text, was_unqueued
 
-from . import figures, selectors
+from . import figures, parsing, selectors
 from .forms import ThresholdsForm, UploadForm
 from .models import BenchmarkLog, TestRun
 from .services import benchmark_ingest, test_run_create, test_run_delete, thresholds_update
@@ -119,6 +119,12 @@ class TestRunDetailView(TeamRequiredMixin, View):
             if log.status == JobStatus.DONE and log.result
         ]
         charts = figures.run_figures(items, line_rate_gbps=line) if run.is_finished else []
+        # Run-level notes of the domain (logs left out, not concurrent, mixed kinds, …).
+        notes = (
+            parsing.run_warnings([result for _name, result in items], line_rate_gbps=line)
+            if run.is_finished and items
+            else []
+        )
         return render(
             request,
             "benchmarks/run_detail.html",
@@ -128,6 +134,7 @@ class TestRunDetailView(TeamRequiredMixin, View):
                 "archives": selectors.run_archives(run),
                 "line_rate": line,
                 "charts": charts,
+                "notes": notes,
                 "can_write": self.membership.can_write,
             },
         )

@@ -200,3 +200,24 @@ def test_an_upload_of_known_files_only_leaves_no_empty_run(
     assert refused.status_code == 400
     assert "No file was stored" in refused.content.decode()
     assert not TestRun.objects.filter(name="too big").exists()
+
+
+def test_the_run_page_shows_the_run_level_notes(
+    client_as, analyst_a, run_a, django_capture_on_commit_callbacks
+):
+    """A log without intervals beside an iperf3 log: the page says its figure stands in."""
+    client = client_as(analyst_a)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("benchmarks:upload"),
+            {
+                "test_run": run_a.pk,
+                "files": [upload(P4), upload("ib_write_bw/dgx_spark_roce_q4_gbits.txt")],
+            },
+        )
+    run_a.refresh_from_db()
+    assert run_a.is_finished and run_a.logs.count() == 2
+    page = client.get(reverse("benchmarks:run", args=[run_a.pk])).content.decode()
+    assert 'id="run-notes"' in page
+    notes = page[page.index('id="run-notes"') :].split("</div>", 1)[0]
+    assert "1 pair(s) report no per-interval series" in notes
