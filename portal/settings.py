@@ -244,5 +244,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # Report rendering libraries narrate every step at INFO; keep their warnings only.
+        **{
+            name: {"level": "WARNING"}
+            for name in ("weasyprint", "fontTools", "kaleido", "choreographer", "logistro")
+        },
+    },
 }

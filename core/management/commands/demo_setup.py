@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 
 from django.apps import apps
 from django.conf import settings
@@ -37,6 +38,9 @@ class Command(BaseCommand):
             raise CommandError(
                 "Refusing to create the demo user demo/demo: DEBUG is off (production settings)."
             )
+        # Tasks run in-process here: one INFO line per task and per broker default is noise.
+        for name in ("celery.app.trace", "kombu.connection"):
+            logging.getLogger(name).setLevel(logging.WARNING)
         team = Team.objects.filter(slug="demo").first()
         if team and not options["reset"]:
             self.stdout.write("Demo data already present (use --reset to recreate).")
