@@ -93,6 +93,9 @@ class UploadResultSerializer(serializers.Serializer):
 
 
 class ThresholdsSerializer(serializers.ModelSerializer):
+    # A team that never saved its thresholds reads the defaults, which were never updated.
+    updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
     class Meta:
         model = AcceptanceThresholds
         exclude = ["team", "id"]

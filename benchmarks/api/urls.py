@@ -3,6 +3,8 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
+from core.api import api_catch_all
+
 from .views import BenchmarkLogViewSet, TestRunViewSet, ThresholdsView
 
 router = DefaultRouter()
@@ -11,4 +13,5 @@ router.register("test-runs", TestRunViewSet, basename="test-run")
 urlpatterns = [
     path("benchmark-thresholds/", ThresholdsView.as_view(), name="benchmark-thresholds"),
     *router.urls,
+    *api_catch_all("benchmarks", "test-runs"),
 ]

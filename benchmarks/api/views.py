@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
+from core.api_schema import PortalAutoSchema
 from core.queue import unavailable_body, was_unqueued
 
 from .. import selectors
@@ -61,6 +62,7 @@ class BenchmarkLogViewSet(
     filterset_class = BenchmarkLogFilter
     permission_classes = [TeamRolePermission]
     parser_classes = [MultiPartParser, FormParser]
+    schema = PortalAutoSchema()
     search_fields = ["original_name", "sha256"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
@@ -150,7 +152,7 @@ class TestRunViewSet(TeamScopedViewSet):
         test_run_delete(run=instance)
 
     @extend_schema(responses={200: s.BenchmarkLogSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def logs(self, request, pk=None):  # type: ignore[no-untyped-def]
         run = self.get_object()
         return Response(s.BenchmarkLogSerializer(selectors.run_logs(run), many=True).data)
@@ -161,6 +163,7 @@ class ThresholdsView(APIView):
 
     permission_classes = [TeamRolePermission]
     serializer_class = s.ThresholdsSerializer
+    schema = PortalAutoSchema()
 
     @extend_schema(responses=s.ThresholdsSerializer)
     def get(self, request):  # type: ignore[no-untyped-def]

@@ -8,6 +8,7 @@ from rest_framework.exceptions import ValidationError
 from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
+from core.api_schema import PortalAutoSchema
 
 from ..choices import Fabric
 from ..models import GpuModel, Quote, WorkloadProfile
@@ -83,6 +84,7 @@ class GpuModelViewSet(viewsets.ReadOnlyModelViewSet):
     """The shared GPU reference table (read-only; staff edit it in the admin)."""
 
     permission_classes = [_TeamMember]
+    schema = PortalAutoSchema()
     queryset = GpuModel.objects.order_by("key")
     serializer_class = s.GpuModelSerializer
     lookup_field = "key"

@@ -50,7 +50,7 @@ class NetworkProfileSerializer(_ChildSerializer):
 
 
 class DataCentreSerializer(_ChildSerializer):
-    network = NetworkProfileSerializer(read_only=True)
+    network = NetworkProfileSerializer(read_only=True, allow_null=True)  # none entered yet
 
     class Meta:
         model = DataCentre
@@ -123,7 +123,7 @@ class VendorDetailSerializer(VendorSerializer):
     icp_filings = IcpFilingSerializer(many=True, read_only=True)
     certifications = CertificationSerializer(many=True, read_only=True)
     data_centres = DataCentreSerializer(many=True, read_only=True)
-    sla = SlaTermsSerializer(read_only=True)
+    sla = SlaTermsSerializer(read_only=True, allow_null=True)  # none entered yet
     findings = serializers.SerializerMethodField()
 
     def get_findings(self, vendor) -> list[dict[str, str]]:  # type: ignore[no-untyped-def]

@@ -2,6 +2,8 @@
 
 from rest_framework_nested import routers
 
+from core.api import api_catch_all
+
 from . import views
 
 router = routers.DefaultRouter()
@@ -17,4 +19,4 @@ nested.register("sla", views.SlaTermsViewSet, basename="vendor-sla")
 dc_nested = routers.NestedDefaultRouter(nested, "data-centres", lookup="datacentre")
 dc_nested.register("network", views.NetworkProfileViewSet, basename="datacentre-network")
 
-urlpatterns = router.urls + nested.urls + dc_nested.urls
+urlpatterns = router.urls + nested.urls + dc_nested.urls + api_catch_all("vendors")

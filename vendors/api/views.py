@@ -3,7 +3,9 @@ from __future__ import annotations
 import django_filters
 from django.db import transaction
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import NotFound
 
 from core.api import TeamScopedViewSet
 from domain.regions import PROVINCE_CHOICES
@@ -60,6 +62,14 @@ class VendorViewSet(TeamScopedViewSet):
             serializer.instance = vendor_save(vendor=vendor, team=self.get_team())
 
 
+def _require_integer_path_ids(kwargs: dict) -> None:  # type: ignore[type-arg]
+    """The nested routes accept any path segment; a non-number id is a 404, not a 500."""
+    for name in ("vendor_pk", "datacentre_pk"):
+        value = kwargs.get(name)
+        if value is not None and not (str(value).isascii() and str(value).isdigit()):
+            raise NotFound(_("No such vendor or data centre: %(id)s.") % {"id": value})
+
+
 VENDOR_PK = OpenApiParameter("vendor_pk", int, OpenApiParameter.PATH)
 DC_PK = OpenApiParameter("datacentre_pk", int, OpenApiParameter.PATH)
 
@@ -77,6 +87,7 @@ class _VendorChildViewSet(TeamScopedViewSet):
 
     def initial(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().initial(request, *args, **kwargs)
+        _require_integer_path_ids(self.kwargs)
         if "vendor_pk" in self.kwargs:  # absent only during schema generation
             self._vendor()  # 404 for another team's vendor, before any list or write
 
@@ -150,6 +161,7 @@ class NetworkProfileViewSet(TeamScopedViewSet):
 
     def initial(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().initial(request, *args, **kwargs)
+        _require_integer_path_ids(self.kwargs)
         if "datacentre_pk" in self.kwargs:
             self._dc()
 
