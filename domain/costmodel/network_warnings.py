@@ -1,0 +1,116 @@
+"""Warnings: the network caveats attached to each result (bandwidth tier, racks, RoCE)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from domain.costmodel.columns import _Array
+from domain.messages import Message
+
+# (last node count of the tier or None, recommended Gbit/s, English, Chinese), DOMAIN.md §2; the
+# table leaves 9 servers out, so 9 joins the larger tier to err on the safe side.
+_TIERS = (
+    (8, 25.0, "2-8 servers: 25G/50G RoCE", "2–8 台服务器：25G/50G RoCE"),
+    (32, 50.0, "10-32 servers: 50G/100G RoCE or IB", "10–32 台服务器：50G/100G RoCE 或 IB"),
+    (None, 100.0, "over 32 servers: 100G/200G IB", "32 台以上服务器：以 100G/200G IB 为主"),
+)
+_CLASS_FLOOR = (
+    50.0,
+    "8-GPU A100/H100-class servers: 50G and up",
+    "8 卡 A100/H100 级服务器：50G 以上",
+)
+_A100_CLASS_TFLOPS = 300.0
+
+UNVERIFIED = Message(
+    "bandwidth_unverified",
+    "Inter-node bandwidth is nominal (port speed × fabric efficiency), not verified by accepted "
+    "benchmark evidence.",
+    "节点间带宽为标称值（端口速率 × 网络效率），尚未经认可的测试证据验证。",
+)
+ROCE_NO_LOSSLESS = Message(
+    "roce_without_lossless",
+    "RoCE without PFC/ECN lossless configuration collapses under congestion (TCP incast).",
+    "RoCE 未启用 PFC/ECN 无损配置，拥塞时（TCP incast）性能会崩溃。",
+)
+ROCE_LOSSLESS_UNKNOWN = Message(
+    "roce_lossless_unknown",
+    "The offer does not state whether PFC and ECN are enabled on its RoCE network; ask the vendor.",
+    "报价未说明 RoCE 网络是否启用 PFC 和 ECN，请向供应商确认。",
+)
+
+
+def _warnings_column(
+    c: dict[str, list[Any]], n: _Array, peak: _Array, measured: _Array, oversub: _Array
+) -> list[tuple[Message, ...]]:
+    keys = zip(
+        n.astype(int).tolist(),
+        (np.array(c["nic_gbps"], dtype=float) * np.array(c["nics_per_node"])).tolist(),
+        c["gpus_per_node"],
+        (peak / 1e12).tolist(),
+        oversub.tolist(),
+        c["servers_per_rack"],
+        list(map(_roce_state, c["fabric"], c["pfc"], c["ecn"])),
+        measured.tolist(),
+        strict=True,
+    )  # fmt: skip
+    return [
+        _network_warnings(*key) + flags for key, flags in zip(keys, c["vendor_flags"], strict=True)
+    ]
+
+
+def _roce_state(fabric: str, pfc: bool | None, ecn: bool | None) -> int:
+    """0: not RoCE or lossless; 1: PFC/ECN not stated; 2: one of them is off."""
+    if fabric != "roce" or (pfc is True and ecn is True):
+        return 0
+    return 2 if pfc is False or ecn is False else 1
+
+
+@lru_cache(maxsize=8192)
+def _network_warnings(
+    n: int, nominal: float, gpn: int, tflops: float, oversub: float, spr: int | None, roce: int,
+    measured: bool,
+) -> tuple[Message, ...]:  # fmt: skip
+    """Network caveats of one offer for an n-server job; `roce` as `_roce_state` gives it."""
+    if n == 1:  # one server moves no gradients between servers
+        return ()
+    out = [_tier_warning(n, nominal, gpn, tflops)]
+    if oversub < 1.0:
+        out.append(_oversubscribed(n, spr, oversub))
+    out.append((None, ROCE_LOSSLESS_UNKNOWN, ROCE_NO_LOSSLESS)[roce])
+    out.append(None if measured else UNVERIFIED)
+    return tuple(m for m in out if m is not None)
+
+
+def _tier_warning(n: int, nominal: float, gpn: int, tflops: float) -> Message | None:
+    if nominal <= 10.0:
+        return Message(
+            "bandwidth_inference_only",
+            f"{nominal:g} Gbit/s per server is inference-only bandwidth: training across {n} "
+            "servers stalls in communication (25G is the floor, 50G the value choice).",
+            f"每台服务器 {nominal:g} Gbit/s 仅适合推理：{n} 台服务器的多机训练会卡在通信上"
+            "（25G 为底线，50G 为性价比之选）。",
+        )
+    rec, en, zh = next((t[1], t[2], t[3]) for t in _TIERS if t[0] is None or n <= t[0])
+    if gpn >= 8 and tflops >= _A100_CLASS_TFLOPS and _CLASS_FLOOR[0] > rec:
+        rec, en, zh = _CLASS_FLOOR
+    if nominal >= rec:
+        return None
+    return Message(
+        "bandwidth_below_tier",
+        f"{nominal:g} Gbit/s per server is below the {rec:g}G recommended for {n} servers ({en}).",
+        f"每台服务器 {nominal:g} Gbit/s 低于 {n} 台服务器规模的推荐值 {rec:g}G（{zh}）。",
+    )
+
+
+def _oversubscribed(n: int, servers_per_rack: int | None, factor: float) -> Message:
+    ratio = 1.0 / factor
+    return Message(
+        "rack_oversubscribed",
+        f"The job spans racks ({n} servers, {servers_per_rack} per rack) and the rack uplink is "
+        f"oversubscribed {ratio:.2g}:1; nominal bandwidth is scaled by {factor:.2f}.",
+        f"作业跨机柜（{n} 台服务器，每柜 {servers_per_rack} 台），机柜上行收敛比 {ratio:.2g}:1；"
+        f"标称带宽按 {factor:.2f} 折算。",
+    )
