@@ -27,6 +27,14 @@ def bilingual(obj, field: str) -> str:  # type: ignore[no-untyped-def]
     return (zh or en) if lang.startswith("zh") else (en or zh)
 
 
+@register.filter
+def web_url(value) -> str:  # type: ignore[no-untyped-def]
+    """The value if it is an http(s) URL, else "": a stored `javascript:` or `data:` address is
+    shown as text, never made a link (URLField validation is not the only way rows arrive)."""
+    text = str(value or "").strip()
+    return text if text.lower().startswith(("http://", "https://")) else ""
+
+
 @register.simple_tag(takes_context=True)
 def query_with(context, **kwargs) -> str:  # type: ignore[no-untyped-def]
     """The current query string with some parameters replaced (for pagination links)."""
