@@ -8,7 +8,6 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
-from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
@@ -16,6 +15,7 @@ from core.queue import unavailable_text, was_unqueued
 from domain import costmodel as cm
 
 from . import figures
+from .chart_labels import chart_labels
 from .forms import RankingStartForm
 from .inputs import InputFileError
 from .models import RankingRun
@@ -63,32 +63,13 @@ class RankingStartView(TeamWriteMixin, View):
         return render(request, "rankings/ranking_start.html", {"form": form}, status=400)
 
 
-def _chart_labels() -> dict[str, dict[str, str]]:
-    return {
-        "breakdown": {
-            "title": _("Cost per effective training hour: compute vs exposed communication"),
-            "compute": _("compute"), "exposed": _("exposed communication (GPUs idle)"),
-            "axis": _("cost per ETH"),
-        },
-        "bandwidth": {
-            "title": _("Cost per ETH against effective bandwidth"),
-            "x": _("effective bandwidth per node (Gbit/s, log)"), "y": _("cost per ETH"),
-            "measured": _("measured"), "nominal": _("nominal (unverified)"),
-        },
-        "tornado": {
-            "title": _("Sensitivity of the winner's cost per ETH"),
-            "low": _("low value"), "high": _("high value"), "axis": _("change (%)"),
-        },
-    }  # fmt: skip
-
-
 class RankingDetailView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         run = _run_or_404(self.team, pk)
         results = list(run.results.all())
         ctx: dict = {"run": run, "results": results, "charts": {}}  # type: ignore[type-arg]
         if run.is_finished and results:
-            labels = _chart_labels()
+            labels = chart_labels()
             try:
                 tornado = sensitivity_rows(run.snapshot)
             except (cm.ModelInputError, InputFileError):

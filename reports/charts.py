@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from rankings import figures
+from rankings.chart_labels import chart_labels
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -53,9 +54,7 @@ def chart_images(results: list[Any], sensitivity: list[dict[str, Any]]) -> dict[
     """PNG of each chart of the ranking page (None where it could not be rendered)."""
     if not results:
         return {}
-    from rankings.views import _chart_labels  # the page's labels: the same figure, same words
-
-    labels = _chart_labels()
+    labels = chart_labels()  # the page's labels: the same figure, same words
     shown = results[:25]  # beyond that the bars are unreadable on A4; the table has them all
     breakdown = figures.cost_breakdown_figure(shown, labels=labels["breakdown"])
     out = {
