@@ -8,7 +8,7 @@ import io
 from django.utils.translation import get_language
 
 from .selectors import ReportData
-from .xlsx import RANKING_COLUMNS, ranking_row
+from .xlsx import RANKING_COLUMNS, csv_safe, ranking_row
 
 
 def build_csv(data: ReportData) -> bytes:
@@ -17,5 +17,5 @@ def build_csv(data: ReportData) -> bytes:
     writer.writerow([str(title) for title, _fmt in RANKING_COLUMNS])
     lang = get_language()
     for r in data.results:
-        writer.writerow(["" if v is None else v for v in ranking_row(r, lang)])
+        writer.writerow(["" if v is None else csv_safe(v) for v in ranking_row(r, lang)])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")

@@ -61,6 +61,23 @@ def clean(value: Any) -> Any:
     return value
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_only(ws: Any, row: int) -> None:
+    """Text cells a spreadsheet would run as a formula (a label "=HYPERLINK(...)") stay text."""
+    for cell in ws[row]:
+        if isinstance(cell.value, str) and cell.value.startswith("="):
+            cell.data_type = "s"
+
+
+def csv_safe(value: Any) -> Any:
+    """CSV has no cell types: text starting like a formula gets a leading apostrophe."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _msg(m: dict[str, str], lang: str | None) -> str:
     return str(m.get("zh") if (lang or "").startswith("zh") else m.get("en"))
 
@@ -93,6 +110,7 @@ def _sheet(wb: Workbook, title: str, columns, rows) -> Any:  # type: ignore[no-u
         cell.alignment = Alignment(wrap_text=True, vertical="top")
     for row in rows:
         ws.append([clean(v) for v in row])
+        text_only(ws, ws.max_row)
     for idx, (_t, fmt) in enumerate(columns, start=1):
         letter = get_column_letter(idx)
         ws.column_dimensions[letter].width = 14 if fmt else 28
@@ -160,6 +178,7 @@ def build_xlsx(data: ReportData) -> bytes:
     )
     if not data.results:
         ranking.append([None, clean("; ".join(data.missing))])
+        text_only(ranking, ranking.max_row)
     _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS, [_breakdown_row(r) for r in data.results])
     input_columns = ((_("Group"), None), (_("Input"), None), (_("Value"), None))
     _sheet(wb, _("Inputs")[:31], input_columns, _inputs_rows(data))

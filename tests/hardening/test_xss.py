@@ -165,15 +165,6 @@ def _neutral(cell: str) -> bool:
     return not cell or cell[0] not in "=+-@\t\r" or cell.lstrip("-").replace(".", "").isdigit()
 
 
-REPORTS_FORMULAS = pytest.mark.xfail(
-    strict=True,
-    reason="reports (not this helper's code): reports/csv.py build_csv and reports/xlsx.py write a"
-    " quote label starting with '=' as is, so a spreadsheet runs it; fix: prefix \"'\" to text"
-    " cells starting with = + - @ TAB CR (and, in XLSX, write such text with data_type 's')",
-)
-
-
-@REPORTS_FORMULAS
 def test_the_ranking_csv_neutralises_formula_cells(hostile, api_as, analyst_a):  # type: ignore[no-untyped-def]
     import csv
 
@@ -187,7 +178,6 @@ def test_the_ranking_csv_neutralises_formula_cells(hostile, api_as, analyst_a): 
     assert not bad, f"CSV cells a spreadsheet would run as formulas: {bad[:3]}"
 
 
-@REPORTS_FORMULAS
 def test_the_ranking_xlsx_holds_text_not_formulas(hostile, api_as, analyst_a):  # type: ignore[no-untyped-def]
     from openpyxl import load_workbook
 
