@@ -435,6 +435,7 @@ class ServingOutcome:
     traffic_gb: float = 0.0
     bandwidth_mbps: float = 0.0
     monthly_tokens: float = 0.0
+    measured: bool = False  # the bills come from uploaded samples, not the modelled profile
 
     @property
     def winner(self) -> ServingResult | None:
@@ -537,11 +538,31 @@ def _bills(
     return bills, results
 
 
+def measured_sizing(s: Sizing, w: InferenceWorkload, traffic: billing.TrafficProfile) -> Sizing:
+    """The sizing with its bandwidth figures taken from measured samples: the need is the measured
+    peak with the workload's headroom, the volume the month's measured volume."""
+    mean = math.fsum(traffic.samples_mbps) / len(traffic.samples_mbps)
+    return replace(
+        s,
+        bandwidth_mbps=traffic.peak_mbps * (1 + w.bandwidth_headroom),
+        mean_mbps=mean,
+        monthly_traffic_gb=traffic.monthly_gb,
+    )
+
+
 def evaluate_offer(
-    w: InferenceWorkload, o: ServingOffer, traffic: billing.TrafficProfile
+    w: InferenceWorkload,
+    o: ServingOffer,
+    traffic: billing.TrafficProfile,
+    *,
+    measured: bool = False,
 ) -> ServingResult:
-    """One offer's figures (rank 0); raises ServingInputError when it cannot serve the workload."""
+    """One offer's figures (rank 0); raises ServingInputError when it cannot serve the workload.
+
+    `measured`: `traffic` holds uploaded samples, which then also set the bandwidth need."""
     s = size(w, o.gpu, o.gpus_per_node)
+    if measured:
+        s = measured_sizing(s, w, traffic)
     problems = _offer_problems(w, o, s)
     if problems:
         raise ServingInputError(problems)
@@ -571,21 +592,30 @@ def evaluate_offer(
     )
 
 
-def rank_offers(w: InferenceWorkload, offers: Iterable[ServingOffer]) -> ServingOutcome:
-    """Offers by cost per million served tokens (CNY), cheapest first; raises on a bad workload."""
+def rank_offers(
+    w: InferenceWorkload,
+    offers: Iterable[ServingOffer],
+    measured: billing.TrafficProfile | None = None,
+) -> ServingOutcome:
+    """Offers by cost per million served tokens (CNY), cheapest first; raises on a bad workload.
+
+    `measured`: a month of uploaded samples billed instead of the modelled traffic profile."""
     validate(w)
-    traffic = serving_traffic(w)
+    traffic = measured if measured is not None else serving_traffic(w)
     results: list[ServingResult] = []
     problems: list[ServingProblem] = []
     for o in offers:
         try:
-            results.append(evaluate_offer(w, o, traffic))
+            results.append(evaluate_offer(w, o, traffic, measured=measured is not None))
         except ServingInputError as exc:
             problems.append(ServingProblem(o.id, exc.messages))
     results.sort(key=lambda r: (r.cost_per_million_cny, r.offer_id))
     ranked = tuple(replace(r, rank=i) for i, r in enumerate(results, start=1))
+    need = public_bandwidth_mbps(w)
+    if measured is not None:
+        need = measured.peak_mbps * (1 + w.bandwidth_headroom)
     return ServingOutcome(
-        ranked, tuple(problems), traffic.monthly_gb, public_bandwidth_mbps(w), monthly_tokens(w)
+        ranked, tuple(problems), traffic.monthly_gb, need, monthly_tokens(w), measured is not None
     )
 
 

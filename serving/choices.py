@@ -11,3 +11,8 @@ class Precision(models.TextChoices):
     INT8 = "int8", _("INT8")
     INT4 = "int4", _("INT4")
     FP32 = "fp32", _("FP32")
+
+
+class TrafficStatus(models.TextChoices):
+    OK = "ok", _("Read")
+    REFUSED = "refused", _("Refused")

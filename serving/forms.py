@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from quotes.models import Quote
 
@@ -45,3 +46,11 @@ class MixedPlanForm(forms.ModelForm):
 
     def _post_clean(self) -> None:  # the service runs the model's clean with the team set
         pass
+
+
+class TrafficUploadForm(forms.Form):
+    file = forms.FileField(
+        label=_("Traffic samples (CSV)"),
+        help_text=_("One billing month of five-minute samples: timestamp,Mbit/s rows (or one "
+                    "column of Mbit/s; a Gbit/s header is converted); comma or semicolon."),
+    )  # fmt: skip

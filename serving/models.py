@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.models import TeamScoped
 
-from .choices import Precision
+from .choices import Precision, TrafficStatus
 
 
 class ServingWorkload(TeamScoped):
@@ -157,3 +159,73 @@ class MixedPlan(TeamScoped):
             errors["serving_start_month"] = str(_("Serving must start within the horizon."))
         if errors:
             raise ValidationError(errors)
+
+
+def traffic_upload_path(instance: TrafficUpload, filename: str) -> str:
+    """Raw files live under MEDIA_ROOT/serving/<team>/<sha256 prefix>/, never under a URL."""
+    return f"serving/team-{instance.team_id}/{instance.sha256[:2]}/{instance.sha256}.csv"
+
+
+class TrafficUpload(TeamScoped):
+    """One uploaded CSV of measured public-traffic samples (a billing month) for a serving workload
+    or a mixed plan. The raw file is kept; a refused file keeps the message that says why.
+
+    The upload `in_use` replaces the modelled traffic profile in its target's bills.
+    """
+
+    workload = models.ForeignKey(
+        ServingWorkload, on_delete=models.CASCADE, null=True, blank=True,
+        related_name="traffic_uploads", verbose_name=_("serving workload"),
+    )  # fmt: skip
+    plan = models.ForeignKey(
+        MixedPlan, on_delete=models.CASCADE, null=True, blank=True,
+        related_name="traffic_uploads", verbose_name=_("mixed plan"),
+    )  # fmt: skip
+    file = models.FileField(_("raw file"), upload_to=traffic_upload_path, max_length=300)
+    original_name = models.CharField(_("file name"), max_length=255)
+    size_bytes = models.PositiveBigIntegerField(_("size (bytes)"))
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(_("uploaded at"), default=timezone.now)
+    status = models.CharField(_("status"), max_length=8, choices=TrafficStatus.choices)
+    in_use = models.BooleanField(_("in use"), default=False)
+    error = models.JSONField(_("error"), default=dict, blank=True)  # a domain Message as a dict
+    bad_rows = models.JSONField(_("bad rows"), default=list, blank=True)
+    warnings = models.JSONField(_("warnings"), default=list, blank=True)
+    samples_mbps = models.JSONField(_("samples (Mbit/s)"), default=list, blank=True)
+    interval_s = models.FloatField(_("sample interval (s)"), null=True, blank=True)
+    sample_count = models.PositiveIntegerField(_("samples"), default=0)
+    missing_samples = models.PositiveIntegerField(_("missing samples"), default=0)
+    unit = models.CharField(_("unit in the file"), max_length=16, blank=True)
+    first_at = models.DateTimeField(_("first sample"), null=True, blank=True)
+    last_at = models.DateTimeField(_("last sample"), null=True, blank=True)
+    peak_mbps = models.FloatField(_("peak (Mbit/s)"), null=True, blank=True)
+    p95_mbps = models.FloatField(_("95th percentile (Mbit/s)"), null=True, blank=True)
+    mean_mbps = models.FloatField(_("mean (Mbit/s)"), null=True, blank=True)
+    monthly_gb = models.FloatField(_("volume (GB)"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("traffic samples upload")
+        verbose_name_plural = _("traffic samples uploads")
+        ordering = ["-uploaded_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(workload__isnull=False) & Q(plan__isnull=True))
+                | (Q(workload__isnull=True) & Q(plan__isnull=False)),
+                name="tu_one_target",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="ok") | Q(in_use=False), name="tu_only_read_files_in_use"
+            ),
+            models.UniqueConstraint(
+                fields=["workload"], condition=Q(in_use=True), name="tu_one_in_use_per_workload"
+            ),
+            models.UniqueConstraint(
+                fields=["plan"], condition=Q(in_use=True), name="tu_one_in_use_per_plan"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.original_name

@@ -11,11 +11,12 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from domain import billing
 from domain import serving as sv
 from domain.messages import Message
 from quotes.models import Quote
 
-from .models import MixedPlan, ServingWorkload
+from .models import MixedPlan, ServingWorkload, TrafficUpload
 
 
 def workload_list(*, team) -> QuerySet[ServingWorkload]:  # type: ignore[no-untyped-def]
@@ -68,6 +69,48 @@ def domain_offer(quote: Quote) -> sv.ServingOffer:
     )  # fmt: skip
 
 
+# ---------------------------------------------------------------------------------------------
+# Measured traffic samples
+
+_SUMMARY_FIELDS = (
+    "id", "original_name", "size_bytes", "sha256", "uploaded_at", "status", "in_use", "error",
+    "bad_rows", "warnings", "interval_s", "sample_count", "missing_samples", "unit", "first_at",
+    "last_at", "peak_mbps", "p95_mbps", "mean_mbps", "monthly_gb", "workload_id", "plan_id",
+)  # fmt: skip
+
+
+def traffic_uploads(*, team, workload=None, plan=None) -> QuerySet[TrafficUpload]:  # type: ignore[no-untyped-def]
+    """A target's uploads, newest first, without the samples themselves (summaries only)."""
+    target = {"workload": workload} if workload is not None else {"plan": plan}
+    return TrafficUpload.objects.for_team(team).filter(**target).only(*_SUMMARY_FIELDS)
+
+
+def traffic_in_use(*, workload=None, plan=None) -> TrafficUpload | None:  # type: ignore[no-untyped-def]
+    target = {"workload": workload} if workload is not None else {"plan": plan}
+    return TrafficUpload.objects.filter(**target, in_use=True).first()
+
+
+def traffic_profile(upload: TrafficUpload) -> billing.TrafficProfile:
+    return billing.TrafficProfile.from_samples(upload.samples_mbps, upload.interval_s or 300.0)
+
+
+def traffic_dict(upload: TrafficUpload | None) -> dict[str, Any] | None:
+    if upload is None:
+        return None
+    return {
+        "id": upload.pk, "file_name": upload.original_name, "size_bytes": upload.size_bytes,
+        "sha256": upload.sha256, "uploaded_at": upload.uploaded_at.isoformat(),
+        "status": upload.status, "in_use": upload.in_use, "error": upload.error or None,
+        "bad_rows": upload.bad_rows, "warnings": upload.warnings, "unit": upload.unit,
+        "samples": upload.sample_count, "interval_s": upload.interval_s,
+        "missing_samples": upload.missing_samples,
+        "first_at": upload.first_at.isoformat() if upload.first_at else None,
+        "last_at": upload.last_at.isoformat() if upload.last_at else None,
+        "peak_mbps": upload.peak_mbps, "p95_mbps": upload.p95_mbps, "mean_mbps": upload.mean_mbps,
+        "monthly_gb": upload.monthly_gb,
+    }  # fmt: skip
+
+
 @dataclass(frozen=True)
 class RankingView:
     """The serving ranking with the labels the pages, API and report show."""
@@ -75,6 +118,7 @@ class RankingView:
     outcome: sv.ServingOutcome
     offers: dict[str, sv.ServingOffer]
     error: tuple[Message, ...] = ()
+    traffic: TrafficUpload | None = None  # the measured samples billed, if any
 
     def label(self, offer_id: str) -> str:
         o = self.offers.get(offer_id)
@@ -84,11 +128,13 @@ class RankingView:
 def serving_ranking(*, team, workload: ServingWorkload) -> RankingView:  # type: ignore[no-untyped-def]
     """Rank the team's current quotes for the workload by cost per million served tokens."""
     offers = {str(q.pk): domain_offer(q) for q in serving_quotes(team=team)}
+    upload = traffic_in_use(workload=workload)
+    measured = traffic_profile(upload) if upload else None
     try:
-        outcome = sv.rank_offers(domain_workload(workload), offers.values())
+        outcome = sv.rank_offers(domain_workload(workload), offers.values(), measured)
     except sv.ServingInputError as exc:
-        return RankingView(sv.ServingOutcome((), ()), offers, exc.messages)
-    return RankingView(outcome, offers)
+        return RankingView(sv.ServingOutcome((), ()), offers, exc.messages, upload)
+    return RankingView(outcome, offers, traffic=upload)
 
 
 def result_dict(r: sv.ServingResult, label: str) -> dict[str, Any]:
@@ -113,6 +159,7 @@ def ranking_dict(view: RankingView) -> dict[str, Any]:
         "public_bandwidth_mbps": out.bandwidth_mbps,
         "monthly_traffic_gb": out.traffic_gb,
         "monthly_tokens": out.monthly_tokens,
+        "measured_traffic": traffic_dict(view.traffic),
         "results": [result_dict(r, view.label(r.offer_id)) for r in out.results],
         "problems": [
             {"quote": int(p.offer_id), "label": view.label(p.offer_id),
@@ -132,6 +179,7 @@ class PlanView:
     outcome: sv.MixedPlanOutcome | None
     serving: sv.ServingResult | None
     errors: tuple[Message, ...] = ()
+    traffic: TrafficUpload | None = None  # the plan's samples, else its workload's
 
 
 def _training_cny_month(plan: MixedPlan) -> float:
@@ -150,9 +198,12 @@ def mixed_plan_evaluate(plan: MixedPlan) -> PlanView:
                       "方案中的报价尚无条款。")  # fmt: skip
         return PlanView(plan, None, None, (msg,))
     w = domain_workload(plan.serving_workload)
+    upload = traffic_in_use(plan=plan) or traffic_in_use(workload=plan.serving_workload)
     try:
-        traffic = sv.serving_traffic(w)
-        serving = sv.evaluate_offer(w, domain_offer(plan.serving_quote), traffic)
+        traffic = traffic_profile(upload) if upload else sv.serving_traffic(w)
+        serving = sv.evaluate_offer(
+            w, domain_offer(plan.serving_quote), traffic, measured=upload is not None
+        )
         parts = (
             sv.PlanPart(role="training", label=str(plan.training_quote),
                         vendor=str(plan.training_quote.vendor_id),
@@ -173,13 +224,15 @@ def mixed_plan_evaluate(plan: MixedPlan) -> PlanView:
             )
         )  # fmt: skip
     except sv.ServingInputError as exc:
-        return PlanView(plan, None, None, exc.messages)
-    return PlanView(plan, outcome, serving)
+        return PlanView(plan, None, None, exc.messages, upload)
+    return PlanView(plan, outcome, serving, traffic=upload)
 
 
 def plan_dict(view: PlanView) -> dict[str, Any]:
     out = view.outcome
-    body: dict[str, Any] = {"errors": [m.as_dict() for m in view.errors]}
+    body: dict[str, Any] = {
+        "errors": [m.as_dict() for m in view.errors], "measured_traffic": traffic_dict(view.traffic)
+    }
     if out is None:
         return body
     body.update({
@@ -188,6 +241,9 @@ def plan_dict(view: PlanView) -> dict[str, Any]:
         "shares": out.shares, "totals_cny": out.totals,
         "serving_nodes": view.serving.nodes_billed if view.serving else None,
         "serving_bandwidth_mbps": view.serving.sizing.bandwidth_mbps if view.serving else None,
+        "serving_bandwidth_bill_cny_month":
+            view.serving.bandwidth_cny_month if view.serving else None,
+        "serving_bandwidth_plan": view.serving.best_plan if view.serving else None,
         "months": [
             {"month": m.month, "compute_cny": m.compute_cny, "need_mbps": m.need_mbps,
              "bandwidth_fixed_cny": m.bandwidth_fixed_cny,

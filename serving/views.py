@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from domain.messages import Message
 
 from . import figures
-from .forms import WORKLOAD_FIELDS, MixedPlanForm, ServingWorkloadForm
+from .choices import TrafficStatus
+from .forms import WORKLOAD_FIELDS, MixedPlanForm, ServingWorkloadForm, TrafficUploadForm
 from .models import MixedPlan, ServingWorkload
-from .selectors import mixed_plan_evaluate, plan_list, serving_ranking, workload_list
+from .selectors import (
+    mixed_plan_evaluate,
+    plan_list,
+    serving_ranking,
+    traffic_uploads,
+    workload_list,
+)
 from .services import (
     mixed_plan_create,
     mixed_plan_update,
     serving_workload_create,
     serving_workload_update,
+    traffic_samples_stop_using,
+    traffic_upload_create,
 )
 
 
@@ -53,9 +65,17 @@ def _ranking_labels() -> dict[str, dict[str, str]]:
     }  # fmt: skip
 
 
+def _traffic_context(team, form, **target) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    return {"upload_form": form or TrafficUploadForm(),
+            "uploads": list(traffic_uploads(team=team, **target)[:5])}  # fmt: skip
+
+
 class WorkloadDetailView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         workload = _get_or_404(ServingWorkload, self.team, pk)
+        return self.page(request, workload)
+
+    def page(self, request, workload, form=None, status=200):  # type: ignore[no-untyped-def]
         view = serving_ranking(team=self.team, workload=workload)
         results = list(view.outcome.results)
         charts = {}
@@ -72,7 +92,9 @@ class WorkloadDetailView(TeamRequiredMixin, View):
         return render(request, "serving/workload_detail.html", {
             "workload": workload, "view": view, "rows": rows, "problems": problems,
             "charts": charts, "can_write": self.membership.can_write,
-        })  # fmt: skip
+            "traffic_action": "serving:workload_traffic", "target": workload,
+            **_traffic_context(self.team, form, workload=workload),
+        }, status=status)  # fmt: skip
 
 
 class WorkloadFormView(TeamWriteMixin, View):
@@ -115,6 +137,9 @@ def _plan_labels() -> dict[str, str]:
 class PlanDetailView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         plan = _get_or_404(MixedPlan, self.team, pk)
+        return self.page(request, plan)
+
+    def page(self, request, plan, form=None, status=200):  # type: ignore[no-untyped-def]
         view = mixed_plan_evaluate(plan)
         chart = ""
         if view.outcome is not None:
@@ -128,7 +153,9 @@ class PlanDetailView(TeamRequiredMixin, View):
         return render(request, "serving/plan_detail.html", {
             "plan": plan, "view": view, "chart": chart, "shares": shares,
             "can_write": self.membership.can_write,
-        })  # fmt: skip
+            "traffic_action": "serving:plan_traffic", "target": plan,
+            **_traffic_context(self.team, form, plan=plan),
+        }, status=status)  # fmt: skip
 
 
 class PlanFormView(TeamWriteMixin, View):
@@ -156,3 +183,47 @@ class PlanFormView(TeamWriteMixin, View):
             except ValidationError as exc:
                 _apply_errors(form, exc)
         return self._page(request, form, plan, status=400)
+
+
+class _TrafficUploadView(TeamWriteMixin, View):
+    """POST a CSV of measured samples (`file`), or `stop` to go back to the modelled profile."""
+
+    model: type = ServingWorkload
+    detail: type = WorkloadDetailView
+    target_name = "workload"
+    url_name = "serving:workload"
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        target = _get_or_404(self.model, self.team, pk)
+        if "stop" in request.POST:
+            traffic_samples_stop_using(**{self.target_name: target})
+            messages.info(request, _("The modelled traffic profile is used again."))
+            return redirect(self.url_name, pk=pk)
+        form = TrafficUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                row = traffic_upload_create(team=self.team, user=request.user,
+                                            upload=form.cleaned_data["file"],
+                                            **{self.target_name: target})  # fmt: skip
+            except ValidationError as exc:
+                _apply_errors(form, exc)
+            else:
+                if row.status == TrafficStatus.OK:
+                    messages.success(request, _("%(n)s samples read; the bills now use them.")
+                                     % {"n": f"{row.sample_count:,}"})  # fmt: skip
+                    return redirect(self.url_name, pk=pk)
+                form.add_error("file", Message(**row.error).text(get_language()))
+        page = self.detail()
+        page.team, page.membership = self.team, self.membership
+        return page.page(request, target, form=form, status=400)
+
+
+class WorkloadTrafficView(_TrafficUploadView):
+    pass
+
+
+class PlanTrafficView(_TrafficUploadView):
+    model = MixedPlan
+    detail = PlanDetailView
+    target_name = "plan"
+    url_name = "serving:plan"
