@@ -97,6 +97,7 @@ LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", _("Simplified Chinese")), ("en", _("English"))]
+FORMAT_MODULE_PATH = ["portal.formats"]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Asia/Shanghai"
 USE_I18N = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -11,6 +12,7 @@ from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 
+from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
 from .models import Quote, WorkloadProfile
@@ -41,10 +43,19 @@ def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untype
 
 
 class QuoteListView(TeamRequiredMixin, View):
+    """Filter, sort and page the team's quotes; tick several to compare them side by side."""
+
+    per_page = 50
+
     def get(self, request):  # type: ignore[no-untyped-def]
-        quotes = quote_list(team=self.team, current_only=request.GET.get("current") == "1")
+        filterset = QuoteListFilter(
+            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team)),
+            team=self.team,
+        )  # fmt: skip
+        page = Paginator(filterset.qs, self.per_page).get_page(request.GET.get("page"))
         return render(request, "quotes/quote_list.html", {
-            "quotes": quotes, "can_write": self.membership.can_write,
+            "page": page, "filter": filterset, "can_write": self.membership.can_write,
+            "filtered": bool(request.GET.dict().keys() - {"page"}),
         })  # fmt: skip
 
 

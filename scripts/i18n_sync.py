@@ -51,6 +51,7 @@ def fill(po: polib.POFile, pending: dict[tuple[str | None, str], polib.POEntry])
         if "fuzzy" in entry.flags:
             entry.flags.remove("fuzzy")
         entry.previous_msgid = None
+        entry.previous_msgid_plural = None
         used.add(key)
     return used
 

@@ -1,0 +1,125 @@
+"""Filters and ordering of the quote list page (django-filter), scoped to the viewer's team."""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Case, DecimalField, ExpressionWrapper, F, Q, QuerySet, Value, When
+from django.db.models.functions import Greatest
+from django.utils.translation import gettext_lazy as _
+
+from vendors.choices import Fabric
+from vendors.models import Vendor
+
+from .choices import BandwidthBilling
+from .models import GpuModel, Quote
+
+MONEY = DecimalField(max_digits=16, decimal_places=2)
+
+
+def with_monthly_rent(qs: QuerySet[Quote]) -> QuerySet[Quote]:
+    """Annotate `rent`: the current version's monthly bill as `QuoteVersion.monthly_rent` computes
+    it (rent + other fees + storage + amortised set-up + public bandwidth unless billed per GB),
+    so the list can sort by it in the database."""
+    v = "current_version__"
+    bandwidth = Case(
+        When(
+            **{f"{v}bandwidth_billing": BandwidthBilling.PER_GB},
+            then=Value(0, output_field=MONEY),
+        ),
+        default=F(f"{v}public_bandwidth_mbps") * F(f"{v}bandwidth_price"),
+        output_field=MONEY,
+    )
+    rent = ExpressionWrapper(
+        F(f"{v}nodes") * F(f"{v}price_per_node_month")
+        + F(f"{v}monthly_fees")
+        + F(f"{v}storage_tb") * F(f"{v}storage_price_tb_month")
+        + F(f"{v}setup_fee") / Greatest(F(f"{v}term_months"), Value(1))
+        + bandwidth,
+        output_field=MONEY,
+    )
+    total_gpus = ExpressionWrapper(F(f"{v}nodes") * F(f"{v}gpus_per_node"), output_field=MONEY)
+    return qs.annotate(rent=rent, total_gpus=total_gpus)
+
+
+class Ordering(django_filters.OrderingFilter):
+    descending_fmt = _("%s, descending")
+
+
+class QuoteListFilter(django_filters.FilterSet):
+    search = django_filters.CharFilter(label=_("Search"), method="filter_search")
+    vendor = django_filters.ModelChoiceFilter(label=_("Vendor"), queryset=Vendor.objects.none())
+    gpu = django_filters.ModelChoiceFilter(
+        label=_("GPU model"),
+        field_name="current_version__gpu",
+        queryset=GpuModel.objects.order_by("key"),
+        to_field_name="key",
+    )
+    fabric = django_filters.ChoiceFilter(
+        label=_("Fabric"), field_name="current_version__fabric", choices=Fabric.choices
+    )
+    min_nic_gbps = django_filters.NumberFilter(
+        label=_("NIC at least (Gbit/s)"),
+        field_name="current_version__nic_gbps",
+        lookup_expr="gte",
+        min_value=0,
+    )
+    evidence = django_filters.ChoiceFilter(
+        label=_("Bandwidth evidence"),
+        method="filter_evidence",
+        choices=[("measured", _("measured")), ("unverified", _("claimed only"))],
+    )
+    current = django_filters.ChoiceFilter(
+        label=_("Versions"),
+        method="filter_current",
+        choices=[("1", _("current quotes only"))],
+        empty_label=_("all quotes"),
+    )
+    sort = Ordering(
+        label=_("Sort by"),
+        fields=(
+            ("vendor__name_zh", "vendor"),
+            ("rent", "rent"),
+            ("total_gpus", "gpus"),
+            ("current_version__nic_gbps", "nic"),
+            ("measured_gbps", "measured"),
+            ("updated_at", "updated"),
+        ),
+        field_labels={
+            "vendor__name_zh": _("vendor"),
+            "rent": _("rent per month"),
+            "total_gpus": _("GPUs"),
+            "current_version__nic_gbps": _("NIC speed"),
+            "measured_gbps": _("measured bandwidth"),
+            "updated_at": _("last change"),
+        },
+    )
+
+    class Meta:
+        model = Quote
+        fields: list[str] = []
+
+    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.filters["vendor"].queryset = Vendor.objects.for_team(team).order_by(
+            "name_zh", "name_en"
+        )
+
+    def filter_search(self, qs, name, value):  # type: ignore[no-untyped-def]
+        value = value.strip()
+        if not value:
+            return qs
+        return qs.filter(
+            Q(label__icontains=value)
+            | Q(vendor__name_zh__icontains=value)
+            | Q(vendor__name_en__icontains=value)
+        )
+
+    def filter_evidence(self, qs, name, value):  # type: ignore[no-untyped-def]
+        if value == "measured":
+            return qs.filter(measured_gbps__isnull=False)
+        if value == "unverified":
+            return qs.filter(measured_gbps__isnull=True)
+        return qs
+
+    def filter_current(self, qs, name, value):  # type: ignore[no-untyped-def]
+        return qs.filter(is_current=True) if value == "1" else qs
