@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
 from domain.messages import Message
 from quotes.models import Quote
@@ -23,6 +23,18 @@ def ranking_quotes(*, team, quote_ids: list[int] | None = None) -> QuerySet[Quot
 
 def ranking_runs(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untyped-def]
     return RankingRun.objects.for_team(team).select_related("workload", "created_by")
+
+
+def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untyped-def]
+    """Runs newest first, each with its number of ranked offers and its leader (`leaders`, the
+    rank-1 result in a list of at most one) in two queries whatever the number of runs."""
+    leaders = Prefetch("results", queryset=RankingResult.objects.filter(rank=1), to_attr="leaders")
+    return (
+        ranking_runs(team=team)
+        .annotate(offers=Count("results"))
+        .prefetch_related(leaders)
+        .order_by("-created_at", "-pk")
+    )
 
 
 def ranking_detail(*, team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,7 +20,7 @@ from .chart_labels import chart_labels
 from .forms import RankingStartForm
 from .inputs import InputFileError
 from .models import RankingRun
-from .selectors import ranking_detail, ranking_lesson, ranking_runs
+from .selectors import ranking_detail, ranking_lesson, ranking_overview
 from .services import ranking_start
 from .whatif import sensitivity_rows, whatif
 
@@ -33,9 +34,9 @@ def _run_or_404(team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]
 
 class RankingListView(TeamRequiredMixin, View):
     def get(self, request):  # type: ignore[no-untyped-def]
-        runs = ranking_runs(team=self.team)[:100]
+        page = Paginator(ranking_overview(team=self.team), 25).get_page(request.GET.get("page"))
         return render(request, "rankings/ranking_list.html", {
-            "runs": runs, "can_write": self.membership.can_write,
+            "page": page, "can_write": self.membership.can_write,
         })  # fmt: skip
 
 
