@@ -21,10 +21,17 @@ class QuoteFilter(django_filters.FilterSet):
         choices=Fabric.choices, field_name="current_version__fabric"
     )
     gpu = django_filters.CharFilter(field_name="current_version__gpu__key")
+    min_nic_gbps = django_filters.NumberFilter(
+        field_name="current_version__nic_gbps", lookup_expr="gte", min_value=0
+    )
+    measured = django_filters.BooleanFilter(
+        field_name="measured_gbps", lookup_expr="isnull", exclude=True,
+        label="true: only quotes with measured bandwidth; false: only claimed bandwidth",
+    )  # fmt: skip
 
     class Meta:
         model = Quote
-        fields = ["vendor", "is_current", "fabric", "gpu"]
+        fields = ["vendor", "is_current", "fabric", "gpu", "min_nic_gbps", "measured"]
 
 
 def _flat(validated: dict) -> dict:  # type: ignore[type-arg]
@@ -37,7 +44,8 @@ class QuoteViewSet(TeamScopedViewSet):
     queryset = Quote.objects.select_related("current_version__gpu").order_by("pk")
     serializer_class = s.QuoteSerializer
     filterset_class = QuoteFilter
-    search_fields = ["label"]
+    search_fields = ["label", "vendor__name_zh", "vendor__name_en"]
+    ordering_fields = ["pk", "label", "measured_gbps", "updated_at", "current_version__nic_gbps"]
 
     def get_serializer_context(self):  # type: ignore[no-untyped-def]
         return {**super().get_serializer_context(), "team": self.get_team()}

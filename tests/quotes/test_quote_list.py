@@ -159,3 +159,23 @@ def test_viewer_reads_without_write_buttons(make_user, team_a, client_as, quotes
     viewer = make_user("vera", team_a, Role.VIEWER)
     html = client_as(viewer).get(URL).content.decode()
     assert "tcp-8n" in html and reverse("quotes:create") not in html
+
+
+def test_the_api_filters_searches_and_orders_the_same_quotes(api_as, analyst_a, quotes):  # type: ignore[no-untyped-def]
+    Quote.objects.filter(pk=quotes["roce"].pk).update(measured_gbps=91.07, measured_kind="rdma")
+    api = api_as(analyst_a)
+
+    def labels(**query):  # type: ignore[no-untyped-def]
+        response = api.get("/api/v1/quotes/", query)
+        assert response.status_code == 200, response.content
+        return [row["label"] for row in response.json()["results"]]
+
+    assert labels(measured="true") == ["roce-4n"]
+    assert sorted(labels(measured="false")) == ["roce-16n-old", "tcp-8n"]
+    assert sorted(labels(min_nic_gbps="40")) == ["roce-16n-old", "roce-4n"]
+    assert sorted(labels(search="Fast RoCE")) == ["roce-16n-old", "roce-4n"]
+    assert labels(ordering="-current_version__nic_gbps,label") == [
+        "roce-16n-old", "roce-4n", "tcp-8n",
+    ]  # fmt: skip
+    bad = api.get("/api/v1/quotes/", {"min_nic_gbps": "fast"})
+    assert bad.status_code == 400 and "min_nic_gbps" in bad.json()
