@@ -18,5 +18,16 @@ class TeamRolePermission(BasePermission):
 
     def has_object_permission(self, request, view, obj) -> bool:  # type: ignore[no-untyped-def]
         membership = request_membership(request)
-        team_id = getattr(obj, "team_id", None)
+        team_id = _team_id(obj, getattr(view, "team_path", "team"))
         return membership is not None and team_id == membership.team_id
+
+
+def _team_id(obj, team_path: str):  # type: ignore[no-untyped-def]
+    """The team id of `obj` along the view's `team_path` ("team", "vendor__team", …): a licence
+    or a network profile belongs to its vendor's team, not to a team of its own."""
+    *hops, last = team_path.split("__")
+    for hop in hops:
+        obj = getattr(obj, hop, None)
+        if obj is None:
+            return None
+    return getattr(obj, f"{last}_id", None)
