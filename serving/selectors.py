@@ -24,8 +24,13 @@ def workload_list(*, team) -> QuerySet[ServingWorkload]:  # type: ignore[no-unty
 
 
 def plan_list(*, team) -> QuerySet[MixedPlan]:  # type: ignore[no-untyped-def]
+    """The team's plans with everything `mixed_plan_evaluate` reads (no query per plan)."""
     return MixedPlan.objects.for_team(team).select_related(
-        "serving_workload", "training_quote__vendor", "serving_quote__vendor"
+        "serving_workload",
+        "training_quote__vendor",
+        "training_quote__current_version__gpu",
+        "serving_quote__vendor",
+        "serving_quote__current_version__gpu",
     )
 
 
@@ -90,6 +95,25 @@ def traffic_in_use(*, workload=None, plan=None) -> TrafficUpload | None:  # type
     return TrafficUpload.objects.filter(**target, in_use=True).first()
 
 
+@dataclass(frozen=True)
+class TrafficInUse:
+    """The team's uploads in use, by workload id and by plan id: one query for a whole report."""
+
+    workloads: dict[int, TrafficUpload]
+    plans: dict[int, TrafficUpload]
+
+    @classmethod
+    def of_team(cls, team) -> TrafficInUse:  # type: ignore[no-untyped-def]
+        workloads: dict[int, TrafficUpload] = {}
+        plans: dict[int, TrafficUpload] = {}
+        for u in TrafficUpload.objects.for_team(team).filter(in_use=True):
+            if u.workload_id is not None:
+                workloads[u.workload_id] = u
+            elif u.plan_id is not None:
+                plans[u.plan_id] = u
+        return cls(workloads, plans)
+
+
 def traffic_profile(upload: TrafficUpload) -> billing.TrafficProfile:
     return billing.TrafficProfile.from_samples(upload.samples_mbps, upload.interval_s or 300.0)
 
@@ -125,10 +149,24 @@ class RankingView:
         return f"{o.vendor} · {o.label}" if o else offer_id
 
 
-def serving_ranking(*, team, workload: ServingWorkload) -> RankingView:  # type: ignore[no-untyped-def]
-    """Rank the team's current quotes for the workload by cost per million served tokens."""
-    offers = {str(q.pk): domain_offer(q) for q in serving_quotes(team=team)}
-    upload = traffic_in_use(workload=workload)
+def serving_offers(*, team) -> dict[str, sv.ServingOffer]:  # type: ignore[no-untyped-def]
+    """The team's current quotes as serving offers, by quote id (one query)."""
+    return {str(q.pk): domain_offer(q) for q in serving_quotes(team=team)}
+
+
+def serving_ranking(  # type: ignore[no-untyped-def]
+    *, team, workload: ServingWorkload, offers: dict[str, sv.ServingOffer] | None = None,
+    traffic: TrafficInUse | None = None,
+) -> RankingView:  # fmt: skip
+    """Rank the team's current quotes for the workload by cost per million served tokens.
+
+    `offers` and `traffic` let a caller ranking many workloads read them once (the report)."""
+    if offers is None:
+        offers = serving_offers(team=team)
+    if traffic is None:
+        upload = traffic_in_use(workload=workload)
+    else:
+        upload = traffic.workloads.get(workload.pk)
     measured = traffic_profile(upload) if upload else None
     try:
         outcome = sv.rank_offers(domain_workload(workload), offers.values(), measured)
@@ -191,18 +229,23 @@ def _training_cny_month(plan: MixedPlan) -> float:
     return (nodes * offer.price_per_node_month + offer.monthly_fees) * offer.fx_to_cny
 
 
-def mixed_plan_evaluate(plan: MixedPlan) -> PlanView:
-    """The plan month by month; explains (never raises) what stops it from being computed."""
+def mixed_plan_evaluate(plan: MixedPlan, *, traffic: TrafficInUse | None = None) -> PlanView:
+    """The plan month by month; explains (never raises) what stops it from being computed.
+
+    `traffic` (the team's uploads in use) saves the two look-ups per plan in a report."""
     if plan.training_quote.current_version is None or plan.serving_quote.current_version is None:
         msg = Message("plan_quote_no_version", "A quote of the plan has no terms yet.",
                       "方案中的报价尚无条款。")  # fmt: skip
         return PlanView(plan, None, None, (msg,))
     w = domain_workload(plan.serving_workload)
-    upload = traffic_in_use(plan=plan) or traffic_in_use(workload=plan.serving_workload)
+    if traffic is None:
+        upload = traffic_in_use(plan=plan) or traffic_in_use(workload=plan.serving_workload_id)
+    else:
+        upload = traffic.plans.get(plan.pk) or traffic.workloads.get(plan.serving_workload_id)
     try:
-        traffic = traffic_profile(upload) if upload else sv.serving_traffic(w)
+        profile = traffic_profile(upload) if upload else sv.serving_traffic(w)
         serving = sv.evaluate_offer(
-            w, domain_offer(plan.serving_quote), traffic, measured=upload is not None
+            w, domain_offer(plan.serving_quote), profile, measured=upload is not None
         )
         parts = (
             sv.PlanPart(role="training", label=str(plan.training_quote),
@@ -231,7 +274,8 @@ def mixed_plan_evaluate(plan: MixedPlan) -> PlanView:
 def plan_dict(view: PlanView) -> dict[str, Any]:
     out = view.outcome
     body: dict[str, Any] = {
-        "errors": [m.as_dict() for m in view.errors], "measured_traffic": traffic_dict(view.traffic)
+        "errors": [m.as_dict() for m in view.errors],
+        "measured_traffic": traffic_dict(view.traffic),
     }
     if out is None:
         return body
@@ -257,11 +301,14 @@ def plan_dict(view: PlanView) -> dict[str, Any]:
 
 def serving_report_section(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """Everything the PDF/XLSX report's serving section shows, as plain data (no figures)."""
+    offers = serving_offers(team=team)  # the same quotes for every workload: read once
+    traffic = TrafficInUse.of_team(team)
     workloads = []
     for w in workload_list(team=team):
-        view = serving_ranking(team=team, workload=w)
-        workloads.append({"id": w.pk, "name": w.name, **ranking_dict(view)})
+        ranking = serving_ranking(team=team, workload=w, offers=offers, traffic=traffic)
+        workloads.append({"id": w.pk, "name": w.name, **ranking_dict(ranking)})
     plans = []
     for p in plan_list(team=team):
-        plans.append({"id": p.pk, "name": p.name, **plan_dict(mixed_plan_evaluate(p))})
+        view = mixed_plan_evaluate(p, traffic=traffic)
+        plans.append({"id": p.pk, "name": p.name, **plan_dict(view)})
     return {"workloads": workloads, "plans": plans}

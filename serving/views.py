@@ -134,10 +134,16 @@ def _plan_labels() -> dict[str, str]:
     }  # fmt: skip
 
 
+def _plan_or_404(team, pk: int) -> MixedPlan:  # type: ignore[no-untyped-def]
+    plan = plan_list(team=team).filter(pk=pk).first()  # quotes, versions and GPUs in one query
+    if plan is None:
+        raise Http404
+    return plan
+
+
 class PlanDetailView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
-        plan = _get_or_404(MixedPlan, self.team, pk)
-        return self.page(request, plan)
+        return self.page(request, _plan_or_404(self.team, pk))
 
     def page(self, request, plan, form=None, status=200):  # type: ignore[no-untyped-def]
         view = mixed_plan_evaluate(plan)
