@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -9,20 +10,25 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from benchmarks.models import BenchmarkLog, TestRun
 from core.models import JobStatus
 from domain import costmodel as cm
 from domain.credentials import Severity
+from quotes.choices import BandwidthBilling
 from quotes.models import Quote
 from rankings.inputs import InputFileError
 from rankings.models import RankingResult, RankingRun
 from rankings.selectors import ranking_lesson
 from rankings.whatif import sensitivity_rows
+from serving.selectors import serving_report_section
 from vendors.models import Vendor
 from vendors.selectors import vendor_findings, vendor_prefetch
 
 from .models import Report
+
+log = logging.getLogger(__name__)
 
 
 def report_list(*, team, run: RankingRun | None = None) -> QuerySet[Report]:  # type: ignore[no-untyped-def]
@@ -77,6 +83,7 @@ class ReportData:
     unverified: list[RankingResult]
     problems: list[dict[str, Any]]
     missing: list[str]
+    serving: dict[str, Any] | None = None  # the team's serving workloads and mixed plans
 
     def to_cny(self, amount: float | None, currency: str) -> float | None:
         if amount is None:
@@ -185,6 +192,50 @@ def _missing(
     return out
 
 
+SHARE_LABELS = {
+    "training": gettext_lazy("Training"),
+    "serving": gettext_lazy("Serving"),
+    "bandwidth": gettext_lazy("Public bandwidth"),
+}
+
+
+def _plan_label(kind: str | None) -> str:
+    if not kind:
+        return "—"
+    try:
+        return str(BandwidthBilling(kind).label)
+    except ValueError:
+        return str(kind)
+
+
+def _serving(team) -> tuple[dict[str, Any] | None, list[str]]:  # type: ignore[no-untyped-def]
+    """The team's serving rankings and mixed plans for the report, labels resolved.
+
+    A serving workload that cannot be computed is reported inside the section; anything
+    unexpected leaves the section out with a note instead of breaking the training report.
+    """
+    try:
+        section = serving_report_section(team=team)
+    except Exception:  # noqa: BLE001 - the training report must still be produced
+        log.exception("serving section of the report failed")
+        return None, [_("The serving section could not be computed; see the serving pages.")]
+    if not section.get("workloads") and not section.get("plans"):
+        return None, []
+    for w in section.get("workloads", []):
+        for r in w.get("results", []):
+            r["best_plan_label"] = _plan_label(r.get("best_plan"))
+    for p in section.get("plans", []):
+        p["serving_bandwidth_plan_label"] = _plan_label(p.get("serving_bandwidth_plan"))
+        for m in p.get("months") or []:
+            compute = m.get("compute_cny") or {}
+            m["training_cny"] = compute.get("training")
+            m["serving_cny"] = compute.get("serving")
+        p["share_rows"] = [
+            (str(SHARE_LABELS.get(k, k)), v) for k, v in (p.get("shares") or {}).items()
+        ]
+    return section, []
+
+
 def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no-untyped-def]
     """Everything a report shows about one run, in a fixed number of queries."""
     run = RankingRun.objects.select_related("team", "workload", "created_by").get(pk=run.pk)
@@ -194,6 +245,7 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
     lesson = ranking_lesson(results)
     unverified = [r for r in results if r.bandwidth_basis != "measured"]
     who = user or run.created_by
+    serving, serving_missing = _serving(run.team)
     return ReportData(
         run=run,
         team_name=run.team.name,
@@ -211,5 +263,6 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
         vendors=_vendor_sections(run, offers),
         unverified=unverified,
         problems=list(run.problems or []),
-        missing=_missing(run, results, unverified),
+        missing=_missing(run, results, unverified) + serving_missing,
+        serving=serving,
     )

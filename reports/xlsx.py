@@ -169,6 +169,63 @@ EVIDENCE_COLUMNS = (
 )  # fmt: skip
 
 
+SERVING_COLUMNS = (
+    (gettext_lazy("Serving workload"), None), (gettext_lazy("Rank"), INT),
+    (gettext_lazy("Offer"), None), (gettext_lazy("Cost per million tokens (CNY)"), MONEY),
+    (gettext_lazy("Total per month (CNY)"), MONEY0),
+    (gettext_lazy("Compute per month (CNY)"), MONEY0),
+    (gettext_lazy("Bandwidth bill per month (CNY)"), MONEY0),
+    (gettext_lazy("Best billing model"), None), (gettext_lazy("Replicas"), INT),
+    (gettext_lazy("GPUs"), INT), (gettext_lazy("Nodes"), INT),
+    (gettext_lazy("Public bandwidth needed (Mbit/s)"), MONEY0),
+    (gettext_lazy("Monthly traffic (GB)"), MONEY0), (gettext_lazy("Warnings"), None),
+)  # fmt: skip
+
+PLAN_COLUMNS = (
+    (gettext_lazy("Mixed plan"), None), (gettext_lazy("Month"), INT),
+    (gettext_lazy("Training nodes (CNY)"), MONEY0), (gettext_lazy("Serving nodes (CNY)"), MONEY0),
+    (gettext_lazy("Bandwidth needed (Mbit/s)"), MONEY0),
+    (gettext_lazy("Bandwidth, fixed (CNY)"), MONEY0),
+    (gettext_lazy("Bandwidth, elastic (CNY)"), MONEY0),
+    (gettext_lazy("Total, fixed (CNY)"), MONEY0), (gettext_lazy("Total, elastic (CNY)"), MONEY0),
+)  # fmt: skip
+
+
+def _serving_rows(serving: dict[str, Any], lang: str | None) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    for w in serving.get("workloads", []):
+        head = [w["name"]]
+        for r in w.get("results", []):
+            rows.append([*head, r["rank"], r["label"], r["cost_per_million_tokens_cny"],
+                         r["total_cny_month"], r["compute_cny_month"], r["bandwidth_cny_month"],
+                         r.get("best_plan_label", r.get("best_plan")), r["replicas"], r["gpus"],
+                         r["nodes_billed"], w.get("public_bandwidth_mbps"),
+                         w.get("monthly_traffic_gb"),
+                         "; ".join(_msg(m, lang) for m in r.get("warnings") or [])])  # fmt: skip
+        notes = [_msg(m, lang) for m in w.get("errors") or []]
+        notes += [
+            f"{p['label']}: " + " ".join(_msg(m, lang) for m in p["messages"])
+            for p in w.get("problems") or []
+        ]
+        rows += [[*head, *([None] * 12), note] for note in notes]
+    return rows
+
+
+def _plan_rows(serving: dict[str, Any], lang: str | None) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    for p in serving.get("plans", []):
+        for m in p.get("months") or []:
+            rows.append([p["name"], m["month"], m["training_cny"], m["serving_cny"], m["need_mbps"],
+                         m["bandwidth_fixed_cny"], m["bandwidth_elastic_cny"],
+                         m["total_fixed_cny"], m["total_elastic_cny"]])  # fmt: skip
+        if p.get("months"):
+            rows.append([p["name"], None, None, None, None, None, None, p["total_fixed_cny"],
+                         p["total_elastic_cny"]])  # fmt: skip
+        for e in p.get("errors") or []:
+            rows.append([p["name"], None, _msg(e, lang)])
+    return rows
+
+
 def build_xlsx(data: ReportData) -> bytes:
     lang = get_language()
     wb = Workbook()
@@ -183,6 +240,9 @@ def build_xlsx(data: ReportData) -> bytes:
     input_columns = ((_("Group"), None), (_("Input"), None), (_("Value"), None))
     _sheet(wb, _("Inputs")[:31], input_columns, _inputs_rows(data))
     _sheet(wb, _("Evidence")[:31], EVIDENCE_COLUMNS, _evidence_rows(data))
+    if data.serving:
+        _sheet(wb, _("Serving")[:31], SERVING_COLUMNS, _serving_rows(data.serving, lang))
+        _sheet(wb, _("Mixed plans")[:31], PLAN_COLUMNS, _plan_rows(data.serving, lang))
     wb.properties.title = clean(f"{_('Ranking run')} #{data.run.pk} · {data.team_name}")[:200]
     buf = io.BytesIO()
     wb.save(buf)
