@@ -38,8 +38,29 @@ def _ensure_server() -> None:
     _server_started = True
 
 
+def charts_enabled() -> bool:
+    return os.environ.get("PORTAL_REPORT_CHARTS", "on").lower() not in ("0", "off", "false", "no")
+
+
+def warm() -> bool:
+    """Start the renderer now (a worker process calls this at start); False if it cannot."""
+    if not charts_enabled():
+        return False
+    try:
+        import plotly.graph_objects as go
+
+        with _lock:
+            _ensure_server()
+            # the browser really starts at the first image: draw a tiny one
+            go.Figure(go.Bar(y=[1])).to_image(format="png", width=50, height=50)
+    except Exception:  # noqa: BLE001 - without a browser the reports print tables instead
+        log.warning("chart renderer could not be started", exc_info=True)
+        return False
+    return True
+
+
 def figure_png(fig: Any, *, width: int = 1000, height: int | None = None) -> bytes | None:
-    if os.environ.get("PORTAL_REPORT_CHARTS", "on").lower() in ("0", "off", "false", "no"):
+    if not charts_enabled():
         return None
     try:
         with _lock:

@@ -50,16 +50,18 @@ def main() -> None:
         t_rank = time.perf_counter() - t0
         run.refresh_from_db()
         times = {}
-        for kind in ("pdf", "xlsx"):
+        # The first PDF in a process starts the chart renderer (a headless Chromium); a worker
+        # process starts it when it starts (reports.tasks), so the warm figure is what users see.
+        for kind, name in (("pdf", "pdf, renderer cold"), ("pdf", "pdf"), ("xlsx", "xlsx")):
             t0 = time.perf_counter()
             report = report_build_sync(team=team, user=user, run=run, kind=kind, language="zh-hans")
-            times[kind] = time.perf_counter() - t0
+            times[name] = time.perf_counter() - t0
             assert report.status == "done", report.error
-            print(f"{kind}: {report.size_bytes:,} bytes")
+            print(f"{name}: {report.size_bytes:,} bytes")
         print(f"offers ranked: {run.results.count()}")
         print(f"ranking: {t_rank:.3f} s")
-        for kind, t in times.items():
-            print(f"{kind}: {t:.3f} s = {t / t_rank:.1f} x the ranking")
+        for name, t in times.items():
+            print(f"{name}: {t:.3f} s = {t / t_rank:.1f} x the ranking")
     finally:
         team.delete()
         user.delete()

@@ -67,9 +67,7 @@ def test_the_chinese_pdf_names_the_serving_section_in_chinese(served, demo_run, 
     assert "推理服务与混合方案" in text and "混合方案" in text
 
 
-def test_the_workbook_has_serving_and_plan_sheets_with_numbers(
-    served, demo_run, team_a, analyst_a
-):
+def test_the_workbook_has_serving_and_plan_sheets_with_numbers(served, demo_run, team_a, analyst_a):
     wb = load_workbook(_build(team_a, analyst_a, demo_run, "xlsx").file.path)
     assert wb.sheetnames[-2:] == ["Serving", "Mixed plans"]
     ws = wb["Serving"]
@@ -145,8 +143,10 @@ def test_report_data_costs_the_same_queries_for_more_offers_and_vendors(
 
     def rank(n: int) -> RankingRun:
         add(n)
-        run = RankingRun.objects.create(team=team_a, created_by=analyst_a,
-                                        workload=make_workload(team_a), all_current=True)  # fmt: skip
+        workload = make_workload(team_a)
+        run = RankingRun.objects.create(
+            team=team_a, created_by=analyst_a, workload=workload, all_current=True
+        )
         rank_job(run.pk)
         run.refresh_from_db()
         return run
@@ -161,3 +161,24 @@ def test_report_data_costs_the_same_queries_for_more_offers_and_vendors(
     with django_assert_max_num_queries(len(few.captured_queries)):
         data = report_data(run=big)
     assert len(data.vendors) >= 12 and data.serving is not None
+
+
+def test_a_worker_process_starts_the_chart_renderer_at_its_start(settings):
+    import threading
+
+    from celery.signals import worker_process_init
+
+    from reports import charts
+
+    settings.REPORTS_WARM_CHART_RENDERER = True
+    worker_process_init.send(sender=None)
+    warmers = [t for t in threading.enumerate() if t.name == "warm-chart-renderer"]
+    assert warmers, "no warm-up thread was started"
+    for t in warmers:
+        t.join(timeout=60)
+    assert charts._server_started
+    settings.REPORTS_WARM_CHART_RENDERER = False
+    before = threading.active_count()
+    worker_process_init.send(sender=None)
+    assert not [t for t in threading.enumerate() if t.name == "warm-chart-renderer"]
+    assert threading.active_count() == before

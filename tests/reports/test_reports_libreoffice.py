@@ -41,9 +41,9 @@ def _values(path: Path) -> dict[str, list[tuple]]:  # type: ignore[type-arg]
     wb = load_workbook(path)
     return {
         ws.title: [
-            tuple(v for v in row) for row in ws.iter_rows(values_only=True) if any(
-                v not in (None, "") for v in row
-            )
+            tuple(v for v in row)
+            for row in ws.iter_rows(values_only=True)
+            if any(v not in (None, "") for v in row)
         ]
         for ws in wb.worksheets
     }
@@ -77,7 +77,9 @@ def test_the_demo_workbook_opens_in_calc_without_repair(demo_run, team_a, analys
             pad_b = row_before + (None,) * (width - len(row_before))
             pad_a = row_after + (None,) * (width - len(row_after))
             assert all(_same(x, y) for x, y in zip(pad_b, pad_a, strict=True)), (
-                sheet, row_before, row_after,
+                sheet,
+                row_before,
+                row_after,
             )
     ranking = load_workbook(converted).worksheets[0]
     header = [c.value for c in ranking[1]]
