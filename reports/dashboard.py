@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Count, Prefetch, Q
 
 from core.models import JobStatus
 from quotes.models import Quote
 from rankings.models import RankingResult, RankingRun
+from sourcing.choices import ACTIVE_AWARD_STATES, AwardState, RfqState
+from sourcing.models import Award, Rfq
 from vendors.models import Vendor
 
 
 def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """Open evaluations, the leader per workload, red-flagged vendors, quotes without evidence
-    (a fixed number of queries whatever the team's size)."""
+    """Open evaluations and sourcing events, the leader per workload, red-flagged vendors, quotes
+    without evidence (a fixed number of queries whatever the team's size).
+
+    A sourcing event is open until its award is confirmed (or it is cancelled): an approved
+    award still waits for its acceptance test."""
     if team is None:
         return {}
     leaders = Prefetch("results", queryset=RankingResult.objects.filter(rank=1), to_attr="leaders")
@@ -38,7 +43,25 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         .select_related("vendor")
         .order_by("vendor__name_zh", "label")
     )
+    active_awards = Prefetch(
+        "awards",
+        queryset=Award.objects.filter(state__in=ACTIVE_AWARD_STATES).select_related("answer"),
+        to_attr="active_awards",
+    )
+    rfqs = list(
+        Rfq.objects.for_team(team)
+        .exclude(state=RfqState.CANCELLED)
+        .filter(~Q(state=RfqState.AWARDED) | Q(awards__state=AwardState.APPROVED))
+        .annotate(
+            invited=Count("invitations", distinct=True),
+            answered=Count("answers", distinct=True),
+        )
+        .prefetch_related(active_awards)
+        .order_by("deadline", "pk")
+        .distinct()[:20]
+    )
     return {
+        "open_rfqs": rfqs,
         "open_runs": runs[:10],
         "leaders": list(per_workload.values()),
         "flagged": list(
