@@ -1,0 +1,773 @@
+"""Load test: seed a realistic team, serve it with gunicorn, drive the pages and API with wrk.
+
+    .venv/bin/python scripts/load_test.py [--duration 15] [--workers 3] [--reseed]
+
+The script uses its own PostgreSQL database (``--database-url`` / ``LOAD_DATABASE_URL``, default
+``postgres://postgres@127.0.0.1:5432/portal_load``; it must exist), migrates it and seeds one team
+with one analyst: 100 vendors (data centres, networks, licences, SLAs), 5,000 quotes with the GPU
+keys of the reference table, 500 benchmark logs stored and parsed by the real ingest service
+(``benchmarks.services.benchmark_ingest``, files of ``../shared/corpus`` with small variations) and
+one finished ranking of 50 quotes. Seeding is skipped when the data is there (``--reseed`` redoes
+it). Then it starts gunicorn (DEBUG off, tasks in-process) on a free local port, logs in over
+HTTP, and runs wrk (20 connections, ``--duration`` seconds per target) against a trivial page, the
+vendor list, the quote list, the quote comparison, a ranking page and the API. A generated wrk
+Lua script sends the session cookie and prints one JSON line per target, from which this script
+computes p50, p95 and the error rate. Goal: no errors and every p95 at most 5 × the trivial
+page's p95 in the same run; the exit code is 1 when it is missed (after printing everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.cookiejar
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+VAR = ROOT / "var" / "load"
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/portal_load"
+TEAM_SLUG = "load-test"
+USERNAME = "load-analyst"
+# Only ever used against the throw-away load database on 127.0.0.1.
+PASSWORD = "load-test-analyst-2026"  # noqa: S105
+N_VENDORS = 100
+N_QUOTES = 5000
+N_LOGS = 500
+LOGS_PER_RUN = 10
+RANKED_QUOTES = 50
+RATIO_GOAL = 5.0
+RESULT_MARK = "LOADTEST_RESULT "
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment
+
+
+def django_env(args: argparse.Namespace) -> dict[str, str]:
+    """Settings of both this process (seeding) and gunicorn: production-like, tasks in-process."""
+    env = {
+        "DJANGO_SETTINGS_MODULE": "portal.settings",
+        "DATABASE_URL": args.database_url,
+        "DJANGO_DEBUG": "false",
+        "DJANGO_SECRET_KEY": args.secret_key,
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # Plain HTTP on loopback: no HTTPS redirect, no secure-only cookies, no HSTS.
+        "SECURE_SSL_REDIRECT": "false",
+        "SESSION_COOKIE_SECURE": "false",
+        "CSRF_COOKIE_SECURE": "false",
+        "SECURE_HSTS_SECONDS": "0",
+        "CELERY_TASK_ALWAYS_EAGER": "true",
+        "REDIS_URL": args.redis_url,
+        "STATIC_ROOT": str(VAR / "static"),
+        "MEDIA_ROOT": str(VAR / "uploads"),
+        "DB_CONN_MAX_AGE": str(args.conn_max_age),
+        "LOG_LEVEL": "WARNING",
+    }
+    return env
+
+
+def setup_django(args: argparse.Namespace) -> None:
+    os.environ.update(django_env(args))
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeding
+
+CITIES = (
+    ("北京", "Beijing", "11"),
+    ("上海", "Shanghai", "31"),
+    ("广州", "Guangzhou", "44"),
+    ("深圳", "Shenzhen", "44"),
+    ("杭州", "Hangzhou", "33"),
+    ("成都", "Chengdu", "51"),
+    ("贵阳", "Guiyang", "52"),
+    ("乌兰察布", "Ulanqab", "15"),
+    ("庆阳", "Qingyang", "62"),
+    ("中卫", "Zhongwei", "64"),
+)
+WORDS = (("智算", "AI Compute"), ("云擎", "Cloud Engine"), ("算力", "Compute Power"),
+         ("星河", "Galaxy"), ("数港", "Data Harbour"))  # fmt: skip
+# (fabric, NIC Gbit/s, NICs per node) of the training networks the vendors run.
+NETWORKS = (
+    ("tcp", 10, 1), ("tcp", 25, 2), ("roce", 25, 2), ("roce", 100, 4), ("roce", 200, 8),
+    ("ib", 100, 4), ("ib", 200, 4), ("ib", 400, 8),
+)  # fmt: skip
+# GPU key -> price per node and month (CNY, 8 GPUs) around which the quotes vary.
+GPU_PRICES = {
+    "H100-SXM": 98000, "H800-SXM": 82000, "H200-SXM": 118000, "H20": 36000,
+    "H100-PCIe": 70000, "A100-SXM4-80GB": 45000, "A100-SXM4-40GB": 36000,
+    "A800-SXM4-80GB": 43000, "L40S": 26000, "RTX4090": 12000, "Ascend910B": 40000,
+}  # fmt: skip
+# Benchmark families: runs mix files of one family only (as one test run would).
+FAMILIES = {
+    "tcp": ("iperf3-json", "iperf3-text"),
+    "roce": ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat"),
+    "ib": ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_read_lat", "nccl-tests"),
+}
+
+
+def seed_present() -> bool:
+    from accounts.models import Team
+    from benchmarks.models import BenchmarkLog
+    from core.models import JobStatus
+    from quotes.models import Quote
+    from rankings.models import RankingRun
+
+    team = Team.objects.filter(slug=TEAM_SLUG).first()
+    return bool(
+        team
+        and Quote.objects.filter(team=team).count() >= N_QUOTES
+        and BenchmarkLog.objects.filter(team=team, is_archive=False).count() >= N_LOGS
+        and RankingRun.objects.filter(team=team, status=JobStatus.DONE).exists()
+    )
+
+
+def delete_team_data() -> None:
+    from django.apps import apps
+
+    from accounts.models import Team
+
+    team = Team.objects.filter(slug=TEAM_SLUG).first()
+    if team is None:
+        return
+    for label in ("sourcing", "serving", "reports", "rankings", "benchmarks", "quotes", "vendors"):
+        for model in reversed(list(apps.get_app_config(label).get_models())):
+            if any(f.name == "team" for f in model._meta.fields):
+                model.objects.filter(team=team).delete()
+    team.delete()
+    shutil.rmtree(VAR / "uploads", ignore_errors=True)
+
+
+def ensure_user():  # type: ignore[no-untyped-def]
+    from django.contrib.auth import get_user_model
+
+    from accounts.choices import Role
+    from accounts.models import Membership, Team
+
+    team, _ = Team.objects.get_or_create(
+        slug=TEAM_SLUG, defaults={"name": "负载测试团队 Load test team"}
+    )
+    user, _ = get_user_model().objects.get_or_create(username=USERNAME)
+    user.set_password(PASSWORD)
+    user.save()
+    Membership.objects.update_or_create(user=user, defaults={"team": team, "role": Role.ANALYST})
+    return team, user
+
+
+def seed_vendors(team, rng: random.Random):  # type: ignore[no-untyped-def]
+    from datetime import date
+
+    from simple_history.utils import bulk_create_with_history
+
+    from domain.credentials import credit_code_check_char
+    from vendors.models import DataCentre, Licence, NetworkProfile, SlaTerms, Vendor
+    from vendors.services import vendor_refresh_findings
+
+    vendors = []
+    for i in range(N_VENDORS):
+        zh_city, en_city, province = CITIES[i % len(CITIES)]
+        zh_word, en_word = WORDS[i % len(WORDS)]
+        body = f"91{province}0100MA{i:07d}"
+        vendors.append(
+            Vendor(
+                team=team,
+                name_zh=f"{zh_city}{zh_word}科技有限公司（负载 {i:03d}）",
+                name_en=f"{en_city} {en_word} Technology Co., Ltd. (load {i:03d})",
+                short_name=f"{zh_word}{i:03d}",
+                credit_code=body + credit_code_check_char(body),
+                registered_capital_cny=Decimal(rng.choice([10, 50, 100, 500, 2000])) * 10**6,
+                founded_year=rng.randint(2005, 2023),
+                home_province=province,
+                services=rng.sample(["idc", "gpu_rental", "cloud", "bare_metal"], 2),
+            )
+        )
+    vendors = bulk_create_with_history(vendors, Vendor, batch_size=500)
+    vendors = list(Vendor.objects.filter(team=team).order_by("pk"))
+    dcs, nets, licences, slas = [], [], [], []
+    for i, vendor in enumerate(vendors):
+        for j in range(1 + i % 3):
+            zh_city, en_city, province = CITIES[(i + j * 3) % len(CITIES)]
+            dcs.append(
+                DataCentre(
+                    vendor=vendor,
+                    name=f"{zh_city}{j + 1}号机房 / {en_city} DC{j + 1}",
+                    city=zh_city,
+                    province=province,
+                    ownership=rng.choice(["self_operated", "leased", "re_leased", "unknown"]),
+                    power_per_rack_kw=Decimal(rng.choice([12, 20, 30, 45])),
+                    tier=rng.choice(["T3", "T3+", "T4", ""]),
+                )
+            )
+        if i % 10 < 7:
+            licences.append(
+                Licence(
+                    vendor=vendor,
+                    number=f"B1-2018{i:04d}",
+                    business_codes=["B11", "B12"],
+                    issuer_scope="national",
+                    coverage_regions=["national"],
+                    valid_from=date(2018, 1, 1),
+                    valid_until=date(2023 + i % 8, 12, 31),
+                    state=rng.choice(["claimed", "verified"]),
+                )
+            )
+        slas.append(
+            SlaTerms(
+                vendor=vendor,
+                availability=Decimal(rng.choice(["0.99", "0.995", "0.999"])),
+                response_minutes=rng.choice([15, 30, 60]),
+                bandwidth_in_contract=rng.choice([True, False, None]),
+            )
+        )
+    DataCentre.objects.bulk_create(dcs, batch_size=500)
+    for k, dc in enumerate(DataCentre.objects.filter(vendor__team=team).order_by("pk")):
+        fabric, gbps, nics = NETWORKS[k % len(NETWORKS)]
+        nets.append(
+            NetworkProfile(
+                data_centre=dc,
+                fabric=fabric,
+                pfc=True if fabric == "roce" and k % 4 else None,
+                ecn=True if fabric == "roce" and k % 4 else None,
+                topology="spine_leaf" if k % 5 else "three_tier",
+                mgmt_separated=bool(k % 3),
+                nic_gbps=Decimal(gbps),
+                nics_per_node=nics,
+                rack_uplink_gbps=Decimal(gbps * nics * 2),
+                servers_per_rack=4,
+            )
+        )
+    NetworkProfile.objects.bulk_create(nets, batch_size=500)
+    Licence.objects.bulk_create(licences, batch_size=500)
+    SlaTerms.objects.bulk_create(slas, batch_size=500)
+    for vendor in vendors:
+        vendor_refresh_findings(vendor=vendor)
+    return vendors
+
+
+def seed_quotes(team, user, rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+    from quotes.models import GpuModel, Quote, QuoteVersion
+    from quotes.validation import quote_version_clean
+    from vendors.models import DataCentre
+
+    gpus = {g.key: g for g in GpuModel.objects.all()}
+    keys = [k for k in GPU_PRICES if k in gpus] or list(gpus)
+    dcs = list(DataCentre.objects.filter(vendor__team=team).select_related("network", "vendor"))
+    by_vendor: dict[int, list] = {}  # type: ignore[type-arg]
+    for dc in dcs:
+        by_vendor.setdefault(dc.vendor_id, []).append(dc)
+    vendor_ids = sorted(by_vendor)
+    quotes, terms = [], []
+    for i in range(N_QUOTES):
+        dc = rng.choice(by_vendor[vendor_ids[i % len(vendor_ids)]])
+        net = dc.network
+        key = rng.choice(keys)
+        nodes = rng.choice([1, 2, 4, 8, 8, 16, 32, 64])
+        price = Decimal(GPU_PRICES.get(key, 40000)) * Decimal(rng.uniform(0.8, 1.25))
+        label = f"{nodes}×8 {key} · {net.nics_per_node}×{int(net.nic_gbps)}G {net.fabric} #{i}"
+        quotes.append(
+            Quote(
+                team=team,
+                vendor=dc.vendor,
+                data_centre=dc,
+                label=label,
+                is_current=i % 10 != 0,
+            )
+        )
+        foreign = i % 25 == 0
+        terms.append(
+            {
+                "gpu": gpus[key],
+                "gpus_per_node": 8,
+                "nodes": nodes,
+                "price_per_node_month": (price / 7 if foreign else price).quantize(Decimal("1")),
+                "currency": "USD" if foreign else "CNY",
+                "fx_to_cny": Decimal("7.1") if foreign else None,
+                "monthly_fees": Decimal(rng.choice([0, 1000, 3000, 5000])),
+                "nic_gbps": float(net.nic_gbps),
+                "nics_per_node": net.nics_per_node,
+                "fabric": net.fabric,
+                "rack_uplink_gbps": float(net.rack_uplink_gbps),
+                "servers_per_rack": net.servers_per_rack,
+                "availability": Decimal(rng.choice(["0.99", "0.995", "0.999"])),
+                "term_months": rng.choice([3, 6, 12, 24]),
+                "trial_days": rng.choice([0, 3, 7]),
+                "setup_fee": Decimal(rng.choice([0, 0, 20000])),
+                "storage_tb": Decimal(rng.choice([0, 50, 200])),
+                "storage_price_tb_month": Decimal(rng.choice([0, 150, 300])),
+                "public_bandwidth_mbps": rng.choice([0, 100, 500]),
+                "bandwidth_price": Decimal(rng.choice([0, 25, 60])),
+                "notes": "负载测试数据 / load test data",
+                "created_by": user,
+            }
+        )
+    Quote.objects.bulk_create(quotes, batch_size=1000)
+    versions = []
+    for quote, data in zip(quotes, terms, strict=True):
+        version = QuoteVersion(quote=quote, number=1, **data)
+        quote_version_clean(version)  # the same rules as the form and the API
+        versions.append(version)
+        if quote.pk % 7 == 0:  # some quotes were edited once: a second version
+            versions.append(
+                QuoteVersion(
+                    quote=quote,
+                    number=2,
+                    **{**data, "price_per_node_month": data["price_per_node_month"] * 95 / 100},
+                )
+            )
+    QuoteVersion.objects.bulk_create(versions, batch_size=1000)
+    latest = {v.quote_id: v for v in versions}  # number 2 comes after number 1
+    for quote in quotes:
+        quote.current_version = latest[quote.pk]
+    Quote.objects.bulk_update(quotes, ["current_version"], batch_size=1000)
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    family: str
+    path: Path
+
+
+def corpus_files() -> dict[str, list[CorpusFile]]:
+    out: dict[str, list[CorpusFile]] = {}
+    for directory in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        files = sorted(p for p in directory.iterdir() if p.is_file())
+        out[directory.name] = [CorpusFile(directory.name, p) for p in files]
+    if not out:
+        raise SystemExit(f"no benchmark corpus under {CORPUS}")
+    return out
+
+
+def seed_benchmarks(team, user, rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+    """500 logs in 50 concurrent test runs, each stored and parsed by the real services."""
+    from django.core.files.base import ContentFile
+    from django.db import transaction
+
+    from benchmarks.services import benchmark_ingest, test_run_create
+    from quotes.models import Quote
+
+    corpus = corpus_files()
+    quotes = list(
+        Quote.objects.filter(team=team, is_current=True, data_centre__isnull=False)
+        .select_related("vendor", "data_centre__network")
+        .order_by("pk")
+    )
+    used: dict[Path, int] = {}
+    n_runs = N_LOGS // LOGS_PER_RUN
+    for r in range(n_runs):
+        quote = quotes[(r * len(quotes)) // n_runs]
+        fabric = quote.data_centre.network.fabric
+        pool = [f for d in FAMILIES[fabric] for f in corpus.get(d, [])]
+        run = test_run_create(
+            team=team, user=user, vendor=quote.vendor, data_centre=quote.data_centre,
+            quote=quote, name=f"负载测试 {r:02d} · {fabric} / load test run {r:02d}",
+        )  # fmt: skip
+        # One transaction per run: every log is stored first, then parsed (tasks run
+        # in-process after the commit), and the run is summarised once, by its last log.
+        with transaction.atomic():
+            for k in range(LOGS_PER_RUN):
+                item = pool[(r + k) % len(pool)]
+                n = used[item.path] = used.get(item.path, 0) + 1
+                # The same tool output with n trailing newlines: another file (another SHA-256)
+                # that parses to the same figures.
+                data = item.path.read_bytes() + b"\n" * n
+                name = f"pair{k + 1:02d}_{item.path.name}"
+                benchmark_ingest(
+                    team=team, user=user, test_run=run, upload=ContentFile(data, name=name)
+                )
+
+
+def seed_ranking(team, user):  # type: ignore[no-untyped-def]
+    from core.models import JobStatus
+    from quotes.models import Quote
+    from quotes.presets import PRESETS, preset_data
+    from quotes.services import workload_create
+    from rankings.models import RankingRun
+    from rankings.services import ranking_start
+
+    for key in PRESETS:
+        workload = workload_create(team=team, data=preset_data(key))
+        if key == "pretrain-7b":
+            chosen = workload
+    current = list(
+        Quote.objects.filter(team=team, is_current=True, current_version__nodes__gte=8)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    step = max(1, len(current) // RANKED_QUOTES)
+    ids = current[::step][:RANKED_QUOTES]
+    run = ranking_start(
+        team=team, user=user, workload=chosen, quotes=list(Quote.objects.filter(pk__in=ids)),
+        label="负载测试排名 / load test ranking",
+    )  # fmt: skip
+    run = RankingRun.objects.get(pk=run.pk)  # computed in-process (tasks run eagerly)
+    if run.status != JobStatus.DONE:
+        raise SystemExit(f"the seeded ranking did not finish: {run.status} {run.error}")
+    return run
+
+
+def seed(args: argparse.Namespace) -> None:
+    from django.core.management import call_command
+    from django.db import transaction
+
+    t0 = time.monotonic()
+    call_command("migrate", interactive=False, verbosity=0)
+    if not args.reseed and seed_present():
+        ensure_user()
+        print(f"seed: data already present ({time.monotonic() - t0:.1f} s; --reseed redoes it)")
+        return
+    delete_team_data()
+    rng = random.Random(7)
+    with transaction.atomic():
+        team, user = ensure_user()
+        seed_vendors(team, rng)
+        seed_quotes(team, user, rng)
+    t1 = time.monotonic()
+    print(f"seed: {N_VENDORS} vendors, {N_QUOTES} quotes in {t1 - t0:.1f} s", flush=True)
+    seed_benchmarks(team, user, rng)
+    t2 = time.monotonic()
+    print(f"seed: {N_LOGS} benchmark logs ingested and parsed in {t2 - t1:.1f} s", flush=True)
+    seed_ranking(team, user)
+    print(f"seed: ranking of {RANKED_QUOTES} quotes in {time.monotonic() - t2:.1f} s", flush=True)
+
+
+def targets() -> list[tuple[str, str]]:
+    """(name, path) of every target; the first is the trivial baseline page."""
+    from accounts.models import Team
+    from quotes.models import Quote
+    from rankings.models import RankingRun
+
+    team = Team.objects.get(slug=TEAM_SLUG)
+    run = RankingRun.objects.filter(team=team).order_by("-pk").first()
+    picked: list[int] = []
+    for vendor_id in Quote.objects.filter(team=team).values_list("vendor_id", flat=True).distinct():
+        ids = Quote.objects.filter(team=team, vendor_id=vendor_id, is_current=True)
+        picked += list(ids.order_by("pk").values_list("pk", flat=True)[:2])
+        if len(picked) >= 6:
+            break
+    compare = "/quotes/compare/?" + urllib.parse.urlencode([("q", pk) for pk in picked])
+    return [
+        ("ping (baseline)", "/ping/"),
+        ("vendor list", "/vendors/"),
+        ("quote list", "/quotes/"),
+        ("quote compare (6 quotes)", compare),
+        ("ranking page", f"/rankings/{run.pk}/"),
+        ("API quotes list", "/api/v1/quotes/"),
+        ("API vendors list", "/api/v1/vendors/"),
+        ("API ranking detail", f"/api/v1/rankings/{run.pk}/"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Server, login and wrk
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - open for the server's life
+            prefix="load-gunicorn-", suffix=".log", delete=False
+        )
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, **django_env(self.args)}
+
+    def collectstatic(self) -> None:
+        """Collect (and compress) the static files once; again only when a source changed."""
+        stamp = VAR / "static" / ".load-fingerprint"
+        fingerprint = static_fingerprint()
+        if stamp.exists() and stamp.read_text() == fingerprint:
+            return
+        t0 = time.monotonic()
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT, env=self.env(), check=True,
+        )  # fmt: skip
+        stamp.write_text(fingerprint)
+        print(f"collectstatic: {time.monotonic() - t0:.0f} s", flush=True)
+
+    def start(self) -> None:
+        cmd = [
+            sys.executable, "-m", "gunicorn", "portal.wsgi:application",
+            "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.args.workers),
+            "--timeout", "120", "--graceful-timeout", "10", "--access-logfile", "-",
+            "--log-level", "warning",
+        ]  # fmt: skip
+        access = open(os.devnull, "wb")  # noqa: SIM115 - kept open for the server's life
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=self.env(), stdout=access, stderr=self.log, start_new_session=True
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(
+                    f"gunicorn exited with {self.proc.returncode}; see {self.log.name}"
+                )
+            try:
+                with urllib.request.urlopen(self.base + "/health/", timeout=2) as r:  # noqa: S310
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.3)
+        raise SystemExit(f"gunicorn did not answer /health/ within 60 s; see {self.log.name}")
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)  # gunicorn: graceful shutdown of master and workers
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
+def static_fingerprint() -> str:
+    """Name, size and modification time of every static source file, hashed."""
+    import hashlib
+
+    from django.contrib.staticfiles.finders import get_finders
+
+    digest = hashlib.sha256()
+    for finder in get_finders():
+        for path, storage in finder.list([]):
+            st = os.stat(storage.path(path))
+            digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        return None
+
+
+def login(base: str) -> str:
+    """Log in through the login form (CSRF token included); the Cookie header to send."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), _NoRedirect)
+    with opener.open(base + "/login/", timeout=10) as r:
+        page = r.read().decode()
+    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    if match is None:
+        raise SystemExit("no CSRF token in the login form")
+    body = urllib.parse.urlencode(
+        {"username": USERNAME, "password": PASSWORD, "csrfmiddlewaretoken": match.group(1)}
+    ).encode()
+    request = urllib.request.Request(  # noqa: S310 - http://127.0.0.1 only
+        base + "/login/", data=body, headers={"Referer": base}
+    )
+    try:
+        opener.open(request, timeout=10)
+        raise SystemExit("login failed: the form came back instead of a redirect")
+    except urllib.error.HTTPError as exc:
+        if exc.code != 302:
+            raise SystemExit(f"login failed: HTTP {exc.code}") from exc
+    cookies = {c.name: c.value for c in jar}
+    if "sessionid" not in cookies:
+        raise SystemExit("login failed: no session cookie")
+    return "; ".join(f"{k}={v}" for k, v in cookies.items())
+
+
+def preflight(base: str, cookie: str, path: str) -> str:
+    """One request as wrk will send it: must be a 200 (a redirect to the login page is not)."""
+    request = urllib.request.Request(base + path, headers={"Cookie": cookie})  # noqa: S310
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=60) as r:
+            r.read()
+            return "" if r.status == 200 else f"HTTP {r.status}"
+    except urllib.error.HTTPError as exc:
+        return f"HTTP {exc.code}"
+
+
+LUA = """
+wrk.headers["Cookie"] = %(cookie)s
+wrk.headers["Accept-Language"] = "zh-hans"
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    '%(mark)s{"requests": %%d, "duration_us": %%d, "p50_us": %%.0f, "p95_us": %%.0f, '
+    .. '"p99_us": %%.0f, "max_us": %%.0f, "non_2xx_3xx": %%d, "connect": %%d, "read": %%d, '
+    .. '"write": %%d, "timeout": %%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95),
+    latency:percentile(99), latency.max, e.status, e.connect, e.read, e.write, e.timeout))
+end
+"""
+
+
+def run_wrk(args: argparse.Namespace, url: str, lua: Path, duration: float) -> dict:  # type: ignore[type-arg]
+    cmd = [
+        args.wrk, "-t", str(args.threads), "-c", str(args.connections),
+        "-d", f"{duration:g}s", "--timeout", "30s", "-s", str(lua), url,
+    ]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 120)
+    for line in out.stdout.splitlines():
+        if line.startswith(RESULT_MARK):
+            return json.loads(line[len(RESULT_MARK) :])
+    raise SystemExit(f"wrk gave no result line (exit {out.returncode}):\n{out.stdout}{out.stderr}")
+
+
+@dataclass
+class Row:
+    name: str
+    path: str
+    requests: int
+    p50_ms: float
+    p95_ms: float
+    errors: int
+    note: str = ""
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / max(1, self.requests)
+
+
+def measure(
+    args: argparse.Namespace, base: str, cookie: str, plan: list[tuple[str, str]]
+) -> list[Row]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="load-wrk-") as tmp:
+        lua = Path(tmp) / "session.lua"
+        lua.write_text(LUA % {"cookie": json.dumps(cookie), "mark": RESULT_MARK})
+        lua.chmod(0o600)
+        for name, path in plan:
+            problem = preflight(base, cookie, path)
+            run_wrk(args, base + path, lua, min(2.0, args.duration))  # warm-up, not counted
+            r = run_wrk(args, base + path, lua, args.duration)
+            socket_errors = r["connect"] + r["read"] + r["write"] + r["timeout"]
+            row = Row(
+                name=name, path=path, requests=r["requests"], p50_ms=r["p50_us"] / 1000,
+                p95_ms=r["p95_us"] / 1000, errors=r["non_2xx_3xx"] + socket_errors,
+                note=f"preflight {problem}" if problem else "",
+            )  # fmt: skip
+            if problem:
+                row.errors = max(row.errors, 1)
+            rows.append(row)
+            print(
+                f"  {name}: {row.requests} requests, p50 {row.p50_ms:.1f} ms, "
+                f"p95 {row.p95_ms:.1f} ms, errors {row.errors}"
+                f" (non-2xx/3xx {r['non_2xx_3xx']}, socket {socket_errors}) {row.note}",
+                flush=True,
+            )
+    return rows
+
+
+def report(rows: list[Row], args: argparse.Namespace) -> bool:
+    base = rows[0].p95_ms or 0.001
+    header = (
+        f"{'target':<26} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>8} {'p95 ratio':>9}"
+    )
+    print()
+    print(
+        f"wrk: {args.connections} connections, {args.threads} threads, {args.duration:g} s per "
+        f"target; gunicorn {args.workers} workers; ratio = p95 / p95 of {rows[0].path}"
+    )
+    print(header)
+    print("-" * len(header))
+    ok = True
+    for row in rows:
+        ratio = row.p95_ms / base
+        bad = row.errors > 0 or ratio > RATIO_GOAL
+        ok = ok and not bad
+        flag = f"  <-- {row.note or 'goal missed'}" if bad else ""
+        print(
+            f"{row.name:<26} {row.requests:>9} {row.p50_ms:>8.1f} {row.p95_ms:>8.1f} "
+            f"{row.error_rate:>7.2%} {ratio:>9.2f}{flag}"
+        )
+    worst = max(rows, key=lambda r: r.p95_ms / base)
+    print()
+    verdict = "PASS" if ok else "FAIL"
+    print(
+        f"VERDICT: {verdict} (goal: no errors and every p95 ratio <= {RATIO_GOAL:g}; highest "
+        f"ratio {worst.p95_ms / base:.2f} ({worst.name}), errors {sum(r.errors for r in rows)})"
+    )
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", default=os.environ.get("LOAD_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("LOAD_REDIS_URL", ""),
+        help="cache for the web processes (default: none, per-process memory)",
+    )
+    parser.add_argument("--duration", type=float, default=15.0, help="seconds per target")
+    parser.add_argument("--connections", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=2, help="wrk threads")
+    parser.add_argument("--workers", type=int, default=3, choices=range(1, 9), metavar="2-4")
+    parser.add_argument(
+        "--conn-max-age",
+        type=int,
+        default=60,
+        help="DB_CONN_MAX_AGE of the web processes (persistent connections)",
+    )
+    parser.add_argument("--wrk", default=shutil.which("wrk") or "/usr/bin/wrk")
+    parser.add_argument("--reseed", action="store_true", help="delete and seed the data again")
+    parser.add_argument("--only", default="", help="comma-separated target numbers (1 = ping)")
+    args = parser.parse_args(argv)
+    args.secret_key = secrets.token_urlsafe(50)
+    if not Path(args.wrk).exists():
+        raise SystemExit(f"wrk not found at {args.wrk}")
+
+    setup_django(args)
+    seed(args)
+    plan = targets()
+    if args.only:
+        chosen = {int(x) for x in args.only.split(",") if x.strip()} | {1}
+        plan = [t for i, t in enumerate(plan, 1) if i in chosen]
+
+    server = Server(args)
+
+    def _terminate(signum, frame):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        server.collectstatic()
+        server.start()
+        print(f"gunicorn: {args.workers} workers on {server.base} (log {server.log.name})")
+        cookie = login(server.base)
+        rows = measure(args, server.base, cookie, plan)
+    except KeyboardInterrupt:
+        print("interrupted: stopping gunicorn", file=sys.stderr)
+        return 130
+    finally:
+        server.stop()
+    ok = report(rows, args)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
