@@ -191,16 +191,26 @@ class PlanFormView(TeamWriteMixin, View):
         return self._page(request, form, plan, status=400)
 
 
-class _TrafficUploadView(TeamWriteMixin, View):
-    """POST a CSV of measured samples (`file`), or `stop` to go back to the modelled profile."""
+class _TrafficUploadView(TeamRequiredMixin, View):
+    """POST a CSV of measured samples (`file`), or `stop` to go back to the modelled profile.
+
+    A viewer gets the page back (403) with the reason, not a bare error page."""
 
     model: type = ServingWorkload
     detail: type = WorkloadDetailView
     target_name = "workload"
     url_name = "serving:workload"
 
+    def _page(self, request, target, form, status):  # type: ignore[no-untyped-def]
+        page = self.detail()
+        page.team, page.membership = self.team, self.membership
+        return page.page(request, target, form=form, status=status)
+
     def post(self, request, pk: int):  # type: ignore[no-untyped-def]
-        target = _get_or_404(self.model, self.team, pk)
+        target = self.get_target(pk)
+        if not self.membership.can_write:
+            messages.error(request, _("Your role (viewer) can read but not change data."))
+            return self._page(request, target, None, 403)
         if "stop" in request.POST:
             traffic_samples_stop_using(**{self.target_name: target})
             messages.info(request, _("The modelled traffic profile is used again."))
@@ -219,9 +229,10 @@ class _TrafficUploadView(TeamWriteMixin, View):
                                      % {"n": f"{row.sample_count:,}"})  # fmt: skip
                     return redirect(self.url_name, pk=pk)
                 form.add_error("file", Message(**row.error).text(get_language()))
-        page = self.detail()
-        page.team, page.membership = self.team, self.membership
-        return page.page(request, target, form=form, status=400)
+        return self._page(request, target, form, 400)
+
+    def get_target(self, pk: int):  # type: ignore[no-untyped-def]
+        return _get_or_404(self.model, self.team, pk)
 
 
 class WorkloadTrafficView(_TrafficUploadView):
@@ -233,3 +244,6 @@ class PlanTrafficView(_TrafficUploadView):
     detail = PlanDetailView
     target_name = "plan"
     url_name = "serving:plan"
+
+    def get_target(self, pk: int):  # type: ignore[no-untyped-def]
+        return _plan_or_404(self.team, pk)

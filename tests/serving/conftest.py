@@ -71,3 +71,9 @@ def count_queries() -> Callable[[Callable[[], object]], int]:
         return len(ctx.captured_queries)
 
     return count
+
+
+@pytest.fixture(autouse=True)
+def _own_media_root(settings, tmp_path):  # type: ignore[no-untyped-def]
+    """Each test stores uploads in its own directory, so it can count the files it left."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
