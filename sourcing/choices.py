@@ -44,6 +44,7 @@ ACTIVE_AWARD_STATES = (
 
 class AuditVerb(models.TextChoices):
     CREATED = "created", _("RFQ created")
+    EDITED = "edited", _("Draft RFQ edited")
     PUBLISHED = "published", _("RFQ published")
     INVITED = "invited", _("Supplier invited")
     INVITATION_ACCEPTED = "invitation_accepted", _("Invitation accepted")

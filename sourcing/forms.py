@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
@@ -16,7 +17,17 @@ from .services import RFQ_FIELDS, WEIGHT_KEYS
 from .terms import TERM_FIELDS
 
 
-class RfqForm(forms.ModelForm):
+class CapfirstLabels:
+    """Labels start with a capital like the model forms' ones (the msgids stay lower-case)."""
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        for field in self.fields.values():  # type: ignore[attr-defined]
+            if field.label:
+                field.label = capfirst(field.label)
+
+
+class RfqForm(CapfirstLabels, forms.ModelForm):
     required_evidence = forms.MultipleChoiceField(
         label=_("required evidence"), choices=Evidence.choices, widget=forms.CheckboxSelectMultiple
     )
@@ -54,7 +65,7 @@ class RfqForm(forms.ModelForm):
         return d
 
 
-class InviteForm(forms.Form):
+class InviteForm(CapfirstLabels, forms.Form):
     vendor = forms.ModelChoiceField(label=_("vendor"), queryset=Vendor.objects.none())
     email = forms.EmailField(label=_("e-mail of the vendor's contact"))
 
@@ -63,7 +74,7 @@ class InviteForm(forms.Form):
         self.fields["vendor"].queryset = Vendor.objects.for_team(team)
 
 
-class AnswerForm(forms.ModelForm):
+class AnswerForm(CapfirstLabels, forms.ModelForm):
     """The offer terms, with the quote version's own fields and labels."""
 
     supplier_notes = forms.CharField(label=_("notes"), required=False, widget=forms.Textarea)
@@ -86,7 +97,7 @@ class AnswerForm(forms.ModelForm):
                 if k in TERM_FIELDS and v not in (None, "")}  # fmt: skip
 
 
-class ProposeForm(forms.Form):
+class ProposeForm(CapfirstLabels, forms.Form):
     answer = forms.ChoiceField(label=_("answer"))
     rationale = forms.CharField(label=_("rationale"), widget=forms.Textarea, required=False)
     min_line_fraction = forms.FloatField(
@@ -103,15 +114,15 @@ class ProposeForm(forms.Form):
         self.fields["trial_days"].initial = rfq.min_trial_days
 
 
-class DecisionForm(forms.Form):
+class DecisionForm(CapfirstLabels, forms.Form):
     decision = forms.ChoiceField(choices=[("approve", _("Approve")), ("reject", _("Reject"))])
     comment = forms.CharField(label=_("comment"), widget=forms.Textarea, required=False)
 
 
-class UploadForm(forms.Form):
+class UploadForm(CapfirstLabels, forms.Form):
     file = forms.FileField(label=_("log file or zip"))
 
 
-class AcceptInvitationForm(forms.Form):
+class AcceptInvitationForm(CapfirstLabels, forms.Form):
     username = forms.CharField(label=_("user name"), max_length=150)
     password = forms.CharField(label=_("password"), widget=forms.PasswordInput)

@@ -6,6 +6,9 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, QuerySet
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_lazy as _
 
 from .choices import RfqState
 from .models import Answer, AuditEvent, Award, Invitation, Rfq, SupplierAccount
@@ -58,6 +61,30 @@ def rfq_awards(rfq: Rfq) -> list[Award]:
 
 def rfq_audit(rfq: Rfq) -> list[AuditEvent]:
     return list(rfq.audit_events.select_related("actor").order_by("at", "pk"))
+
+
+AUDIT_DETAIL_LABELS = {
+    "title": _("title"), "deadline": _("deadline"), "vendor": _("vendor"), "email": _("e-mail"),
+    "file": _("file"), "revision": _("revision"), "answers": _("answers"),
+    "ranking_run": _("ranking"), "award": _("award"), "rationale": _("rationale"),
+    "comment": _("comment"), "reasons": _("reasons"),
+}  # fmt: skip
+
+
+def audit_detail(event: AuditEvent) -> list[tuple[str, str]]:
+    """An audit event's detail as (translated label, readable value) pairs, for the page."""
+    rows = []
+    for key, value in (event.detail or {}).items():
+        if key == "deadline" and isinstance(value, str) and parse_datetime(value):
+            value = timezone.localtime(parse_datetime(value)).strftime("%Y-%m-%d %H:%M")
+        elif key in ("ranking_run", "award") and value:
+            value = f"#{value}"
+        elif isinstance(value, list):
+            if not value:
+                continue
+            value = "; ".join(str(v) for v in value)
+        rows.append((str(AUDIT_DETAIL_LABELS.get(key, key)), str(value)))
+    return rows
 
 
 def awards_for_team(*, team) -> QuerySet[Award]:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from . import selectors, services
 from .forms import AcceptInvitationForm, AnswerForm, UploadForm
 from .kit import rfq_kit
 from .permissions import SupplierRequiredMixin
-from .terms import terms_compliance, terms_from_json
+from .terms import terms_compliance, terms_from_json, terms_labelled
 from .views import add_errors, error_text
 
 
@@ -46,6 +46,7 @@ class SupplierRfqView(SupplierRequiredMixin, View):
             "open": rfq.is_open_for_answers(), "upload_form": UploadForm(),
             "logs": selectors.evidence_logs(answer), "vendor": self.vendor,
             "compliance": terms_compliance(rfq, answer.terms) if answer else [],
+            "terms_rows": terms_labelled(answer.terms) if answer else [],
         }, status=status)  # fmt: skip
 
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]

@@ -56,6 +56,15 @@ def terms_from_json(terms: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def terms_labelled(terms: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Stored terms as (translated field label, value) rows, in the quote form's order."""
+    return [
+        (str(QuoteVersion._meta.get_field(name).verbose_name), terms[name])
+        for name in TERM_FIELDS
+        if terms.get(name) not in (None, "")
+    ]
+
+
 def terms_clean(data: dict[str, Any]) -> dict[str, Any]:
     """Validate terms like a quote version; returns their JSON form or raises ValidationError."""
     if isinstance(data.get("gpu"), str):

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", v.RfqListView.as_view(), name="list"),
     path("new/", v.RfqCreateView.as_view(), name="create"),
     path("<int:pk>/", v.RfqDetailView.as_view(), name="detail"),
+    path("<int:pk>/edit/", v.RfqEditView.as_view(), name="edit"),
     path("<int:pk>/<slug:op>/", v.RfqActionView.as_view(), name="action"),
     path("awards/<int:pk>/<slug:op>/", v.AwardActionView.as_view(), name="award-action"),
     path("supplier/", sv.SupplierHomeView.as_view(), name="supplier-home"),

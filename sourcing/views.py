@@ -65,6 +65,38 @@ class RfqCreateView(TeamWriteMixin, View):
         return render(request, "sourcing/rfq_form.html", {"form": form}, status=400)
 
 
+class RfqEditView(TeamWriteMixin, TeamRfqMixin, View):
+    """Edit a draft RFQ; a published or past-deadline one is refused with a message."""
+
+    def _editable(self, request, rfq: Rfq):  # type: ignore[no-untyped-def]
+        refusal = services.rfq_draft_edit_refusal(rfq)
+        if refusal:
+            messages.error(request, refusal)
+            return False
+        return True
+
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        rfq = self.rfq(pk)
+        if not self._editable(request, rfq):
+            return redirect("sourcing:detail", pk=rfq.pk)
+        form = RfqForm(instance=rfq, team=self.team)
+        return render(request, "sourcing/rfq_form.html", {"form": form, "rfq": rfq})
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        rfq = self.rfq(pk)
+        if not self._editable(request, rfq):
+            return redirect("sourcing:detail", pk=rfq.pk)
+        form = RfqForm(request.POST, instance=rfq, team=self.team)
+        if form.is_valid():
+            try:
+                services.rfq_update_draft(rfq=rfq, user=request.user, data=form.service_data())
+                messages.success(request, _("The draft is saved."))
+                return redirect("sourcing:detail", pk=rfq.pk)
+            except ValidationError as exc:
+                add_errors(form, exc)
+        return render(request, "sourcing/rfq_form.html", {"form": form, "rfq": rfq}, status=400)
+
+
 class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         rfq = self.rfq(pk)
@@ -79,7 +111,8 @@ class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
             "rfq": rfq, "kit": rfq_kit(rfq), "answers": rows,
             "prices_visible": rfq.prices_visible(), "invitations": selectors.rfq_invitations(rfq),
             "evaluation": selectors.rfq_evaluation(rfq), "awards": awards,
-            "audit": selectors.rfq_audit(rfq), "can_write": self.membership.can_write,
+            "audit": [(e, selectors.audit_detail(e)) for e in selectors.rfq_audit(rfq)],
+            "can_write": self.membership.can_write,
             "invite_form": forms.get("invite_form") or InviteForm(team=self.team),
             "propose_form": forms.get("propose_form")
             or ProposeForm(rfq=rfq, answers=answers),
