@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint check-migrations bench sysdeps e2e-deps clean
+.PHONY: install run test lint check-migrations bench load sysdeps e2e-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -47,6 +47,14 @@ bench: install
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput -v0
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python scripts/bench_ranking.py
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python scripts/bench_reports.py
+
+# Load test (a script, not a test): 5,000 quotes and 500 logs in its own database
+# (portal_load), gunicorn, wrk with 20 connections; prints p50 / p95 / error rate per target.
+load: install
+	psql -U postgres -h 127.0.0.1 -tc "select 1 from pg_database where datname='portal_load'" | grep -q 1 || \
+	  psql -U postgres -h 127.0.0.1 -c "create database portal_load"
+	command -v wrk >/dev/null || apt-get install -y -q wrk
+	$(BIN)/python scripts/load_test.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 var staticfiles

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
@@ -64,29 +65,48 @@ class RankingStartView(TeamWriteMixin, View):
         return render(request, "rankings/ranking_start.html", {"form": form}, status=400)
 
 
+def _charts(run: RankingRun, results: list) -> dict:  # type: ignore[type-arg]
+    """The run page's figures and sensitivity rows, computed once per finished run and language.
+
+    A finished run's snapshot and results no longer change, and the sensitivity sweep and three
+    Plotly figures are most of the page's time, so they are kept in the cache (a re-run gets a
+    new finished_at, hence a new key).
+    """
+    stamp = run.finished_at.timestamp() if run.finished_at else 0
+    key = f"ranking-charts:v1:{run.team_id}:{run.pk}:{stamp}:{len(results)}:{get_language()}"
+    cached = cache.get(key)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    labels = chart_labels()
+    try:
+        tornado = sensitivity_rows(run.snapshot)
+    except (cm.ModelInputError, InputFileError):
+        tornado = []
+    out = {
+        "charts": {
+            "breakdown": figures.to_div(
+                figures.cost_breakdown_figure(results, labels=labels["breakdown"])
+            ),
+            "bandwidth": figures.to_div(
+                figures.cost_vs_bandwidth_figure(results, labels=labels["bandwidth"])
+            ),
+            "tornado": figures.to_div(figures.tornado_figure(tornado, labels=labels["tornado"]))
+            if tornado
+            else "",
+        },
+        "tornado": tornado,
+    }
+    cache.set(key, out, timeout=6 * 3600)
+    return out
+
+
 class RankingDetailView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         run = _run_or_404(self.team, pk)
         results = list(run.results.all())
         ctx: dict = {"run": run, "results": results, "charts": {}}  # type: ignore[type-arg]
         if run.is_finished and results:
-            labels = chart_labels()
-            try:
-                tornado = sensitivity_rows(run.snapshot)
-            except (cm.ModelInputError, InputFileError):
-                tornado = []
-            ctx["charts"] = {
-                "breakdown": figures.to_div(
-                    figures.cost_breakdown_figure(results, labels=labels["breakdown"])
-                ),
-                "bandwidth": figures.to_div(
-                    figures.cost_vs_bandwidth_figure(results, labels=labels["bandwidth"])
-                ),
-                "tornado": figures.to_div(figures.tornado_figure(tornado, labels=labels["tornado"]))
-                if tornado
-                else "",
-            }
-            ctx["tornado"] = tornado
+            ctx.update(_charts(run, results))
             ctx.update(ranking_lesson(results))
             ctx["overlap"] = run.snapshot.get("workload", {}).get("overlap", 0.5)
         ctx["status_url"] = reverse("rankings:status", args=[run.pk])
