@@ -42,3 +42,16 @@ def query_with(context, **kwargs) -> str:  # type: ignore[no-untyped-def]
     for key, value in kwargs.items():
         params[key] = value
     return params.urlencode()
+
+
+@register.filter
+def billing_model(code) -> str:  # type: ignore[no-untyped-def]
+    """A bandwidth billing model's name in the active language ("p95" → its label)."""
+    from quotes.choices import BandwidthBilling
+
+    if not code:
+        return ""
+    try:
+        return str(BandwidthBilling(code).label)
+    except ValueError:
+        return str(code)
