@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from vendors.models import DataCentre, Vendor
 
+from ..choices import TestKind
 from ..models import AcceptanceThresholds, BenchmarkLog, TestRun
 
 
@@ -55,6 +56,9 @@ class TestRunSerializer(serializers.ModelSerializer):
 
 class BenchmarkLogSerializer(serializers.ModelSerializer):
     error_message = serializers.SerializerMethodField()
+    # Blank until the log is parsed; a read-only model field would lose allow_blank and the
+    # schema's enum would not admit "".
+    test_kind = serializers.ChoiceField(choices=TestKind.choices, allow_blank=True, read_only=True)
 
     class Meta:
         model = BenchmarkLog

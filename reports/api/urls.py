@@ -3,6 +3,8 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
+from core.api import api_catch_all
+
 from .views import RankingReportFileView, ReportViewSet
 
 router = DefaultRouter()
@@ -15,4 +17,5 @@ urlpatterns = [
     path("rankings/<int:pk>/report.csv", RankingReportFileView.as_view(kind="csv"),
          name="ranking-report-csv"),
     *router.urls,
+    *api_catch_all("reports"),
 ]  # fmt: skip

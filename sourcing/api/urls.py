@@ -2,6 +2,8 @@
 
 from rest_framework.routers import DefaultRouter
 
+from core.api import api_catch_all
+
 from .views import (
     AwardViewSet,
     InvitationAcceptViewSet,
@@ -18,4 +20,4 @@ router.register("supplier/answers", SupplierAnswerViewSet, basename="supplier-an
 router.register(
     "supplier/invitations/accept", InvitationAcceptViewSet, basename="invitation-accept"
 )
-urlpatterns = router.urls
+urlpatterns = router.urls + api_catch_all("rfqs", "awards")
