@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint check-migrations bench load sysdeps e2e-deps clean
+.PHONY: install run test lint check-migrations bench load audit sysdeps e2e-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -55,6 +55,11 @@ load: install
 	  psql -U postgres -h 127.0.0.1 -c "create database portal_load"
 	command -v wrk >/dev/null || apt-get install -y -q wrk
 	$(BIN)/python scripts/load_test.py
+
+# Dependency audit (pip-audit): exit 0 clean, 1 vulnerable, 3 "NOT CHECKED" when the
+# vulnerability database cannot be reached.
+audit: install
+	bash scripts/audit_deps.sh
 
 clean:
 	rm -rf $(VENV) db.sqlite3 var staticfiles

@@ -234,6 +234,9 @@ CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+# Container healthchecks call these over plain HTTP from inside the container: no HTTPS redirect
+# (curl -f would count the 301 as healthy without ever reaching the view).
+SECURE_REDIRECT_EXEMPT = [r"^health/$", r"^ping/$"]
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
