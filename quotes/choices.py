@@ -16,6 +16,16 @@ class BandwidthBilling(models.TextChoices):
     PER_GB = "per_gb", _("Per GB of traffic")
     P95 = "p95", _("95th percentile of 5-minute samples")
 
+    @classmethod
+    def label_of(cls, code: str | None) -> str:
+        """The model's name in the active language; an unknown code as it is; "" for none."""
+        if not code:
+            return ""
+        try:
+            return str(cls(code).label)
+        except ValueError:
+            return str(code)
+
 
 class Strategy(models.TextChoices):
     DDP = "ddp", _("DDP")

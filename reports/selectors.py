@@ -200,12 +200,7 @@ SHARE_LABELS = {
 
 
 def _plan_label(kind: str | None) -> str:
-    if not kind:
-        return "—"
-    try:
-        return str(BandwidthBilling(kind).label)
-    except ValueError:
-        return str(kind)
+    return BandwidthBilling.label_of(kind) or "—"
 
 
 def _serving(team) -> tuple[dict[str, Any] | None, list[str]]:  # type: ignore[no-untyped-def]

@@ -49,9 +49,4 @@ def billing_model(code) -> str:  # type: ignore[no-untyped-def]
     """A bandwidth billing model's name in the active language ("p95" → its label)."""
     from quotes.choices import BandwidthBilling
 
-    if not code:
-        return ""
-    try:
-        return str(BandwidthBilling(code).label)
-    except ValueError:
-        return str(code)
+    return BandwidthBilling.label_of(code)
