@@ -20,4 +20,4 @@ router.register("supplier/answers", SupplierAnswerViewSet, basename="supplier-an
 router.register(
     "supplier/invitations/accept", InvitationAcceptViewSet, basename="invitation-accept"
 )
-urlpatterns = router.urls + api_catch_all("rfqs", "awards")
+urlpatterns = router.urls + api_catch_all("rfqs", "awards", "supplier")

@@ -1,0 +1,241 @@
+"""Abuse of the sourcing event by its participants: guessed ids, late changes, another team.
+
+A guessed id answers 404 (or 403 where the whole endpoint is closed to the caller) and the body
+holds nothing of the row: no vendor name, no price, no notes, no file name. Late changes are
+refused with a 4xx that says why, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from benchmarks.models import BenchmarkLog, TestRun
+from sourcing.choices import RfqState
+from sourcing.models import Answer, AuditEvent, Award
+from sourcing.services import answer_submit, answer_upload_evidence, award_propose
+from sourcing.tasks import close_due_rfqs
+from sourcing.testing import IPERF_PAIRS, answer_terms, demo_log, pass_deadline
+
+pytestmark = pytest.mark.django_db
+
+SECRET_PRICE = "43210"
+SECRET_NOTE = "only-for-the-team-of-supplier-two"
+
+
+def _no_leak(response, *secrets: str) -> None:  # type: ignore[no-untyped-def]
+    body = response.content.decode()
+    for secret in (SECRET_PRICE, SECRET_NOTE, "Supplier Two", "PRIVATE", *secrets):
+        assert secret not in body, (response.status_code, secret, body[:500])
+
+
+@pytest.fixture
+def event(rfq, make_rfq, suppliers, vendors_a, invite):  # type: ignore[no-untyped-def]
+    """`rfq` with an answer (and a log) from each supplier, and a second RFQ to which only
+    supplier two is invited and has answered (with a log)."""
+    mine = answer_submit(rfq=rfq, account=suppliers[0], terms=answer_terms())
+    theirs = answer_submit(rfq=rfq, account=suppliers[1], supplier_notes=SECRET_NOTE,
+                           terms=answer_terms(price_per_node_month=SECRET_PRICE))  # fmt: skip
+    answer_upload_evidence(answer=mine, account=suppliers[0], upload=demo_log(IPERF_PAIRS[0]))
+    answer_upload_evidence(answer=theirs, account=suppliers[1],
+                           upload=demo_log(IPERF_PAIRS[1], b"\n"))  # fmt: skip
+    other = make_rfq(title="Second event")
+    from sourcing.services import invitation_accept, invitation_create
+
+    _inv, token = invitation_create(rfq=other, user=rfq.created_by, vendor=vendors_a[1],
+                                    email="sup2@example.com")  # fmt: skip
+    invitation_accept(token=token, user=suppliers[1].user)
+    elsewhere = answer_submit(rfq=other, account=suppliers[1], supplier_notes=SECRET_NOTE,
+                              terms=answer_terms(price_per_node_month=SECRET_PRICE))  # fmt: skip
+    answer_upload_evidence(answer=elsewhere, account=suppliers[1],
+                           upload=demo_log(IPERF_PAIRS[2], b"\n\n"))  # fmt: skip
+    return {"rfq": rfq, "other": other, "mine": mine, "theirs": theirs, "elsewhere": elsewhere}
+
+
+# --- a supplier guessing ids -----------------------------------------------------------------
+
+
+def test_a_supplier_guessing_answer_ids_gets_404_without_data(event, suppliers, api_as,
+                                                              client_as):  # fmt: skip
+    api, page = api_as(suppliers[0].user), client_as(suppliers[0].user)
+    logs_before = BenchmarkLog.objects.count()
+    for answer in (event["theirs"], event["elsewhere"]):
+        for r in (
+            api.get(f"/api/v1/supplier/answers/{answer.pk}/"),
+            api.post(f"/api/v1/supplier/answers/{answer.pk}/logs/",
+                     {"file": demo_log(IPERF_PAIRS[0], b"guess")}, format="multipart"),
+            page.post(f"/sourcing/supplier/answers/{answer.pk}/logs/",
+                      {"file": demo_log(IPERF_PAIRS[0], b"guess2")}),
+        ):  # fmt: skip
+            assert r.status_code == 404, r.content[:300]
+            _no_leak(r)
+    assert BenchmarkLog.objects.count() == logs_before
+    # the RFQ supplier one is not invited to: neither the RFQ nor an answer slot is reachable
+    other = event["other"]
+    for r in (
+        api.get(f"/api/v1/supplier/rfqs/{other.pk}/"),
+        api.get(f"/api/v1/supplier/rfqs/{other.pk}/answer/"),
+        api.put(f"/api/v1/supplier/rfqs/{other.pk}/answer/", {"terms": answer_terms()},
+                format="json"),
+        page.get(f"/sourcing/supplier/rfqs/{other.pk}/"),
+    ):  # fmt: skip
+        assert r.status_code == 404
+        _no_leak(r, "Second event")
+    assert not Answer.objects.filter(rfq=other, vendor=suppliers[0].vendor).exists()
+    # the own list holds only the own answer, and its logs only the own file
+    rows = api.get("/api/v1/supplier/answers/").json()["results"]
+    assert [row["id"] for row in rows] == [event["mine"].pk]
+    assert [log["name"] for log in rows[0]["logs"]] == [IPERF_PAIRS[0]]
+
+
+def test_a_supplier_cannot_reach_awards_or_evidence_downloads(  # type: ignore[no-untyped-def]
+    event, suppliers, analyst_a, api_as, client_as, django_capture_on_commit_callbacks
+):
+    rfq = event["rfq"]
+    pass_deadline(rfq)
+    with django_capture_on_commit_callbacks(execute=True):
+        close_due_rfqs()
+    rfq.refresh_from_db()
+    award = award_propose(rfq=rfq, user=analyst_a, answer=event["theirs"], rationale="cheapest")
+    their_log = BenchmarkLog.objects.get(original_name=IPERF_PAIRS[1])
+    api, page = api_as(suppliers[0].user), client_as(suppliers[0].user)
+    # team endpoints are closed to suppliers as a whole (403, same for any id, nothing shown)
+    for r in (
+        api.get(f"/api/v1/awards/{award.pk}/"),
+        api.post(f"/api/v1/awards/{award.pk}/approve/", {"comment": "x"}, format="json"),
+        api.get(f"/api/v1/awards/{award.pk + 1000}/"),
+        api.get(f"/api/v1/benchmarks/{their_log.pk}/"),
+        page.post(f"/sourcing/awards/{award.pk}/decide/", {"decision": "approve"}),
+        page.get(f"/benchmarks/logs/{their_log.pk}/"),
+        page.get(f"/benchmarks/logs/{their_log.pk}/raw/"),
+    ):  # fmt: skip
+        assert r.status_code == 403, r.content[:300]
+        _no_leak(r, IPERF_PAIRS[1], "cheapest")
+    award.refresh_from_db()
+    assert award.state == "proposed" and award.decided_by is None
+    # supplier-side routes that do not exist for awards or logs answer a JSON 404
+    for url in (f"/api/v1/supplier/awards/{award.pk}/",
+                f"/api/v1/supplier/answers/{event['mine'].pk}/logs/{their_log.pk}/",
+                f"/api/v1/supplier/logs/{their_log.pk}/"):  # fmt: skip
+        r = api.get(url)
+        assert r.status_code == 404 and r["Content-Type"] == "application/json", url
+        _no_leak(r, IPERF_PAIRS[1])
+
+
+# --- late changes ----------------------------------------------------------------------------
+
+
+def _late_attempts(api, event):  # type: ignore[no-untyped-def]
+    rfq, mine = event["rfq"], event["mine"]
+    yield api.put(f"/api/v1/supplier/rfqs/{rfq.pk}/answer/",
+                  {"terms": answer_terms(nodes=16)}, format="json")  # fmt: skip
+    yield api.post(f"/api/v1/supplier/answers/{mine.pk}/logs/",
+                   {"file": demo_log(IPERF_PAIRS[2], b"late")}, format="multipart")  # fmt: skip
+
+
+@pytest.mark.parametrize("how", ["deadline passed", "closed", "awarded"])
+def test_late_answers_and_evidence_are_refused_and_nothing_is_stored(
+    how, event, suppliers, analyst_a, api_as, client_as, django_capture_on_commit_callbacks
+):  # type: ignore[no-untyped-def]
+    rfq = event["rfq"]
+    pass_deadline(rfq)
+    if how != "deadline passed":
+        with django_capture_on_commit_callbacks(execute=True):
+            close_due_rfqs()
+        rfq.refresh_from_db()
+        assert rfq.state == RfqState.CLOSED
+    if how == "awarded":
+        type(rfq).objects.filter(pk=rfq.pk).update(state=RfqState.AWARDED)
+    counts = (BenchmarkLog.objects.count(), TestRun.objects.count(), AuditEvent.objects.count())
+    mine = Answer.objects.get(pk=event["mine"].pk)
+    api = api_as(suppliers[0].user)
+    for r in _late_attempts(api, event):
+        assert r.status_code == 400, (r.status_code, r.content[:300])
+        assert "deadline" in str(r.json()), r.json()
+    # the page's upload form refuses the same way (a message, back to the RFQ page)
+    r = client_as(suppliers[0].user).post(
+        f"/sourcing/supplier/answers/{mine.pk}/logs/",
+        {"file": demo_log(IPERF_PAIRS[2], b"x")},
+        follow=True,
+    )
+    assert r.status_code == 200 and "deadline" in r.content.decode()
+    after = Answer.objects.get(pk=mine.pk)
+    assert (after.revision, after.terms, after.revised_at) == (
+        mine.revision, mine.terms, mine.revised_at,
+    )  # fmt: skip
+    assert counts == (
+        BenchmarkLog.objects.count(), TestRun.objects.count(), AuditEvent.objects.count()
+    )  # fmt: skip
+    assert list(
+        BenchmarkLog.objects.filter(test_run_id=after.evidence_run_id).values_list(
+            "original_name", flat=True
+        )
+    ) == [IPERF_PAIRS[0]]
+
+
+def test_a_broken_upload_body_is_a_400_not_a_500(event, suppliers, api_as):
+    api = api_as(suppliers[0].user)
+    url = f"/api/v1/supplier/answers/{event['mine'].pk}/logs/"
+    before = BenchmarkLog.objects.count()
+    for body, fmt in (({}, "multipart"), ({"file": "not a file"}, "multipart"),
+                      ({"file": None}, "json"),
+                      ({"file": SimpleUploadedFile("empty.json", b"")}, "multipart")):  # fmt: skip
+        r = api.post(url, body, format=fmt)
+        assert r.status_code == 400, (body, r.status_code, r.content[:300])
+        assert "file" in r.json()
+    assert BenchmarkLog.objects.count() == before
+
+
+# --- another team ----------------------------------------------------------------------------
+
+
+def test_another_team_guessing_award_and_answer_ids_gets_404(  # type: ignore[no-untyped-def]
+    event, analyst_a, analyst_b, team_b, api_as, client_as, django_capture_on_commit_callbacks
+):
+    rfq = event["rfq"]
+    pass_deadline(rfq)
+    with django_capture_on_commit_callbacks(execute=True):
+        close_due_rfqs()
+    rfq.refresh_from_db()
+    award = award_propose(rfq=rfq, user=analyst_a, answer=event["theirs"], rationale="cheapest")
+    api, page = api_as(analyst_b), client_as(analyst_b)
+    their_log = BenchmarkLog.objects.get(original_name=IPERF_PAIRS[1])
+    for r in (
+        api.get(f"/api/v1/awards/{award.pk}/"),
+        api.post(f"/api/v1/awards/{award.pk}/approve/", {"comment": "x"}, format="json"),
+        api.post(f"/api/v1/awards/{award.pk}/reject/", {"comment": "x"}, format="json"),
+        api.post(f"/api/v1/awards/{award.pk}/check-acceptance/"),
+        api.post(f"/api/v1/awards/{award.pk}/acceptance-logs/",
+                 {"file": demo_log(IPERF_PAIRS[0], b"b")}, format="multipart"),
+        api.get(f"/api/v1/rfqs/{rfq.pk}/answers/"),
+        api.get(f"/api/v1/rfqs/{rfq.pk}/evaluation/"),
+        api.post(f"/api/v1/rfqs/{rfq.pk}/awards/", {"answer": event["mine"].pk}, format="json"),
+        api.get(f"/api/v1/benchmarks/{their_log.pk}/"),
+        page.post(f"/sourcing/awards/{award.pk}/decide/", {"decision": "approve"}),
+        page.post(f"/sourcing/awards/{award.pk}/check/"),
+        page.post(f"/sourcing/{rfq.pk}/propose/", {"answer": event["mine"].pk}),
+        page.get(f"/benchmarks/logs/{their_log.pk}/raw/"),
+    ):  # fmt: skip
+        assert r.status_code == 404, (r.request["PATH_INFO"], r.status_code)
+        _no_leak(r, "cheapest", IPERF_PAIRS[1])
+    listing = api.get("/api/v1/awards/", {"rfq": rfq.pk})
+    assert listing.status_code in (200, 400) and "cheapest" not in listing.content.decode()
+    if listing.status_code == 200:
+        assert listing.json()["count"] == 0
+    award.refresh_from_db()
+    assert award.state == "proposed" and award.decided_by is None
+    # team B proposing, on its own RFQ, an award to team A's answer: refused, nothing stored
+    from quotes.testing import make_workload
+    from sourcing.services import rfq_create
+
+    own = rfq_create(team=team_b, user=analyst_b, data={
+        "title": "B's own", "workload": make_workload(team_b), "nodes": 1,
+        "min_internode_gbps": 10, "deadline": timezone.now() + timedelta(days=2),
+    })  # fmt: skip
+    r = api.post(f"/api/v1/rfqs/{own.pk}/awards/", {"answer": event["theirs"].pk}, format="json")
+    assert r.status_code == 400 and "answer" in r.json()
+    _no_leak(r, "cheapest")
+    assert Award.objects.filter(rfq=own).count() == 0
