@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.middleware import request_membership
+from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from rankings.models import RankingRun
 
@@ -61,11 +62,11 @@ class RankingReportFileView(APIView):
         # The answer is a file, whatever the client accepts; errors still render as JSON.
         return super().perform_content_negotiation(request, force=True)
 
-    @extend_schema(responses={200: OpenApiResponse(description="the file"), 404: None})
+    @extend_schema(responses={200: OpenApiResponse(description="the file"), 403: None, 404: None})
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         membership = request_membership(request)
-        if membership is None:
-            raise Http404
+        if membership is None:  # no team (or a supplier): refused like every other team route
+            raise PermissionDenied(TeamRolePermission.message)
         run = get_object_or_404(RankingRun.objects.for_team(membership.team), pk=pk)
         language = request.query_params.get("language") or get_language()
         report = report_latest(team=membership.team, run=run, kind=self.kind, language=language)
