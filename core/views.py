@@ -35,5 +35,13 @@ def health(request: HttpRequest) -> JsonResponse:
 
 
 def ping_page(request: HttpRequest) -> JsonResponse:
-    """A trivial page: the baseline of the load test."""
+    """A trivial endpoint: no session, no database, no template."""
     return JsonResponse({"ok": True})
+
+
+class TrivialPageView(TeamRequiredMixin, View):
+    """A trivial portal page: what every page costs before its own data (session, user, team,
+    the layout with its navigation), with nothing of its own. The load test's baseline."""
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return render(request, "core/trivial.html")

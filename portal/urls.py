@@ -23,6 +23,7 @@ urlpatterns = [
     path("", core_views.DashboardView.as_view(), name="dashboard"),
     path("health/", core_views.health, name="health"),
     path("ping/", core_views.ping_page, name="ping"),
+    path("ping/page/", core_views.TrivialPageView.as_view(), name="ping-page"),
     path("login/", RateLimitedLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -7,6 +7,7 @@ from django.db.models import Case, DecimalField, ExpressionWrapper, F, Q, QueryS
 from django.db.models.functions import Greatest
 from django.utils.translation import gettext_lazy as _
 
+from core.widgets import fast_selects
 from vendors.choices import Fabric
 from vendors.models import Vendor
 
@@ -41,18 +42,30 @@ def with_monthly_rent(qs: QuerySet[Quote]) -> QuerySet[Quote]:
     return qs.annotate(rent=rent, total_gpus=total_gpus)
 
 
+def gpu_choices() -> list[tuple[str, str]]:
+    return [(key, key) for key in GpuModel.objects.order_by("key").values_list("key", flat=True)]
+
+
 class Ordering(django_filters.OrderingFilter):
     descending_fmt = _("%s, descending")
+
+    def filter(self, qs, value):  # type: ignore[no-untyped-def]
+        # Ties (quotes of one vendor, equal rents) are broken by label and id, so that a page
+        # boundary falls at the same place in every query: no quote on two pages, none on none.
+        qs = super().filter(qs, value)
+        if value:
+            qs = qs.order_by(*qs.query.order_by, "label", "pk")
+        return qs
 
 
 class QuoteListFilter(django_filters.FilterSet):
     search = django_filters.CharFilter(label=_("Search"), method="filter_search")
-    vendor = django_filters.ModelChoiceFilter(label=_("Vendor"), queryset=Vendor.objects.none())
-    gpu = django_filters.ModelChoiceFilter(
-        label=_("GPU model"),
-        field_name="current_version__gpu",
-        queryset=GpuModel.objects.order_by("key"),
-        to_field_name="key",
+    # Plain choices (one values query each) rather than model choices: the form lists every
+    # vendor of the team, and building 100 model instances per page view was a third of the
+    # list's time.
+    vendor = django_filters.ChoiceFilter(label=_("Vendor"), field_name="vendor_id", choices=[])
+    gpu = django_filters.ChoiceFilter(
+        label=_("GPU model"), field_name="current_version__gpu__key", choices=gpu_choices
     )
     fabric = django_filters.ChoiceFilter(
         label=_("Fabric"), field_name="current_version__fabric", choices=Fabric.choices
@@ -73,6 +86,12 @@ class QuoteListFilter(django_filters.FilterSet):
         method="filter_current",
         choices=[("1", _("current quotes only"))],
         empty_label=_("all quotes"),
+    )
+    per_page = django_filters.ChoiceFilter(
+        label=_("Rows per page"),
+        method="filter_per_page",
+        choices=[("25", "25"), ("50", "50"), ("100", "100")],
+        empty_label=None,
     )
     sort = Ordering(
         label=_("Sort by"),
@@ -100,9 +119,14 @@ class QuoteListFilter(django_filters.FilterSet):
 
     def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
-        self.filters["vendor"].queryset = Vendor.objects.for_team(team).order_by(
-            "name_zh", "name_en"
-        )
+        vendors = Vendor.objects.for_team(team).order_by("name_zh", "name_en")
+        self.filters["vendor"].extra["choices"] = [
+            (pk, zh or en) for pk, zh, en in vendors.values_list("pk", "name_zh", "name_en")
+        ]
+
+    @property
+    def form(self):  # type: ignore[no-untyped-def]
+        return fast_selects(super().form)
 
     def filter_search(self, qs, name, value):  # type: ignore[no-untyped-def]
         value = value.strip()
@@ -120,6 +144,14 @@ class QuoteListFilter(django_filters.FilterSet):
         if value == "unverified":
             return qs.filter(measured_gbps__isnull=True)
         return qs
+
+    def filter_per_page(self, qs, name, value):  # type: ignore[no-untyped-def]
+        return qs  # read by the view (`rows_per_page`), not a filter of the rows
+
+    def rows_per_page(self, default: int) -> int:
+        form = self.form
+        value = form.cleaned_data.get("per_page") if form.is_valid() else None
+        return int(value) if value else default
 
     def filter_current(self, qs, name, value):  # type: ignore[no-untyped-def]
         return qs.filter(is_current=True) if value == "1" else qs

@@ -16,6 +16,23 @@ def quote_list(*, team, current_only: bool = False) -> QuerySet[Quote]:  # type:
     return qs.order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
 
 
+def quote_list_rows(qs: QuerySet[Quote]) -> QuerySet[Quote]:
+    """The columns the quote list shows, and no others (the list loads 50 rows of six joined
+    tables otherwise: vendor findings, data-centre evidence, network details it never prints).
+    Keep in step with templates/quotes/quote_list.html; tests pin its query count."""
+    v = "current_version__"
+    return (
+        qs.select_related(None)
+        .select_related("vendor", f"{v}gpu")
+        .only(
+            "pk", "label", "is_current", "vendor_id", "current_version_id", "measured_gbps",
+            "measured_kind", "vendor__name_zh", "vendor__name_en", f"{v}nodes",
+            f"{v}gpus_per_node", f"{v}gpu__key", f"{v}nics_per_node", f"{v}nic_gbps",
+            f"{v}fabric", f"{v}currency", f"{v}number",
+        )
+    )  # fmt: skip
+
+
 def quote_get(*, team, pk: int) -> Quote:  # type: ignore[no-untyped-def]
     return quote_list(team=team).get(pk=pk)
 

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from core.paging import page_by_ids
 
 from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
 from .models import Quote, WorkloadProfile
 from .presets import PRESETS, preset_data
-from .selectors import quote_compare, quote_get, quote_list, workload_list
+from .selectors import quote_compare, quote_get, quote_list, quote_list_rows, workload_list
 from .services import VERSION_FIELDS, quote_create, quote_update, workload_create
 
 COMPARE_ROWS = (
@@ -45,17 +45,18 @@ def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untype
 class QuoteListView(TeamRequiredMixin, View):
     """Filter, sort and page the team's quotes; tick several to compare them side by side."""
 
-    per_page = 50
+    per_page = 25
 
     def get(self, request):  # type: ignore[no-untyped-def]
         filterset = QuoteListFilter(
             request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team)),
             team=self.team,
         )  # fmt: skip
-        page = Paginator(filterset.qs, self.per_page).get_page(request.GET.get("page"))
+        per_page = filterset.rows_per_page(self.per_page)
+        page = page_by_ids(filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows)
         return render(request, "quotes/quote_list.html", {
             "page": page, "filter": filterset, "can_write": self.membership.can_write,
-            "filtered": bool(request.GET.dict().keys() - {"page"}),
+            "filtered": bool(request.GET.dict().keys() - {"page", "per_page"}),
         })  # fmt: skip
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Prefetch, QuerySet
+from django.db.models.fields.json import KT
 
 from domain.messages import Message
 from quotes.models import Quote
@@ -38,8 +39,14 @@ def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untype
 
 
 def ranking_detail(*, team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]
-    results = Prefetch("results", queryset=RankingResult.objects.order_by("rank"))
-    return ranking_runs(team=team).prefetch_related(results).get(pk=pk)
+    """The run of the run page, without its snapshot (every offer's inputs, loaded only when
+    the page's results section is rendered) but with the workload name the title shows."""
+    return (
+        ranking_runs(team=team)
+        .defer("snapshot")
+        .annotate(workload_name=KT("snapshot__workload_name"))
+        .get(pk=pk)
+    )
 
 
 # Severity of the cost model's own network caveats. Every other code on a result is a vendor red

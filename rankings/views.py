@@ -8,7 +8,9 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.views import View
 
@@ -66,23 +68,13 @@ class RankingStartView(TeamWriteMixin, View):
 
 
 def _charts(run: RankingRun, results: list) -> dict:  # type: ignore[type-arg]
-    """The run page's figures and sensitivity rows, computed once per finished run and language.
-
-    A finished run's snapshot and results no longer change, and the sensitivity sweep and three
-    Plotly figures are most of the page's time, so they are kept in the cache (a re-run gets a
-    new finished_at, hence a new key).
-    """
-    stamp = run.finished_at.timestamp() if run.finished_at else 0
-    key = f"ranking-charts:v1:{run.team_id}:{run.pk}:{stamp}:{len(results)}:{get_language()}"
-    cached = cache.get(key)
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
+    """The run page's figures and sensitivity rows."""
     labels = chart_labels()
     try:
         tornado = sensitivity_rows(run.snapshot)
     except (cm.ModelInputError, InputFileError):
         tornado = []
-    out = {
+    return {
         "charts": {
             "breakdown": figures.to_div(
                 figures.cost_breakdown_figure(results, labels=labels["breakdown"])
@@ -96,19 +88,38 @@ def _charts(run: RankingRun, results: list) -> dict:  # type: ignore[type-arg]
         },
         "tornado": tornado,
     }
-    cache.set(key, out, timeout=6 * 3600)
-    return out
+
+
+def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyped-def]
+    """The run page's results (problems, table, what-if controls, figures, sensitivity) as
+    HTML, rendered once per finished run and language.
+
+    A finished run's snapshot, problems and results no longer change (computing it again gives
+    it a new finished_at, hence a new key), and the sensitivity sweep, three Plotly figures and
+    the table of every offer are nearly all of the page's time.
+    """
+    stamp = run.finished_at.timestamp() if run.finished_at else 0
+    key = f"ranking-section:v1:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
+    html = cache.get(key)
+    if html is not None:
+        return html  # type: ignore[no-any-return]
+    results = list(run.results.order_by("rank"))
+    ctx: dict = {"run": run, "results": results, "charts": {}}  # type: ignore[type-arg]
+    if results:
+        ctx.update(_charts(run, results))
+        ctx.update(ranking_lesson(results))
+        ctx["overlap"] = run.snapshot.get("workload", {}).get("overlap", 0.5)
+    html = render_to_string("rankings/_finished.html", ctx, request=request)
+    cache.set(key, html, timeout=6 * 3600)
+    return html
 
 
 class RankingDetailView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         run = _run_or_404(self.team, pk)
-        results = list(run.results.all())
-        ctx: dict = {"run": run, "results": results, "charts": {}}  # type: ignore[type-arg]
-        if run.is_finished and results:
-            ctx.update(_charts(run, results))
-            ctx.update(ranking_lesson(results))
-            ctx["overlap"] = run.snapshot.get("workload", {}).get("overlap", 0.5)
+        ctx: dict = {"run": run}  # type: ignore[type-arg]
+        if run.is_finished:
+            ctx["finished_section"] = mark_safe(_finished_section(request, run))  # noqa: S308 - our own rendered template
         ctx["status_url"] = reverse("rankings:status", args=[run.pk])
         ctx["whatif_url"] = reverse("rankings:whatif", args=[run.pk])
         return render(request, "rankings/ranking_detail.html", ctx)

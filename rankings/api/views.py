@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from django.db.models import Prefetch
+from django.core.cache import cache
+from django.db.models import Prefetch, prefetch_related_objects
 from django.utils.translation import get_language
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -8,10 +9,16 @@ from rest_framework.response import Response
 
 from core.api import TeamScopedViewSet
 from core.queue import unavailable_body, was_unqueued
+from quotes.models import Quote
 
 from ..models import RankingResult, RankingRun
 from ..services import ranking_start
 from . import serializers as s
+
+_RELATED = (
+    Prefetch("results", queryset=RankingResult.objects.order_by("rank")),
+    Prefetch("quotes", queryset=Quote.objects.only("pk")),  # listed as ids
+)
 
 
 class RankingRunViewSet(TeamScopedViewSet):
@@ -23,8 +30,25 @@ class RankingRunViewSet(TeamScopedViewSet):
     filterset_fields = ["status", "workload"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        results = Prefetch("results", queryset=RankingResult.objects.order_by("rank"))
-        return super().get_queryset().prefetch_related(results, "quotes")
+        # the snapshot (every offer's inputs) is not part of the answer
+        qs = super().get_queryset().defer("snapshot")
+        return qs if self.action == "retrieve" else qs.prefetch_related(*_RELATED)
+
+    def retrieve(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """A finished run no longer changes (computing it again gives it a new finished_at):
+        its answer is serialised once and kept in the cache."""
+        run = self.get_object()
+        if not run.is_finished:
+            prefetch_related_objects([run], *_RELATED)
+            return Response(self.get_serializer(run).data)
+        stamp = run.finished_at.timestamp() if run.finished_at else 0
+        key = f"ranking-api:v1:{run.team_id}:{run.pk}:{run.status}:{stamp}"
+        data = cache.get(key)
+        if data is None:
+            prefetch_related_objects([run], *_RELATED)
+            data = self.get_serializer(run).data
+            cache.set(key, data, timeout=6 * 3600)
+        return Response(data)
 
     @extend_schema(
         request=s.RankingStartSerializer,

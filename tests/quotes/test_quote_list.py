@@ -126,7 +126,7 @@ def test_bad_filters_are_explained_in_chinese(client_as, analyst_a, quotes):  # 
     assert "部分筛选条件无法识别" in text
 
 
-def test_pages_of_fifty_and_a_constant_number_of_queries(
+def test_pages_of_twenty_five_or_fifty_and_a_constant_number_of_queries(
     client_as, analyst_a, team_a, django_assert_max_num_queries
 ):  # type: ignore[no-untyped-def]
     vendors = [make_vendor(team_a, f"V{i}") for i in range(3)]
@@ -136,10 +136,20 @@ def test_pages_of_fifty_and_a_constant_number_of_queries(
     with django_assert_max_num_queries(9) as ctx:
         first = client.get(URL, {"sort": "vendor"})
     few_queries = len(ctx.captured_queries)
-    assert len(_labels(first)) == 50 and "1 / 2" in first.content.decode()
-    second = client.get(URL, {"sort": "vendor", "page": "2"})
-    assert len(_labels(second)) == 5
-    assert set(_labels(first)).isdisjoint(_labels(second))
+    assert len(_labels(first)) == 25 and "1 / 3" in first.content.decode()
+    pages = [_labels(client.get(URL, {"sort": "vendor", "page": n})) for n in (2, 3)]
+    assert [len(p) for p in pages] == [25, 5]
+    seen = _labels(first) + pages[0] + pages[1]
+    assert sorted(seen) == sorted(f"q{i:02d}" for i in range(55))  # each quote on one page
+    # the vendor order across pages is the order of the whole list
+    assert seen == _labels(client.get(URL, {"sort": "vendor", "per_page": "100"}))
+    fifty = client.get(URL, {"sort": "vendor", "per_page": "50"})
+    assert len(_labels(fifty)) == 50 and "1 / 2" in fifty.content.decode()
+    second = client.get(URL, {"sort": "vendor", "per_page": "50", "page": "2"})
+    assert len(_labels(second)) == 5 and set(_labels(fifty)).isdisjoint(_labels(second))
+    # an unknown page size is reported and the default used
+    odd = client.get(URL, {"per_page": "100000"})
+    assert odd.status_code == 200 and len(_labels(odd)) == 25
     for i in range(55, 120):
         make_quote(team_a, analyst_a, vendors[i % 3], label=f"q{i:03d}")
     with django_assert_max_num_queries(few_queries):
