@@ -347,6 +347,7 @@ def _build_team(team: Team, user, prefix: str) -> TeamData:  # type: ignore[no-u
         module.load(team=team, user=user)
     d = TeamData()
     d.team = team
+    d.prefix = prefix
     # A marker that must never show up in another team's answers.
     d.vendor = Vendor.objects.filter(team=team, data_centres__network__isnull=False).first()
     Vendor.objects.filter(pk=d.vendor.pk).update(name_en=f"{prefix}-MARK-vendor")
@@ -407,6 +408,9 @@ def _build_sourcing(d: TeamData, user, supplier_name: str) -> Any:  # type: igno
     rfq_publish(rfq=d.rfq, user=user)
     d.draft_rfq = rfq_create(team=d.team, user=user, data=data(f"{d.team.slug} draft"))
     other_vendor = Vendor.objects.filter(team=d.team).exclude(pk=d.vendor.pk).first()
+    # another invited vendor: a supplier must not learn who else competes
+    Vendor.objects.filter(pk=other_vendor.pk).update(name_en=f"{d.prefix}-MARK-rival")
+    other_vendor.refresh_from_db()
     _inv, token = invitation_create(rfq=d.rfq, user=user, vendor=d.vendor, email="s@example.com")
     account = invitation_accept(token=token, username=supplier_name, password="Sup-pass-12345!")
     _inv, d.invite_token = invitation_create(
@@ -557,16 +561,17 @@ def _expect(access: str, actor: str, spec: R, is_api: bool) -> tuple[str, Callab
 
 
 def _leaks(actor: str, world: World, response) -> str | None:  # type: ignore[no-untyped-def]
-    """Team A's markers in an answer to someone outside team A."""
-    if actor in TEAM_A or actor == "supplier_in" or response is None:
+    """Team A's markers in an answer to someone outside team A. The supplier invited to A's RFQ
+    may see the RFQ and its own vendor, never the team's private notes nor the rival vendor."""
+    if actor in TEAM_A or response is None:
         return None
     if response.status_code != 200 or getattr(response, "streaming", False):
         return None
+    markers = [world.a.rfq.notes, "A-MARK-rival"]
+    if actor != "supplier_in":
+        markers += ["A-MARK-vendor", "A-MARK-quote", world.a.rfq.title]
     text = response.content.decode("utf-8", "replace")
-    for marker in ("A-MARK-vendor", "A-MARK-quote", world.a.rfq.title, world.a.rfq.notes):
-        if marker in text:
-            return marker
-    return None
+    return next((m for m in markers if m in text), None)
 
 
 def _url(name: str, spec: R, side: TeamData) -> str:
