@@ -47,20 +47,34 @@ def csv_file() -> Callable[..., SimpleUploadedFile]:
 
 
 @pytest.fixture
-def serving_setup(team_a, analyst_a) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    tcp, roce = seed_quotes(team_a, analyst_a)
-    vendor = make_vendor(team_a, "Serve Co")
-    serve = make_quote(team_a, analyst_a, vendor, label="L40S serving", nodes=6,
-                       gpu=GpuModel.objects.get(key="L40S"), price_per_node_month=Decimal("16000"),
-                       public_bandwidth_mbps=2000, bandwidth_billing="p95",
-                       bandwidth_price=Decimal("25"))  # fmt: skip
-    workload = serving_workload_create(team=team_a, data=dict(SERVING_WORKLOAD))
-    plan = mixed_plan_create(team=team_a, data={
-        "name": "plan", "training_quote": roce, "training_months": 3,
-        "training_bandwidth_mbps": 1000.0, "serving_workload": workload, "serving_quote": serve,
-        "horizon_months": 12, "bandwidth_price_mbps_month": Decimal("30"),
-    })  # fmt: skip
-    return {"tcp": tcp, "roce": roce, "serve": serve, "workload": workload, "plan": plan}
+def make_serving_setup(team_a, analyst_a):  # type: ignore[no-untyped-def]
+    """Two training quotes (tcp, roce), an L40S serving quote, a serving workload and a mixed
+    plan whose serving side runs on `plan_serving` ("serve" or "roce")."""
+
+    def make(*, public_bandwidth_mbps: int = 2000, plan_serving: str = "serve") -> dict[str, Any]:
+        tcp, roce = seed_quotes(team_a, analyst_a)
+        vendor = make_vendor(team_a, "Serve Co")
+        serve = make_quote(team_a, analyst_a, vendor, label="L40S serving", nodes=6,
+                           gpu=GpuModel.objects.get(key="L40S"),
+                           price_per_node_month=Decimal("16000"),
+                           public_bandwidth_mbps=public_bandwidth_mbps, bandwidth_billing="p95",
+                           bandwidth_price=Decimal("25"))  # fmt: skip
+        workload = serving_workload_create(team=team_a, data=dict(SERVING_WORKLOAD))
+        quotes = {"tcp": tcp, "roce": roce, "serve": serve}
+        plan = mixed_plan_create(team=team_a, data={
+            "name": "plan", "training_quote": roce, "training_months": 3,
+            "training_bandwidth_mbps": 1000.0, "serving_workload": workload,
+            "serving_quote": quotes[plan_serving], "horizon_months": 12,
+            "bandwidth_price_mbps_month": Decimal("30"),
+        })  # fmt: skip
+        return {**quotes, "workload": workload, "plan": plan}
+
+    return make
+
+
+@pytest.fixture
+def serving_setup(make_serving_setup) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return make_serving_setup()  # type: ignore[no-any-return]
 
 
 @pytest.fixture

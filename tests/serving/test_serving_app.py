@@ -1,41 +1,26 @@
 """Serving app end to end: services, pages with charts, API, bad input, isolation, roles, demo."""
 
-from decimal import Decimal
-
 import pytest
 from django.urls import reverse
 
 from quotes.models import GpuModel
-from quotes.testing import make_quote, make_vendor, seed_quotes
+from quotes.testing import make_quote
 from serving import demo
 from serving.models import MixedPlan, ServingWorkload
 from serving.selectors import serving_report_section
-from serving.services import mixed_plan_create, serving_workload_create
+from serving.services import serving_workload_create
+
+from .conftest import SERVING_WORKLOAD
 
 pytestmark = pytest.mark.django_db
 
-WORKLOAD = {
-    "name": "chat", "params_b": 7.0, "precision": "bf16", "mean_rps": 20.0, "peak_rps": 60.0,
-    "tokens_in": 800.0, "tokens_out": 300.0, "response_kb": 150.0, "latency_target_s": 10.0,
-    "gpus_per_replica": 1, "bandwidth_headroom": 0.3, "peak_hours_per_day": 4.0,
-}  # fmt: skip
+WORKLOAD = SERVING_WORKLOAD
 
 
 @pytest.fixture
-def setup(team_a, analyst_a):  # type: ignore[no-untyped-def]
-    tcp, roce = seed_quotes(team_a, analyst_a)
-    vendor = make_vendor(team_a, "Serve Co")
-    serve = make_quote(team_a, analyst_a, vendor, label="L40S serving", nodes=6,
-                       gpu=GpuModel.objects.get(key="L40S"), price_per_node_month=Decimal("16000"),
-                       public_bandwidth_mbps=200, bandwidth_billing="p95",
-                       bandwidth_price=Decimal("25"))  # fmt: skip
-    workload = serving_workload_create(team=team_a, data=dict(WORKLOAD))
-    plan = mixed_plan_create(team=team_a, data={
-        "name": "plan", "training_quote": roce, "training_months": 3,
-        "training_bandwidth_mbps": 1000.0, "serving_workload": workload, "serving_quote": roce,
-        "horizon_months": 12, "bandwidth_price_mbps_month": Decimal("30"),
-    })  # fmt: skip
-    return {"tcp": tcp, "roce": roce, "serve": serve, "workload": workload, "plan": plan}
+def setup(make_serving_setup):  # type: ignore[no-untyped-def]
+    # a smaller port, and a plan that serves on the training quote
+    return make_serving_setup(public_bandwidth_mbps=200, plan_serving="roce")
 
 
 def test_the_ranking_page_shows_cost_per_million_tokens_and_charts(setup, analyst_a, client_as):
