@@ -3,9 +3,11 @@ from __future__ import annotations
 from django.utils import timezone
 from rest_framework import serializers
 
+from domain.regions import PROVINCE_CHOICES
 from quotes.models import GpuModel, WorkloadProfile
 from vendors.models import Vendor
 
+from ..choices import FabricRequirement
 from ..kit import rfq_kit
 from ..models import Answer, AuditEvent, Award, Invitation, Rfq
 from ..selectors import answer_terms_for_team
@@ -44,6 +46,13 @@ class RfqSerializer(serializers.ModelSerializer):
 
 class SupplierRfqSerializer(RfqSerializer):
     """What a supplier sees of an RFQ: no private notes, no weights, no ranking."""
+
+    # Read-only model fields lose allow_blank, and the schema's enum would not admit "" (no
+    # fabric or region required).
+    fabric = serializers.ChoiceField(
+        choices=FabricRequirement.choices, allow_blank=True, read_only=True
+    )
+    region = serializers.ChoiceField(choices=PROVINCE_CHOICES, allow_blank=True, read_only=True)
 
     class Meta(RfqSerializer.Meta):
         fields = tuple(
@@ -173,8 +182,39 @@ class AcceptInvitationSerializer(serializers.Serializer):
     password = serializers.CharField(required=False, allow_blank=True, default="")
 
 
+class EvaluationRowSerializer(serializers.Serializer):
+    answer_id = serializers.IntegerField()
+    vendor = serializers.CharField()
+    cost_rank = serializers.IntegerField()
+    cost_per_eth = serializers.FloatField()
+    currency = serializers.CharField()
+    monthly_rent = serializers.FloatField()
+    verdict = serializers.CharField(allow_blank=True)
+    scores = serializers.DictField(child=serializers.FloatField())
+    total = serializers.FloatField()
+    position = serializers.IntegerField()
+
+
+class EvaluationSerializer(serializers.Serializer):
+    """GET /rfqs/{id}/evaluation/: weighted scores beside cost per ETH, once the ranking is done."""
+
+    weights = serializers.DictField(child=serializers.FloatField())
+    ready = serializers.BooleanField()
+    rows = EvaluationRowSerializer(many=True)
+    method = serializers.CharField()
+
+
+class AcceptedInvitationSerializer(serializers.Serializer):
+    """Answer of an accepted invitation: the supplier login and the vendor it speaks for."""
+
+    username = serializers.CharField()
+    vendor = serializers.CharField()
+
+
 class AuditEventSerializer(serializers.ModelSerializer):
-    actor_name = serializers.CharField(source="actor.get_username", default=None)
+    actor_name = serializers.CharField(
+        source="actor.get_username", default=None, allow_null=True, read_only=True
+    )
 
     class Meta:
         model = AuditEvent

@@ -12,6 +12,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from core.api import TeamScopedViewSet
+from core.api_schema import PortalAutoSchema
 
 from .. import selectors, services
 from ..models import Answer, Award, Rfq
@@ -53,8 +54,13 @@ class RfqViewSet(TeamScopedViewSet):
         rfq = services.rfq_publish(rfq=self.get_object(), user=request.user)
         return Response(self.get_serializer(rfq).data)
 
-    @extend_schema(request=s.InvitationCreateSerializer, responses=s.InvitationSerializer)
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(methods=["GET"], responses=s.InvitationSerializer(many=True))
+    @extend_schema(
+        methods=["POST"],
+        request=s.InvitationCreateSerializer,
+        responses={201: s.InvitationSerializer},
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
     def invitations(self, request, pk=None):  # type: ignore[no-untyped-def]
         rfq = self.get_object()
         if request.method == "GET":
@@ -69,17 +75,18 @@ class RfqViewSet(TeamScopedViewSet):
         return Response(s.InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.TeamAnswerSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def answers(self, request, pk=None):  # type: ignore[no-untyped-def]
         rfq = self.get_object()
         rows = selectors.rfq_answers(rfq)
         return Response(s.TeamAnswerSerializer(rows, many=True).data)
 
+    @extend_schema(responses=s.EvaluationSerializer)
     @action(detail=True, methods=["get"])
     def evaluation(self, request, pk=None):  # type: ignore[no-untyped-def]
         return Response(_evaluation_payload(self.get_object()))
 
-    @extend_schema(request=s.AwardProposeSerializer, responses=s.AwardSerializer)
+    @extend_schema(request=s.AwardProposeSerializer, responses={201: s.AwardSerializer})
     @action(detail=True, methods=["post"])
     def awards(self, request, pk=None):  # type: ignore[no-untyped-def]
         rfq = self.get_object()
@@ -93,7 +100,7 @@ class RfqViewSet(TeamScopedViewSet):
         return Response(s.AwardSerializer(award).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.AuditEventSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def audit(self, request, pk=None):  # type: ignore[no-untyped-def]
         return Response(
             s.AuditEventSerializer(selectors.rfq_audit(self.get_object()), many=True).data
@@ -130,7 +137,8 @@ class AwardViewSet(TeamScopedViewSet):
         return self._decide(request, False)
 
     @extend_schema(
-        request={"multipart/form-data": s.EvidenceUploadSerializer}, responses=s.AwardSerializer
+        request={"multipart/form-data": s.EvidenceUploadSerializer},
+        responses={202: s.AwardSerializer},
     )
     @action(detail=True, methods=["post"], url_path="acceptance-logs")
     def acceptance_logs(self, request, pk=None):  # type: ignore[no-untyped-def]
@@ -154,10 +162,22 @@ class AwardViewSet(TeamScopedViewSet):
 # --- supplier side ---------------------------------------------------------------------------
 
 
+class SupplierAutoSchema(PortalAutoSchema):
+    """The portal's error responses, with 403 described for supplier endpoints: the caller is not
+    an invited supplier (a team member, or a user without a supplier account)."""
+
+    def _get_response_bodies(self, direction: str = "response"):  # type: ignore[no-untyped-def]
+        responses = super()._get_response_bodies(direction)
+        if direction == "response" and "403" in responses:
+            responses["403"] = dict(responses["403"], description=str(IsSupplier.message))
+        return responses
+
+
 class SupplierRfqViewSet(viewsets.ReadOnlyModelViewSet):
     """RFQs the supplier is invited to; GET/PUT ``answer`` reads, submits or revises its answer."""
 
     permission_classes = [IsSupplier]
+    schema = SupplierAutoSchema()
     serializer_class = s.SupplierRfqSerializer
     queryset = Rfq.objects.none()
 
@@ -184,6 +204,7 @@ class SupplierAnswerViewSet(viewsets.ReadOnlyModelViewSet):
     """The supplier's own answers; POST ``logs`` uploads benchmark-kit output."""
 
     permission_classes = [IsSupplier]
+    schema = SupplierAutoSchema()
     serializer_class = s.SupplierAnswerSerializer
     queryset = Answer.objects.none()
 
@@ -191,7 +212,7 @@ class SupplierAnswerViewSet(viewsets.ReadOnlyModelViewSet):
         return selectors.supplier_answers(self.request.supplier_account)
 
     @extend_schema(request={"multipart/form-data": s.EvidenceUploadSerializer},
-                   responses=s.SupplierAnswerSerializer)  # fmt: skip
+                   responses={202: s.SupplierAnswerSerializer})  # fmt: skip
     @action(detail=True, methods=["post"])
     def logs(self, request, pk=None):  # type: ignore[no-untyped-def]
         answer = self.get_object()
@@ -207,8 +228,10 @@ class InvitationAcceptViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
     """POST a token (and a new user name and password) to accept an invitation once."""
 
     permission_classes = [AllowAny]
+    schema = PortalAutoSchema()
     serializer_class = s.AcceptInvitationSerializer
 
+    @extend_schema(responses={201: s.AcceptedInvitationSerializer})
     def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
         data = s.AcceptInvitationSerializer(data=request.data)
         data.is_valid(raise_exception=True)
