@@ -51,6 +51,7 @@ class R:
     download: bool = False
     path: Callable[[Any], str] | None = None  # for unnamed patterns (catch-alls)
     supplier_home: bool = False  # a supplier is sent to the supplier portal instead of a 403
+    variants: tuple[Callable[[Any], dict[str, Any]], ...] = ()  # more kwargs: each slug value
 
 
 def k(**names: str) -> Callable[[Any], dict[str, Any]]:
@@ -67,6 +68,9 @@ def k(**names: str) -> Callable[[Any], dict[str, Any]]:
 
 
 G_READ = {"GET": READ}
+CHILD_KINDS = ("licence", "icp", "certification", "datacentre", "sla")
+CHILD_OBJECTS = {"licence": "licence", "icp": "icp", "certification": "cert", "datacentre": "dc"}
+EVIDENCE_OBJECTS = {**CHILD_OBJECTS, "network": "network", "sla": "sla"}
 PAGE_FORM = {"GET": WRITE, "POST": WRITE}  # a TeamWriteMixin page
 API_LIST = {"GET": READ, "POST": WRITE}
 API_DETAIL = {"GET": READ, "PATCH": WRITE, "DELETE": WRITE}
@@ -91,12 +95,34 @@ ROUTES: dict[str, R] = {
     "vendors:create": R(PAGE_FORM),
     "vendors:detail": R(G_READ, k(pk="vendor"), obj=True),
     "vendors:edit": R(PAGE_FORM, k(pk="vendor"), obj=True),
-    "vendors:child_create": R(PAGE_FORM, k(vendor_pk="vendor", kind="=licence"), obj=True),
-    "vendors:child_edit": R(PAGE_FORM, k(vendor_pk="vendor", kind="=licence", pk="licence"), True),
+    "vendors:child_create": R(
+        PAGE_FORM,
+        k(vendor_pk="vendor", kind="=licence"),
+        obj=True,
+        variants=tuple(k(vendor_pk="vendor", kind=f"={kind}") for kind in CHILD_KINDS[1:]),
+    ),
+    "vendors:child_edit": R(
+        PAGE_FORM,
+        k(vendor_pk="vendor", kind="=licence", pk="licence"),
+        obj=True,
+        variants=tuple(
+            k(vendor_pk="vendor", kind=f"={kind}", pk=attr)
+            for kind, attr in CHILD_OBJECTS.items()
+            if kind != "licence"
+        ),
+    ),
     "vendors:sla": R(PAGE_FORM, k(vendor_pk="vendor"), obj=True),
     "vendors:network": R(PAGE_FORM, k(dc_pk="dc"), obj=True),
     "vendors:evidence": R(
-        G_READ, k(vendor_pk="vendor", kind="=licence", pk="licence"), obj=True, download=True
+        G_READ,
+        k(vendor_pk="vendor", kind="=licence", pk="licence"),
+        obj=True,
+        download=True,
+        variants=tuple(
+            k(vendor_pk="vendor", kind=f"={kind}", pk=attr)
+            for kind, attr in EVIDENCE_OBJECTS.items()
+            if kind != "licence"
+        ),
     ),
     # quotes pages
     "quotes:list": R(G_READ),
@@ -132,8 +158,18 @@ ROUTES: dict[str, R] = {
     "sourcing:create": R(PAGE_FORM),
     "sourcing:detail": R(G_READ, k(pk="rfq"), obj=True),
     "sourcing:edit": R(PAGE_FORM, k(pk="draft_rfq"), obj=True),
-    "sourcing:action": R({"POST": WRITE}, k(pk="rfq", op="=publish"), obj=True),
-    "sourcing:award-action": R({"POST": WRITE}, k(pk="award", op="=check"), obj=True),
+    "sourcing:action": R(
+        {"POST": WRITE},
+        k(pk="rfq", op="=publish"),
+        obj=True,
+        variants=(k(pk="rfq", op="=invite"), k(pk="rfq", op="=propose")),
+    ),
+    "sourcing:award-action": R(
+        {"POST": WRITE},
+        k(pk="award", op="=check"),
+        obj=True,
+        variants=(k(pk="award", op="=decide"), k(pk="award", op="=acceptance")),
+    ),
     # sourcing: supplier pages and the invitation link
     "sourcing:supplier-home": R({"GET": SUP_ANY}),
     "sourcing:supplier-rfq": R({"GET": SUP, "POST": SUP}, k(pk="rfq"), obj=True),
@@ -355,7 +391,6 @@ def _build_team(team: Team, user, prefix: str) -> TeamData:  # type: ignore[no-u
     d.licence = Licence.objects.create(
         vendor=d.vendor, number=f"粤B1-{prefix}01", business_codes=["B11"], issuer_province="GD"
     )
-    d.licence.evidence.save("licence.pdf", ContentFile(b"%PDF-1.4 evidence of " + prefix.encode()))
     d.icp = IcpFiling.objects.filter(vendor=d.vendor).first() or IcpFiling.objects.create(
         vendor=d.vendor, number=f"粤ICP备{prefix}号"
     )
@@ -367,6 +402,8 @@ def _build_team(team: Team, user, prefix: str) -> TeamData:  # type: ignore[no-u
     d.sla = SlaTerms.objects.filter(vendor=d.vendor).first() or SlaTerms.objects.create(
         vendor=d.vendor, availability="0.999"
     )
+    for attr in EVIDENCE_OBJECTS.values():  # every kind of claim has a private evidence file
+        getattr(d, attr).evidence.save(f"{attr}.pdf", ContentFile(b"%PDF-1.4 " + prefix.encode()))
     d.quote = Quote.objects.filter(team=team).order_by("pk").first()
     Quote.objects.filter(pk=d.quote.pk).update(label=f"{prefix}-MARK-quote")
     d.quote.refresh_from_db()
@@ -580,6 +617,10 @@ def _url(name: str, spec: R, side: TeamData) -> str:
     return reverse(name, kwargs=spec.kwargs(side) if spec.kwargs else None)
 
 
+def _urls(name: str, spec: R, side: TeamData) -> list[str]:
+    return [_url(name, spec, side)] + [reverse(name, kwargs=v(side)) for v in spec.variants]
+
+
 def _walk_matrix(world: World, actor: str, side: TeamData, role: str) -> list[str]:
     """Every route and method as `actor` on `side`'s objects, judged as `role` would be on team
     A's objects; the wrong cells."""
@@ -587,14 +628,16 @@ def _walk_matrix(world: World, actor: str, side: TeamData, role: str) -> list[st
     if actor != "anonymous":
         client.force_login(world.users[actor])
     failures: list[str] = []
-    for name, spec in ROUTES.items():
-        url = _url(name, spec, side)
+    cells = [(n, spec, url) for n, spec in ROUTES.items() for url in _urls(n, spec, side)]
+    sent = 0
+    for name, spec, url in cells:
         is_api = url.startswith("/api/")
         for method, access in spec.methods.items():
             expected, check = _expect(access, role, spec, is_api)
             if method in DESTRUCTIVE and expected in ("allowed", "200"):
                 continue
             response = _request(client, method, url, is_api)
+            sent += 1
             got = f"{response.status_code}"
             if response.status_code == 302:
                 got += f" → {response['Location']}"
@@ -609,6 +652,7 @@ def _walk_matrix(world: World, actor: str, side: TeamData, role: str) -> list[st
             leak = _leaks(actor, world, response) if access != TOKEN else None
             if leak:
                 failures.append(f"{name} {method} {url} as {actor}: shows team A's {leak!r}")
+    assert sent > len(ROUTES), f"only {sent} requests for {len(ROUTES)} routes"
     return failures
 
 
