@@ -335,6 +335,13 @@ def answer_upload_evidence(*, answer: Answer, account: SupplierAccount, upload, 
         outcome = benchmark_ingest(
             team=rfq.team, user=account.user, test_run=answer.evidence_run, upload=upload
         )
+        if not outcome.created:
+            # The team already holds this exact file (this answer's, or any other log of the
+            # team's): nothing would be attached, so say so instead of reporting an upload. The
+            # message does not say where the file is.
+            raise ValidationError(
+                {"file": _("This exact file was already uploaded; upload the kit's own output.")}
+            )
         audit(rfq, AuditVerb.EVIDENCE_UPLOADED, account.user, vendor=str(answer.vendor),
               file=getattr(upload, "name", ""))  # fmt: skip
     return outcome

@@ -239,3 +239,27 @@ def test_another_team_guessing_award_and_answer_ids_gets_404(  # type: ignore[no
     assert r.status_code == 400 and "answer" in r.json()
     _no_leak(r, "cheapest")
     assert Award.objects.filter(rfq=own).count() == 0
+
+
+def test_a_copy_of_a_log_the_team_holds_is_refused_not_attached(event, suppliers, api_as,
+                                                                 client_as):  # fmt: skip
+    """Supplier one uploads the exact bytes of supplier two's log: refused with a message that
+    does not say whose file it is; nothing is attached to supplier one's evidence."""
+    mine = event["mine"]
+    before = (BenchmarkLog.objects.count(), AuditEvent.objects.count())
+    copy = demo_log(IPERF_PAIRS[1], b"\n")  # supplier two's bytes, see `event`
+    r = api_as(suppliers[0].user).post(f"/api/v1/supplier/answers/{mine.pk}/logs/",
+                                       {"file": copy}, format="multipart")  # fmt: skip
+    assert r.status_code == 400 and "already uploaded" in str(r.json()["file"])
+    _no_leak(r)
+    page = client_as(suppliers[0].user).post(
+        f"/sourcing/supplier/answers/{mine.pk}/logs/",
+        {"file": demo_log(IPERF_PAIRS[0])},
+        follow=True,
+    )  # its own earlier file again
+    assert "already uploaded" in page.content.decode()
+    assert "Log uploaded" not in page.content.decode()
+    assert (BenchmarkLog.objects.count(), AuditEvent.objects.count()) == before
+    mine.refresh_from_db()
+    names = mine.evidence_run.logs.values_list("original_name", flat=True)
+    assert list(names) == [IPERF_PAIRS[0]]
