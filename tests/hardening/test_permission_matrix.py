@@ -19,7 +19,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.test import Client, TestCase
+from django.test import Client, TestCase, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
@@ -473,12 +473,9 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(django_db_setup, django_db_blocker, tmp_path_factory):  # type: ignore[no-untyped-def]
-    from django.conf import settings
-
-    old_media = settings.MEDIA_ROOT
-    settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("perm-media"))
     User = get_user_model()
-    with django_db_blocker.unblock(), transaction.atomic():
+    media = override_settings(MEDIA_ROOT=str(tmp_path_factory.mktemp("perm-media")))
+    with media, django_db_blocker.unblock(), transaction.atomic():
         import importlib
 
         from django.apps import apps as django_apps
@@ -510,7 +507,6 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # type: ignore
             users["supplier_out"] = _build_sourcing(b, users["analyst_b"], "perm-supplier_out").user
         yield World(a=a, b=b, users=users)
         transaction.set_rollback(True)
-    settings.MEDIA_ROOT = old_media
 
 
 def test_the_data_set_has_every_object(world):  # type: ignore[no-untyped-def]
