@@ -320,6 +320,9 @@ def answer_upload_evidence(*, answer: Answer, account: SupplierAccount, upload, 
     _refuse_closed(answer.rfq, now)
     rfq = answer.rfq
     with transaction.atomic():
+        # Checked again on the locked row, as answer_submit does: closing takes the same lock, so
+        # an upload racing the deadline job (or holding a stale RFQ) cannot land after closing.
+        _refuse_closed(Rfq.objects.select_for_update().get(pk=rfq.pk), now)
         if answer.evidence_run_id is None:
             fabric = answer.terms.get("fabric") or ""
             run = test_run_create(

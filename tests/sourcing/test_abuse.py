@@ -263,3 +263,21 @@ def test_a_copy_of_a_log_the_team_holds_is_refused_not_attached(event, suppliers
     mine.refresh_from_db()
     names = mine.evidence_run.logs.values_list("original_name", flat=True)
     assert list(names) == [IPERF_PAIRS[0]]
+
+
+def test_an_upload_holding_a_stale_rfq_is_refused_once_the_rfq_closed(
+    event, suppliers, django_capture_on_commit_callbacks
+):  # type: ignore[no-untyped-def]
+    """The answer (and its RFQ) was read while the RFQ was open; the deadline job closed it
+    before the upload was stored: the upload is refused on the locked, current row."""
+    from django.core.exceptions import ValidationError
+
+    stale = Answer.objects.select_related("rfq").get(pk=event["mine"].pk)
+    pass_deadline(event["rfq"])
+    with django_capture_on_commit_callbacks(execute=True):
+        close_due_rfqs()
+    before = BenchmarkLog.objects.count()
+    with pytest.raises(ValidationError, match="deadline"):
+        answer_upload_evidence(answer=stale, account=suppliers[0],
+                               upload=demo_log(IPERF_PAIRS[2], b"stale"))  # fmt: skip
+    assert BenchmarkLog.objects.count() == before
