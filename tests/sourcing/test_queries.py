@@ -174,3 +174,38 @@ def test_supplier_pages_and_api_do_not_grow_with_answers(one_supplier, client_as
     }})  # fmt: skip
     listing = api.get("/api/v1/supplier/answers/").json()["results"]
     assert len(listing) == 6 and all(len(row["logs"]) == 1 for row in listing)
+
+
+def test_awards_on_the_rfq_page_and_api_do_not_grow(  # type: ignore[no-untyped-def]
+    make_rfq, team_a, invite, analyst_a, approver_a, client_as, api_as
+):
+    """One RFQ with 2 awards (1 rejected, 1 proposed) and one with 6 (5 rejected) cost the same,
+    on the page, in the award list of the API and for one award."""
+    from sourcing.services import award_decide, award_propose, rfq_close
+
+    page, api = client_as(analyst_a), api_as(analyst_a)
+    counts = []
+    for size in (2, 6):
+        rfq = make_rfq(title=f"{size} awards")
+        answers = [
+            answer_submit(rfq=rfq, account=invite(rfq, make_vendor(team_a, f"A{size}-{i}"),
+                                                  f"a{size}x{i}"), terms=answer_terms())
+            for i in range(size)
+        ]  # fmt: skip
+        pass_deadline(rfq)
+        rfq_close(rfq_id=rfq.pk)  # the ranking is not needed for awards
+        rfq.refresh_from_db()
+        for i, answer in enumerate(answers):
+            award = award_propose(rfq=rfq, user=analyst_a, answer=answer, rationale=f"r{i}")
+            if i < size - 1:
+                award_decide(award=award, user=approver_a, approve=False, comment="no")
+        row = {
+            "detail": _queries(page, f"/sourcing/{rfq.pk}/")[0],
+            "api_awards": _queries(api, f"/api/v1/awards/?rfq={rfq.pk}")[0],
+            "api_award": _queries(api, f"/api/v1/awards/{award.pk}/")[0],
+            "api_all_awards": _queries(api, "/api/v1/awards/")[0],
+        }
+        assert api.get(f"/api/v1/awards/?rfq={rfq.pk}").json()["count"] == size
+        counts.append(row)
+    assert counts[0] == counts[1], counts
+    assert counts[1] == {"detail": 9, "api_awards": 4, "api_award": 2, "api_all_awards": 3}
