@@ -30,7 +30,7 @@ pytestmark = pytest.mark.django_db  # each test in a savepoint inside the module
 
 # ---------------------------------------------------------------------------------------------
 # Access classes of one method of one route.
-PUBLIC = "public"  # anyone, no login: never 401/403/5xx
+PUBLIC = "public"  # anyone, no login: GET answers 200, other methods never 401/403/5xx
 READ = "read"  # any member of the owning team
 WRITE = "write"  # analyst or admin of the owning team; viewer 403
 SUP = "sup"  # only the supplier invited to that RFQ (object of A's RFQ); others 403/404
@@ -295,11 +295,11 @@ KNOWN_GAPS: dict[tuple[str, str, str], tuple[int, str]] = {
             "supplier_in",
             "supplier_out",
             "no_team",
-        )  # fmt: skip
+        )
     },
     ("award-acceptance-logs", "analyst_b", "POST"): (
         400,
-        "sourcing/api/views.py:139 AwardViewSet.acceptance_logs validates the upload before "
+        "sourcing/api/views.py:144-147 AwardViewSet.acceptance_logs validates the upload before "
         "get_object(): another team's award id answers 400 (upload errors) instead of 404",
     ),
 }
