@@ -8,6 +8,7 @@ the RFQ closes.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -65,6 +66,27 @@ def terms_labelled(terms: dict[str, Any]) -> list[tuple[str, Any]]:
     ]
 
 
+def _finite_number(name: str, value: Any, *, as_float: bool) -> Decimal | float:
+    """A number field's value (Decimal, or float for a float field); "NaN", "Infinity", numbers
+    too large for a float and non-numbers are refused (they would fail the comparisons of the
+    quote rules, or be stored as JSON no client can read)."""
+    refused = ValidationError({name: _("Enter a number.")})
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
+        raise refused
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation as exc:
+        raise refused from exc
+    if not number.is_finite():
+        raise refused
+    if as_float:
+        result = float(number)
+        if not math.isfinite(result):
+            raise refused
+        return result
+    return number
+
+
 def terms_clean(data: dict[str, Any]) -> dict[str, Any]:
     """Validate terms like a quote version; returns their JSON form or raises ValidationError."""
     if isinstance(data.get("gpu"), str):
@@ -72,16 +94,16 @@ def terms_clean(data: dict[str, Any]) -> dict[str, Any]:
         data = dict(data, gpu=GpuModel.objects.filter(key=key).first())
         if data["gpu"] is None:
             raise ValidationError({"gpu": _("Unknown GPU model “%(key)s”.") % {"key": key}})
+    elif data.get("gpu") is not None and not isinstance(data["gpu"], GpuModel):
+        raise ValidationError({"gpu": _("Name the GPU model by its key, e.g. “H100-SXM”.")})
     version = QuoteVersion(number=1)
     for name in TERM_FIELDS:
         if name in data:
             value = data[name]
             field = QuoteVersion._meta.get_field(name)
-            if isinstance(field, models.DecimalField) and value not in (None, ""):
-                try:
-                    value = Decimal(str(value))
-                except InvalidOperation as exc:
-                    raise ValidationError({name: _("Enter a number.")}) from exc
+            numeric = isinstance(field, (models.DecimalField, models.FloatField))
+            if numeric and value not in (None, ""):
+                value = _finite_number(name, value, as_float=isinstance(field, models.FloatField))
             setattr(version, name, value)
     quote_version_clean(version)
     version.full_clean(exclude=["quote", "number", "created_by"])

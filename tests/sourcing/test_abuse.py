@@ -281,3 +281,26 @@ def test_an_upload_holding_a_stale_rfq_is_refused_once_the_rfq_closed(
         answer_upload_evidence(answer=stale, account=suppliers[0],
                                upload=demo_log(IPERF_PAIRS[2], b"stale"))  # fmt: skip
     assert BenchmarkLog.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"gpu": 5}, {"gpu": ["A100-SXM4-80GB"]}, {"gpu": {"key": "A100-SXM4-80GB"}},
+        {"price_per_node_month": "NaN"}, {"price_per_node_month": "-sNaN"},
+        {"price_per_node_month": "Infinity"}, {"availability": "NaN"}, {"nic_gbps": "NaN"},
+        {"nic_gbps": "1e400"}, {"rack_uplink_gbps": "-inf"}, {"monthly_fees": True},
+        {"setup_fee": {"x": 1}}, {"nic_gbps": [100]},
+    ],
+)  # fmt: skip
+def test_malformed_terms_are_a_400_naming_the_field(bad, rfq, suppliers, api_as):
+    """Terms a client can send in JSON but no form would: a 400 on that field, not a 500, and
+    neither a first answer nor a revision is stored."""
+    api = api_as(suppliers[0].user)
+    url = f"/api/v1/supplier/rfqs/{rfq.pk}/answer/"
+    for _attempt in ("first", "revision"):
+        r = api.put(url, {"terms": answer_terms(**bad)}, format="json")
+        assert r.status_code == 400, (bad, r.status_code, r.content[:300])
+        assert list(r.json()) == list(bad), r.json()
+        assert api.put(url, {"terms": answer_terms()}, format="json").status_code == 200
+    assert Answer.objects.get(rfq=rfq).revision == 2
