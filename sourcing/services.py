@@ -7,6 +7,7 @@ Functions take ``now`` so tests control time without patching the clock.
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from datetime import timedelta
 from decimal import Decimal
@@ -55,20 +56,42 @@ def _can_write(user) -> bool:  # type: ignore[no-untyped-def]
 # RFQ
 
 
+MAX_WEIGHT = 1000  # weights are relative; a bound keeps their sum and the scores finite
+
+
+def _bad_weight(value: Any) -> bool:
+    """Not a finite number of 0 or more (a JSON boolean is not a weight either)."""
+    return (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    )
+
+
 def _rfq_clean(rfq: Rfq) -> None:
     if rfq.workload_id and rfq.workload.team_id != rfq.team_id:
         raise ValidationError({"workload": _("Choose one of your team's workloads.")})
     weights = rfq.weights or {}
-    if set(weights) != set(WEIGHT_KEYS) or any(
-        not isinstance(v, int | float) or v < 0 for v in weights.values()
+    if (
+        not isinstance(weights, dict)
+        or set(weights) != set(WEIGHT_KEYS)
+        or any(_bad_weight(v) for v in weights.values())
     ):
         raise ValidationError(
             {"weights": _("Give the weights cost, network, diligence and sla, each 0 or more.")}
         )
+    if any(v > MAX_WEIGHT for v in weights.values()):
+        raise ValidationError(
+            {"weights": _("Each weight must be at most %(max)s.") % {"max": MAX_WEIGHT}}
+        )
     if sum(weights.values()) <= 0:
         raise ValidationError({"weights": _("At least one weight must be above 0.")})
-    unknown = set(rfq.required_evidence or []) - {"iperf3", "ib_write_bw", "ib_write_lat"}
-    if unknown or not rfq.required_evidence:
+    evidence = rfq.required_evidence
+    if not isinstance(evidence, list) or any(not isinstance(e, str) for e in evidence):
+        evidence = ["?"]  # a JSON object, number or nested value: refused below like a typo
+    unknown = set(evidence) - {"iperf3", "ib_write_bw", "ib_write_lat"}
+    if unknown or not evidence:
         raise ValidationError(
             {"required_evidence": _("Choose among iperf3, ib_write_bw and ib_write_lat.")}
         )

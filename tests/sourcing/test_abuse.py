@@ -304,3 +304,45 @@ def test_malformed_terms_are_a_400_naming_the_field(bad, rfq, suppliers, api_as)
         assert list(r.json()) == list(bad), r.json()
         assert api.put(url, {"terms": answer_terms()}, format="json").status_code == 200
     assert Answer.objects.get(rfq=rfq).revision == 2
+
+
+@pytest.mark.parametrize(
+    ("field", "raw"),
+    [
+        ("weights", '["cost", "network", "diligence", "sla"]'),
+        ("weights", '{"cost": true, "network": 0, "diligence": 0, "sla": 0}'),
+        ("weights", '{"cost": 1e308, "network": 1e308, "diligence": 0, "sla": 0}'),
+        ("weights", '{"cost": 1e400, "network": 0, "diligence": 0, "sla": 0}'),
+        ("weights", '{"cost": "0.5", "network": 0, "diligence": 0, "sla": 0}'),
+        ("required_evidence", '[["iperf3"]]'),
+        ("required_evidence", '[{"iperf3": 1}]'),
+        ("required_evidence", '{"iperf3": 1}'),
+        ("required_evidence", '"iperf3"'),
+        ("required_evidence", "[]"),
+    ],
+)
+def test_malformed_rfq_json_fields_are_a_400_on_create_and_update(field, raw, workload_a,
+                                                                  analyst_a, api_as):  # fmt: skip
+    """The RFQ's JSON fields hold exactly what the form can produce; anything else a JSON client
+    can send is a 400 on that field (was a 500 for a list of weights or nested evidence, and an
+    infinite score total for huge weights), and no RFQ is stored or changed."""
+    import json
+
+    from sourcing.models import Rfq
+
+    api = api_as(analyst_a)
+    good = {"title": "t", "workload": workload_a.pk, "nodes": 2, "min_internode_gbps": 100,
+            "deadline": (timezone.now() + timedelta(days=3)).isoformat()}  # fmt: skip
+    body = json.dumps(good)[:-1] + f', "{field}": {raw}}}'
+    r = api.post("/api/v1/rfqs/", body, content_type="application/json")
+    assert r.status_code == 400 and field in r.json(), (r.status_code, r.content[:300])
+    assert not Rfq.objects.exists()
+    created = api.post("/api/v1/rfqs/", good, format="json")
+    assert created.status_code == 201
+    pk = created.json()["id"]
+    r = api.patch(f"/api/v1/rfqs/{pk}/", "{" + f'"{field}": {raw}' + "}",
+                  content_type="application/json")  # fmt: skip
+    assert r.status_code == 400 and field in r.json(), (r.status_code, r.content[:300])
+    stored = Rfq.objects.get(pk=pk)
+    assert stored.weights == {"cost": 0.6, "network": 0.2, "diligence": 0.1, "sla": 0.1}
+    assert stored.required_evidence == ["iperf3", "ib_write_bw"]
