@@ -261,6 +261,10 @@ def _account_for(invitation: Invitation, user, username: str, password: str) -> 
     username = (username or "").strip()
     if not username or User.objects.filter(username__iexact=username).exists():
         raise ValidationError({"username": _("Choose another user name.")})
+    try:  # the user model's own rules: at most 150 characters, letters, digits and @.+-_
+        User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
+    except ValidationError as exc:
+        raise ValidationError({"username": exc.messages}) from exc
     validate_password(password)
     new = User.objects.create_user(username=username, password=password, email=invitation.email)
     return SupplierAccount.objects.create(user=new, vendor=invitation.vendor)

@@ -346,3 +346,25 @@ def test_malformed_rfq_json_fields_are_a_400_on_create_and_update(field, raw, wo
     stored = Rfq.objects.get(pk=pk)
     assert stored.weights == {"cost": 0.6, "network": 0.2, "diligence": 0.1, "sla": 0.1}
     assert stored.required_evidence == ["iperf3", "ib_write_bw"]
+
+
+@pytest.mark.parametrize("username", ["x" * 151, "a b", "<script>", "semi;colon"])
+def test_an_invitation_refuses_user_names_the_user_model_refuses(username, rfq, vendors_a,
+                                                                 analyst_a, client):  # fmt: skip
+    """Over the API (was a 500 for more than 150 characters) and on the page; the link stays
+    unused and no login is created."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.test import APIClient
+
+    from sourcing.models import Invitation
+    from sourcing.services import invitation_create
+
+    _inv, token = invitation_create(rfq=rfq, user=analyst_a, vendor=vendors_a[0], email="n@x.cn")
+    users = get_user_model().objects.count()
+    body = {"token": token, "username": username, "password": "Sup-pass-12345!"}
+    r = APIClient().post("/api/v1/supplier/invitations/accept/", body, format="json")
+    assert r.status_code == 400 and "username" in r.json(), (r.status_code, r.content[:200])
+    page = client.post(f"/sourcing/invite/{token}/", body)
+    assert page.status_code == 400
+    assert get_user_model().objects.count() == users
+    assert Invitation.objects.get(pk=_inv.pk).accepted_at is None
