@@ -57,6 +57,8 @@ def _can_write(user) -> bool:  # type: ignore[no-untyped-def]
 
 
 MAX_WEIGHT = 1000  # weights are relative; a bound keeps their sum and the scores finite
+MAX_KIT_PAIRS = 256  # 32,767 pairs made a 14 MB kit script in every RFQ response
+MAX_KIT_DURATION_S = 24 * 3600
 
 
 def _bad_weight(value: Any) -> bool:
@@ -87,6 +89,14 @@ def _rfq_clean(rfq: Rfq) -> None:
         )
     if sum(weights.values()) <= 0:
         raise ValidationError({"weights": _("At least one weight must be above 0.")})
+    if (rfq.kit_pairs or 0) > MAX_KIT_PAIRS:  # the kit prints commands per pair, for every view
+        raise ValidationError(
+            {"kit_pairs": _("At most %(max)s concurrent pairs.") % {"max": MAX_KIT_PAIRS}}
+        )
+    if (rfq.kit_duration_s or 0) > MAX_KIT_DURATION_S:
+        raise ValidationError(
+            {"kit_duration_s": _("At most %(max)s seconds per test.") % {"max": MAX_KIT_DURATION_S}}
+        )
     evidence = rfq.required_evidence
     if not isinstance(evidence, list) or any(not isinstance(e, str) for e in evidence):
         evidence = ["?"]  # a JSON object, number or nested value: refused below like a typo

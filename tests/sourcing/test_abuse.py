@@ -368,3 +368,21 @@ def test_an_invitation_refuses_user_names_the_user_model_refuses(username, rfq, 
     assert page.status_code == 400
     assert get_user_model().objects.count() == users
     assert Invitation.objects.get(pk=_inv.pk).accepted_at is None
+
+
+@pytest.mark.parametrize(("field", "value"), [("kit_pairs", 257), ("kit_pairs", 32767),
+                                              ("kit_duration_s", 86401)])  # fmt: skip
+def test_a_kit_too_large_to_print_is_refused(field, value, workload_a, analyst_a, api_as):
+    """Every RFQ response (the team's list, each supplier's) carries the kit script, one set of
+    commands per pair: 32,767 pairs were a 14 MB script per RFQ. Bounded: 256 pairs, one day."""
+    from sourcing.models import Rfq
+
+    api = api_as(analyst_a)
+    good = {"title": "t", "workload": workload_a.pk, "nodes": 2, "min_internode_gbps": 100,
+            "deadline": (timezone.now() + timedelta(days=3)).isoformat()}  # fmt: skip
+    r = api.post("/api/v1/rfqs/", good | {field: value}, format="json")
+    assert r.status_code == 400 and field in r.json(), (r.status_code, r.content[:300])
+    assert not Rfq.objects.exists()
+    at_limit = {"kit_pairs": 256, "kit_duration_s": 86400}[field]
+    r = api.post("/api/v1/rfqs/", good | {field: at_limit}, format="json")
+    assert r.status_code == 201 and len(r.content) < 1_000_000
