@@ -1,8 +1,11 @@
 """Schemathesis against the portal's own OpenAPI schema, in-process through the WSGI app.
 
 Every operation is called as a team analyst holding a token, over a team that has vendors with
-data centres, networks, licences, quotes, a workload, a test run and a ranking. Path ids are drawn
-mostly from that data so retrieve / update / delete reach real rows, not only 404s.
+data centres, networks, licences, quotes, a workload, a test run, a ranking and sourcing events
+(a draft, an open and a closed RFQ with a proposed award). Path ids are drawn mostly from that
+data so retrieve / update / delete reach real rows, not only 404s. The supplier portal's
+operations (which answer 403 to the analyst, as documented) are run a second time with a supplier
+account's token, over an RFQ it is invited to, one it is not, its answer and another vendor's.
 
 Checks: no 5xx, documented status codes, documented content types, response bodies that match
 the schema. The run is bounded (a handful of examples per operation, derandomized) so the whole
