@@ -16,13 +16,17 @@ def quote_list(*, team, current_only: bool = False) -> QuerySet[Quote]:  # type:
     return qs.order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
 
 
-def quote_list_rows(qs: QuerySet[Quote]) -> QuerySet[Quote]:
-    """The columns the quote list shows, and no others (the list loads 50 rows of six joined
-    tables otherwise: vendor findings, data-centre evidence, network details it never prints).
-    Keep in step with templates/quotes/quote_list.html; tests pin its query count."""
+def quote_list_rows(*, team) -> QuerySet[Quote]:  # type: ignore[no-untyped-def]
+    """The team's quotes with the columns the quote list shows and no others (the list loads
+    rows of six joined tables otherwise: vendor findings, data-centre evidence, network details
+    it never prints), and the monthly rent. Built afresh rather than from the filtered list
+    query: the page's ids are chosen already. Keep in step with templates/quotes/quote_list.html;
+    tests pin its query count."""
+    from .filters import with_monthly_rent
+
     v = "current_version__"
     return (
-        qs.select_related(None)
+        with_monthly_rent(Quote.objects.for_team(team))
         .select_related("vendor", f"{v}gpu")
         .only(
             "pk", "label", "is_current", "vendor_id", "current_version_id", "measured_gbps",

@@ -53,7 +53,9 @@ class QuoteListView(TeamRequiredMixin, View):
             team=self.team,
         )  # fmt: skip
         per_page = filterset.rows_per_page(self.per_page)
-        page = page_by_ids(filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows)
+        page = page_by_ids(
+            filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows(team=self.team)
+        )
         return render(request, "quotes/quote_list.html", {
             "page": page, "filter": filterset, "can_write": self.membership.can_write,
             "filtered": bool(request.GET.dict().keys() - {"page", "per_page"}),
