@@ -1,8 +1,9 @@
 """The portal's OpenAPI generator: every operation also documents the errors it can answer.
 
 drf-spectacular only documents the success response; the API also answers 400 (bad input),
-401 (no or bad credentials), 403 (no team or read-only role) and 404 (unknown or another
-team's row, or a page past the end), each with a JSON body. Clients and schemathesis read them
+401 (no or bad credentials), 403 (no team or read-only role), 404 (unknown or another
+team's row, or a page past the end) and, for operations with a body, 415 (no or another
+Content-Type), each with a JSON body. Clients and schemathesis read them
 from the schema instead of meeting them undocumented.
 """
 
@@ -43,6 +44,10 @@ class PortalAutoSchema(AutoSchema):
         errors["403"] = _error("No team membership, or the role may not write.", _DETAIL)
         if "{" in self.path or has_query:
             errors["404"] = _error("Not found (or another team's), or no such page.", _DETAIL)
+        if self.method in ("POST", "PUT", "PATCH"):
+            errors["415"] = _error(
+                "The request body's Content-Type is missing or not accepted.", _DETAIL
+            )
         for code, body in errors.items():
             responses.setdefault(code, body)
         return responses

@@ -115,9 +115,13 @@ class InvitationAcceptView(View):
             else:
                 raise ValidationError(_("Choose a user name and a password."))
         except ValidationError as exc:
-            add_errors(form, exc)
+            refusal = ""
+            if form.is_bound:
+                add_errors(form, exc)
+            else:  # a logged-in user refused (a team member, another vendor's supplier)
+                refusal = error_text(exc)
             return render(request, "sourcing/invite_accept.html", {
-                "invitation": invitation, "form": form,
+                "invitation": invitation, "form": form, "refusal": refusal,
                 "used": invitation.accepted_at is not None,
             }, status=400)  # fmt: skip
         return redirect("sourcing:supplier-rfq", pk=invitation.rfq_id)

@@ -20,21 +20,6 @@ from ..permissions import IsSupplier
 from . import serializers as s
 
 
-class SourcingAutoSchema(PortalAutoSchema):
-    """Also documents 415: a body the operation cannot parse (no or another Content-Type)."""
-
-    def _get_response_bodies(self, direction: str = "response"):  # type: ignore[no-untyped-def]
-        responses = super()._get_response_bodies(direction)
-        if direction == "response" and self.method in ("POST", "PUT", "PATCH"):
-            responses.setdefault("415", {
-                "description": "The request body's Content-Type is missing or not accepted.",
-                "content": {"application/json": {"schema": {
-                    "type": "object", "properties": {"detail": {"type": "string"}},
-                }}},
-            })  # fmt: skip
-        return responses
-
-
 def _evaluation_payload(rfq: Rfq) -> dict:  # type: ignore[type-arg]
     evaluation = selectors.rfq_evaluation(rfq)
     rows = [{k: v for k, v in row.items() if k != "answer"} for row in evaluation["rows"]]
@@ -46,7 +31,7 @@ class RfqViewSet(TeamScopedViewSet):
     """RFQs of the team; operations (publish, invite, propose an award) are their own actions."""
 
     queryset = Rfq.objects.select_related("workload").prefetch_related("gpu_models")
-    schema = SourcingAutoSchema()
+    schema = PortalAutoSchema()
     serializer_class = s.RfqSerializer
     http_method_names = ["get", "post", "patch", "head", "options"]
     filterset_fields = ["state", "sealed"]
@@ -127,7 +112,7 @@ class AwardViewSet(TeamScopedViewSet):
     """Awards of the team's RFQs: approve / reject by a different user, acceptance logs."""
 
     queryset = Award.objects.select_related("rfq", "answer__vendor")
-    schema = SourcingAutoSchema()
+    schema = PortalAutoSchema()
     serializer_class = s.AwardSerializer
     team_path = "rfq__team"
     http_method_names = ["get", "post", "head", "options"]
@@ -159,9 +144,9 @@ class AwardViewSet(TeamScopedViewSet):
     )
     @action(detail=True, methods=["post"], url_path="acceptance-logs")
     def acceptance_logs(self, request, pk=None):  # type: ignore[no-untyped-def]
+        award = self.get_object()  # another team's award is a 404 before the upload is read
         data = s.EvidenceUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        award = self.get_object()
         services.award_acceptance_upload(award=award, user=request.user,
                                          upload=data.validated_data["file"])  # fmt: skip
         award.refresh_from_db()
@@ -179,7 +164,7 @@ class AwardViewSet(TeamScopedViewSet):
 # --- supplier side ---------------------------------------------------------------------------
 
 
-class SupplierAutoSchema(SourcingAutoSchema):
+class SupplierAutoSchema(PortalAutoSchema):
     """The portal's error responses, with 403 described for supplier endpoints: the caller is not
     an invited supplier (a team member, or a user without a supplier account)."""
 
@@ -245,7 +230,7 @@ class InvitationAcceptViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
     """POST a token (and a new user name and password) to accept an invitation once."""
 
     permission_classes = [AllowAny]
-    schema = SourcingAutoSchema()
+    schema = PortalAutoSchema()
     serializer_class = s.AcceptInvitationSerializer
 
     @extend_schema(responses={201: s.AcceptedInvitationSerializer})

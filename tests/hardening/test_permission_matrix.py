@@ -278,31 +278,7 @@ ROUTES: dict[str, R] = {
 # (route, actor, method) → (the status the portal answers now, why it is wrong). The test checks
 # that each gap still answers that status, so a fix fails it with "delete the KNOWN_GAPS entry";
 # then the cell is asserted like every other.
-_INVITE_500 = (
-    500,
-    "sourcing/supplier_views.py:118 InvitationAcceptView.post: a logged-in user's refused "
-    "acceptance (a team member, or another vendor's supplier) calls add_errors() on the unbound "
-    "AcceptInvitationForm: AttributeError 'cleaned_data', a 500 instead of the 400 page",
-)
-KNOWN_GAPS: dict[tuple[str, str, str], tuple[int, str]] = {
-    **{
-        ("sourcing:invite", actor, "POST"): _INVITE_500
-        for actor in (
-            "viewer_a",
-            "analyst_a",
-            "admin_a",
-            "analyst_b",
-            "supplier_in",
-            "supplier_out",
-            "no_team",
-        )
-    },
-    ("award-acceptance-logs", "analyst_b", "POST"): (
-        400,
-        "sourcing/api/views.py:144-147 AwardViewSet.acceptance_logs validates the upload before "
-        "get_object(): another team's award id answers 400 (upload errors) instead of 404",
-    ),
-}
+KNOWN_GAPS: dict[tuple[str, str, str], tuple[int, str]] = {}
 
 # Methods that change or remove data: sent only to actors who must be refused (every request is
 # rolled back, but a deletion could also remove stored files).
