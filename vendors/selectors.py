@@ -40,6 +40,7 @@ def vendor_list(*, team, filters: dict[str, str] | None = None) -> QuerySet[Vend
             | Q(short_name__icontains=q)
             | Q(credit_code__icontains=q)
         )
+    joined = bool(filters.get("province") or filters.get("fabric"))
     if filters.get("province"):
         qs = qs.filter(
             Q(data_centres__province=filters["province"]) | Q(home_province=filters["province"])
@@ -53,7 +54,9 @@ def vendor_list(*, team, filters: dict[str, str] | None = None) -> QuerySet[Vend
         qs = qs.filter(findings_total__gt=0)
     elif findings == "none":
         qs = qs.filter(findings_total=0)
-    return qs.distinct().order_by("-findings_critical", "name_zh", "name_en")
+    if joined:  # a vendor with several matching data centres is listed once
+        qs = qs.distinct()
+    return qs.order_by("-findings_critical", "name_zh", "name_en", "pk")
 
 
 def vendor_findings(vendor: Vendor, *, today: date | None = None) -> tuple[Finding, ...]:

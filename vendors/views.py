@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Prefetch
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -27,10 +28,19 @@ CHILD_RELATIONS = {
 }
 
 
+# The list shows each data centre's city (or name), ownership and fabric: only those columns.
+LIST_DATA_CENTRES = Prefetch(
+    "data_centres",
+    queryset=DataCentre.objects.select_related("network")
+    .only("pk", "vendor_id", "name", "city", "ownership", "network__id", "network__fabric")
+    .order_by("pk"),
+)
+
+
 class VendorListView(TeamRequiredMixin, View):
     def get(self, request):  # type: ignore[no-untyped-def]
         filters = {k: request.GET.get(k, "") for k in ("q", "province", "fabric", "findings")}
-        qs = vendor_list(team=self.team, filters=filters).prefetch_related("data_centres__network")
+        qs = vendor_list(team=self.team, filters=filters).prefetch_related(LIST_DATA_CENTRES)
         page = Paginator(qs, 25).get_page(request.GET.get("page"))
         return render(
             request,
