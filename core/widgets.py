@@ -49,14 +49,53 @@ class FastSelect(forms.Select):
 __all__ = ["FastSelect"]
 
 
-def fast_selects(form: forms.BaseForm) -> forms.BaseForm:
-    """Swap every plain Select of `form` for a FastSelect with the same choices and attributes
-    (idempotent)."""
+class _FastInputMixin:
+    """An <input> as Django's input.html writes it: type, name, value (when there is one), then
+    the attributes."""
+
+    def render(
+        self, name: str, value: Any, attrs: dict | None = None, renderer: Any = None
+    ) -> SafeString:  # type: ignore[type-arg]
+        final = self.build_attrs(self.attrs, attrs)  # type: ignore[attr-defined]
+        shown = self.format_value(value)  # type: ignore[attr-defined]
+        if shown is None:
+            return format_html(
+                '<input type="{}" name="{}"{}>', self.input_type, name, flatatt(final)
+            )  # type: ignore[attr-defined]
+        return format_html(
+            '<input type="{}" name="{}" value="{}"{}>',
+            self.input_type,
+            name,
+            shown,
+            flatatt(final),  # type: ignore[attr-defined]
+        )
+
+
+class FastTextInput(_FastInputMixin, forms.TextInput):
+    pass
+
+
+class FastNumberInput(_FastInputMixin, forms.NumberInput):
+    pass
+
+
+_FAST = {
+    forms.Select: FastSelect,
+    forms.TextInput: FastTextInput,
+    forms.NumberInput: FastNumberInput,
+}
+
+
+def fast_widgets(form: forms.BaseForm) -> forms.BaseForm:
+    """Swap every plain Select, TextInput and NumberInput of `form` for its fast twin with the
+    same attributes (and choices) (idempotent)."""
     for field in form.fields.values():
         old = field.widget
-        if type(old) is forms.Select:
-            new = FastSelect(attrs=old.attrs)
-            new.choices = old.choices
+        fast = _FAST.get(type(old))
+        if fast is not None:
+            new = fast(attrs=old.attrs)
+            if isinstance(old, forms.Select):
+                new.choices = old.choices
             new.is_required = old.is_required
             field.widget = new
     return form

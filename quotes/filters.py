@@ -7,7 +7,7 @@ from django.db.models import Case, DecimalField, ExpressionWrapper, F, Q, QueryS
 from django.db.models.functions import Greatest
 from django.utils.translation import gettext_lazy as _
 
-from core.widgets import fast_selects
+from core.widgets import fast_widgets
 from vendors.choices import Fabric
 from vendors.models import Vendor
 
@@ -126,7 +126,7 @@ class QuoteListFilter(django_filters.FilterSet):
 
     @property
     def form(self):  # type: ignore[no-untyped-def]
-        return fast_selects(super().form)
+        return fast_widgets(super().form)
 
     def filter_search(self, qs, name, value):  # type: ignore[no-untyped-def]
         value = value.strip()

@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 
 from django import forms
 
-from core.widgets import FastSelect, fast_selects
+from core.widgets import FastNumberInput, FastSelect, FastTextInput, fast_widgets
 
 
 class _Options(HTMLParser):
@@ -19,8 +19,8 @@ class _Options(HTMLParser):
 
     def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
         a = dict(attrs)
-        if tag == "select":
-            self.select = a
+        if tag in ("select", "input"):
+            self.select = a  # the control's own attributes
         elif tag == "optgroup":
             self._group = a.get("label")
         elif tag == "option":
@@ -81,16 +81,46 @@ def test_boolean_attributes_like_djangos() -> None:
     assert fast_p.select == django_p.select and "required" in html and "disabled" not in html
 
 
-def test_fast_selects_swaps_plain_selects_and_keeps_the_form_working() -> None:
+def test_fast_widgets_swaps_plain_selects_and_keeps_the_form_working() -> None:
     class F(forms.Form):
         vendor = forms.ChoiceField(choices=CHOICES[:3])
         note = forms.CharField(required=False)
         many = forms.MultipleChoiceField(choices=CHOICES[:3], required=False)
 
-    form = fast_selects(F(data={"vendor": "2"}))
+    form = fast_widgets(F(data={"vendor": "2"}))
     assert type(form.fields["vendor"].widget) is FastSelect
     assert type(form.fields["many"].widget) is forms.SelectMultiple  # left alone
     assert form.is_valid() and form.cleaned_data["vendor"] == "2"
     options = parsed(str(form["vendor"])).options
     assert [o[0] for o in options if o[1]] == ["2"]
-    assert fast_selects(form) is form and type(form.fields["vendor"].widget) is FastSelect
+    assert fast_widgets(form) is form and type(form.fields["vendor"].widget) is FastSelect
+
+
+def test_fast_inputs_render_like_djangos() -> None:
+    cases = [
+        (forms.TextInput, FastTextInput, {"placeholder": 'name "or" <code>', "maxlength": 40}),
+        (forms.NumberInput, FastNumberInput, {"min": 0, "step": "any", "required": True}),
+    ]
+    for slow, fast, attrs in cases:
+        for value in (None, "", "100", '"><script>', 25.5):
+            a = slow(attrs=attrs).render("q", value, attrs={"id": "id_q"})
+            b = fast(attrs=attrs).render("q", value, attrs={"id": "id_q"})
+            # the same attributes and values (flatatt writes them sorted, the template in order)
+            assert parsed(b).select == parsed(a).select and b.startswith("<input "), (slow, value)
+    assert "<script>" not in FastTextInput().render("q", '"><script>')
+
+
+def test_fast_widgets_swaps_inputs_and_leaves_other_widgets() -> None:
+    class F(forms.Form):
+        q = forms.CharField(required=False, max_length=20)
+        n = forms.DecimalField(required=False, min_value=0)
+        when = forms.DateField(required=False, widget=forms.DateInput)
+        ok = forms.BooleanField(required=False)
+
+    form = fast_widgets(F())
+    assert type(form.fields["q"].widget) is FastTextInput
+    assert type(form.fields["n"].widget) is FastNumberInput
+    assert type(form.fields["when"].widget) is forms.DateInput
+    assert type(form.fields["ok"].widget) is forms.CheckboxInput
+    for name in ("n", "q"):
+        assert parsed(str(form[name])).select == parsed(str(F()[name])).select
