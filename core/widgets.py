@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 from django.forms.utils import flatatt
-from django.utils.html import format_html, format_html_join
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import SafeString
 
 
@@ -26,27 +26,25 @@ class FastSelect(forms.Select):
         chosen = set(self.format_value(value))
         taken = False  # a single select marks only its first matching option
 
-        def option(option_value: Any, label: Any) -> SafeString:
+        def option(option_value: Any, label: Any) -> str:
             nonlocal taken
             v = "" if option_value is None else str(option_value)
             selected = v in chosen and (self.allow_multiple_selected or not taken)
             taken = taken or selected
-            if selected:
-                return format_html('<option value="{}" selected>{}</option>', v, label)
-            return format_html('<option value="{}">{}</option>', v, label)
+            mark = " selected" if selected else ""
+            return f'<option value="{escape(v)}"{mark}>{conditional_escape(label)}</option>'
 
-        parts: list[str] = []
+        parts: list[str] = []  # each escaped here, value and label alike
         for option_value, label in self.choices:
             if isinstance(label, (list, tuple)):  # an optgroup: (group name, [(value, label)…])
-                inner = format_html_join("", "{}", ((option(v, lab),) for v, lab in label))
-                parts.append(format_html('<optgroup label="{}">{}</optgroup>', option_value, inner))
+                inner = "".join(option(v, lab) for v, lab in label)
+                parts.append(
+                    f'<optgroup label="{conditional_escape(option_value)}">{inner}</optgroup>'
+                )
             else:
                 parts.append(option(option_value, label))
-        options = format_html_join("", "{}", ((part,) for part in parts))
+        options = SafeString("".join(parts))
         return format_html("<select{}>{}</select>", flatatt(final), options)
-
-
-__all__ = ["FastSelect"]
 
 
 class _FastInputMixin:
