@@ -27,6 +27,26 @@ class QuoteTermsSerializer(serializers.ModelSerializer):
         fields = ("number", "created_at", *VERSION_FIELDS)
         read_only_fields = ("number", "created_at")
 
+    def to_representation(self, instance):  # type: ignore[no-untyped-def]
+        # A version is never edited in place (an edit adds a version), so its terms are
+        # serialised once per process; the key also holds what could change around it (the
+        # GPU's key). A list of 50 quotes spent most of its time here.
+        if instance.pk is None:
+            return super().to_representation(instance)
+        key = (instance.pk, instance.created_at, instance.gpu.key if instance.gpu_id else None)
+        terms = _TERMS.get(key)
+        if terms is None:
+            terms = super().to_representation(instance)
+            if len(_TERMS) >= _TERMS_MAX:
+                _TERMS.pop(next(iter(_TERMS)))  # the oldest entry
+            _TERMS[key] = terms
+        return dict(terms)  # a copy: the caller may change its answer
+
+
+# Serialised terms of quote versions, per process, bounded (about 1 KB each).
+_TERMS: dict[tuple, dict] = {}  # type: ignore[type-arg]
+_TERMS_MAX = 20_000
+
 
 class QuoteSerializer(serializers.ModelSerializer):
     """A quote with its current terms under `terms`; writing terms adds a version."""

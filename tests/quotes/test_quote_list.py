@@ -189,3 +189,25 @@ def test_the_api_filters_searches_and_orders_the_same_quotes(api_as, analyst_a, 
     ]  # fmt: skip
     bad = api.get("/api/v1/quotes/", {"min_nic_gbps": "fast"})
     assert bad.status_code == 400 and "min_nic_gbps" in bad.json()
+
+
+def test_the_api_shows_new_terms_at_once_after_an_edit(api_as, analyst_a, quotes):  # type: ignore[no-untyped-def]
+    """Serialised terms are kept per version; an edit is a new version, never the old terms."""
+    api = api_as(analyst_a)
+    quote = quotes["tcp"]
+    url = f"/api/v1/quotes/{quote.pk}/"
+    before = api.get(url).json()["terms"]
+    assert api.get("/api/v1/quotes/").json()["results"]  # the list serialises (and keeps) too
+    r = api.patch(url, {"terms": {"price_per_node_month": "41234.00"}}, format="json")
+    assert r.status_code == 200, r.content
+    after = api.get(url).json()["terms"]
+    assert after["number"] == before["number"] + 1 and after["price_per_node_month"] == "41234.00"
+    listed = {row["id"]: row for row in api.get("/api/v1/quotes/").json()["results"]}
+    assert listed[quote.pk]["terms"] == after
+    # each answer is a copy of the kept terms: changing one does not change the next
+    from quotes.api.serializers import QuoteTermsSerializer
+
+    version = Quote.objects.get(pk=quote.pk).current_version
+    first = QuoteTermsSerializer().to_representation(version)  # as the quote serialiser calls it
+    first["nodes"] = -1
+    assert QuoteTermsSerializer().to_representation(version)["nodes"] == version.nodes
