@@ -74,6 +74,7 @@ EVIDENCE_OBJECTS = {**CHILD_OBJECTS, "network": "network", "sla": "sla"}
 PAGE_FORM = {"GET": WRITE, "POST": WRITE}  # a TeamWriteMixin page
 API_LIST = {"GET": READ, "POST": WRITE}
 API_DETAIL = {"GET": READ, "PATCH": WRITE, "DELETE": WRITE}
+TRAFFIC = {"GET": READ, "POST": WRITE, "DELETE": WRITE}  # a target's measured traffic samples
 
 
 def catch_all(prefix: str) -> R:
@@ -255,9 +256,11 @@ ROUTES: dict[str, R] = {
     "serving-workload-list": R(API_LIST),
     "serving-workload-detail": R(API_DETAIL, k(pk="serving_workload"), obj=True),
     "serving-workload-ranking": R(G_READ, k(pk="serving_workload"), obj=True),
+    "serving-workload-traffic": R(TRAFFIC, k(pk="serving_workload"), obj=True),
     "mixed-plan-list": R(API_LIST),
     "mixed-plan-detail": R(API_DETAIL, k(pk="plan"), obj=True),
     "mixed-plan-evaluation": R(G_READ, k(pk="plan"), obj=True),
+    "mixed-plan-traffic": R(TRAFFIC, k(pk="plan"), obj=True),
     # API catch-alls: a JSON 404 for paths no route takes
     r"api/v1/^vendors/.*$": catch_all("vendors"),
     r"api/v1/^quotes/.*$": catch_all("quotes"),
