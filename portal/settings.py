@@ -170,6 +170,8 @@ SPECTACULAR_SETTINGS = {
         "RfqStateEnum": "sourcing.choices.RfqState",
         "FabricRequirementEnum": "sourcing.choices.FabricRequirement",
         "AwardStateEnum": "sourcing.choices.AwardState",
+        "TrafficStatusEnum": "serving.choices.TrafficStatus",
+        "StatusEnum": "core.models.JobStatus",  # the jobs' status, named as before TrafficStatus
     },
 }
 
