@@ -58,3 +58,16 @@ def test_a_crash_is_a_500_page_without_the_traceback() -> None:
     assert response.status_code == 500
     assert "出错了" in text and "secret internal detail" not in text
     assert "/static/" in text and "portal.css" in text  # styled, from the portal itself
+
+
+def test_a_bad_request_is_a_styled_400_page() -> None:
+    from django.test import RequestFactory
+    from django.utils import translation
+    from django.views.defaults import bad_request
+
+    with translation.override("en"):
+        response = bad_request(RequestFactory().get("/"), Exception("bad header"))
+    text = response.content.decode()
+    assert response.status_code == 400
+    assert "<title>Bad request · Procurement portal</title>" in text and "portal.css" in text
+    assert "Back to the dashboard" in text and "bad header" not in text

@@ -170,8 +170,9 @@ def api_data(team_a, make_user, _keep_the_test_connection):  # type: ignore[no-u
     return {"Authorization": f"Token {token.key}"}
 
 
-@schema.parametrize()
-@hypothesis.settings(
+# Both cases: 15 reproducible examples per operation, generated only (no shrinking, no stored
+# examples), whatever the health checks say about the slow set-up.
+FUZZ = hypothesis.settings(
     max_examples=15,
     derandomize=True,
     deadline=None,
@@ -179,6 +180,10 @@ def api_data(team_a, make_user, _keep_the_test_connection):  # type: ignore[no-u
     phases=[Phase.generate],
     suppress_health_check=list(HealthCheck),
 )
+
+
+@schema.parametrize()
+@FUZZ
 @pytest.mark.django_db
 def test_the_api_conforms_to_its_schema(case, api_data):  # type: ignore[no-untyped-def]
     case.call_and_validate(headers=api_data, checks=CHECKS)
@@ -216,14 +221,7 @@ def supplier_api_data(team_a, make_user, _keep_the_test_connection):  # type: ig
 
 
 @supplier_schema.parametrize()
-@hypothesis.settings(
-    max_examples=15,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    phases=[Phase.generate],
-    suppress_health_check=list(HealthCheck),
-)
+@FUZZ
 @pytest.mark.django_db
 def test_the_supplier_api_conforms_as_a_supplier(case, supplier_api_data):  # type: ignore[no-untyped-def]
     case.call_and_validate(headers=supplier_api_data, checks=CHECKS)

@@ -55,6 +55,17 @@ def event(rfq, make_rfq, suppliers, vendors_a, invite):  # type: ignore[no-untyp
     return {"rfq": rfq, "other": other, "mine": mine, "theirs": theirs, "elsewhere": elsewhere}
 
 
+@pytest.fixture
+def awarded(event, analyst_a, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
+    """`event`'s RFQ past its deadline, closed, and awarded (proposed) to supplier two."""
+    rfq = event["rfq"]
+    pass_deadline(rfq)
+    with django_capture_on_commit_callbacks(execute=True):
+        close_due_rfqs()
+    rfq.refresh_from_db()
+    return award_propose(rfq=rfq, user=analyst_a, answer=event["theirs"], rationale="cheapest")
+
+
 # --- a supplier guessing ids -----------------------------------------------------------------
 
 
@@ -92,14 +103,9 @@ def test_a_supplier_guessing_answer_ids_gets_404_without_data(event, suppliers, 
 
 
 def test_a_supplier_cannot_reach_awards_or_evidence_downloads(  # type: ignore[no-untyped-def]
-    event, suppliers, analyst_a, api_as, client_as, django_capture_on_commit_callbacks
+    event, awarded, suppliers, api_as, client_as
 ):
-    rfq = event["rfq"]
-    pass_deadline(rfq)
-    with django_capture_on_commit_callbacks(execute=True):
-        close_due_rfqs()
-    rfq.refresh_from_db()
-    award = award_propose(rfq=rfq, user=analyst_a, answer=event["theirs"], rationale="cheapest")
+    award = awarded
     their_log = BenchmarkLog.objects.get(original_name=IPERF_PAIRS[1])
     api, page = api_as(suppliers[0].user), client_as(suppliers[0].user)
     # team endpoints are closed to suppliers as a whole (403, same for any id, nothing shown)
@@ -193,14 +199,9 @@ def test_a_broken_upload_body_is_a_400_not_a_500(event, suppliers, api_as):
 
 
 def test_another_team_guessing_award_and_answer_ids_gets_404(  # type: ignore[no-untyped-def]
-    event, analyst_a, analyst_b, team_b, api_as, client_as, django_capture_on_commit_callbacks
+    event, awarded, analyst_b, team_b, api_as, client_as
 ):
-    rfq = event["rfq"]
-    pass_deadline(rfq)
-    with django_capture_on_commit_callbacks(execute=True):
-        close_due_rfqs()
-    rfq.refresh_from_db()
-    award = award_propose(rfq=rfq, user=analyst_a, answer=event["theirs"], rationale="cheapest")
+    rfq, award = event["rfq"], awarded
     api, page = api_as(analyst_b), client_as(analyst_b)
     their_log = BenchmarkLog.objects.get(original_name=IPERF_PAIRS[1])
     for r in (
