@@ -226,6 +226,10 @@ CELERY_REQUEUE_RUNNING_AFTER_S = env.int(
     "CELERY_REQUEUE_RUNNING_AFTER_S",
     default=CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 600,
 )
+# Job heartbeats (core.jobs): a running job stamps its row this often; one silent for longer
+# than JOB_STALE_HEARTBEAT_S has lost its worker and is sent again by requeue_stale_jobs.
+JOB_HEARTBEAT_S = env.float("JOB_HEARTBEAT_S", default=5.0)
+JOB_STALE_HEARTBEAT_S = env.int("JOB_STALE_HEARTBEAT_S", default=60)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},
