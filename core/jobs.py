@@ -162,6 +162,10 @@ def run(name: str, row_id: int) -> str:
             raise
     if outcome not in kind.keep_status:
         row.job_mark(status=JobStatus.DONE, progress=100)
+    else:  # the work decided; a row it left running (e.g. not due yet) is pending again
+        manager.filter(pk=row_id, status=JobStatus.RUNNING).update(
+            status=JobStatus.PENDING, heartbeat_at=None
+        )
     return outcome
 
 

@@ -131,3 +131,42 @@ def test_a_report_survives_its_worker_being_killed(start_worker, team_a, analyst
     report.refresh_from_db()
     assert report.attempts == 2 and report.sha256 and report.file.size > 0
     assert Report.objects.filter(run=run).count() == 1
+
+
+def test_an_rfq_closing_job_survives_its_worker_being_killed(start_worker, team_a, analyst_a):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from quotes.models import GpuModel
+    from sourcing.choices import AuditVerb, RfqState
+    from sourcing.models import AuditEvent, Rfq
+    from sourcing.services import rfq_create, rfq_publish
+    from sourcing.tasks import close_due_rfqs
+    from sourcing.testing import pass_deadline
+
+    data = {
+        "title": "closing under fire", "workload": make_workload(team_a), "nodes": 8,
+        "min_internode_gbps": 100, "fabric": "rdma", "require_pfc": True, "term_months": 12,
+        "deadline": timezone.now() + timedelta(days=3), "sealed": True, "kit_pairs": 1,
+        "gpu_models": [GpuModel.objects.get(key="A100-SXM4-80GB")],
+    }  # fmt: skip
+    rfq = rfq_create(team=team_a, user=analyst_a, data=data)
+    rfq_publish(rfq=rfq, user=analyst_a)
+    pass_deadline(rfq)
+
+    first = start_worker(PORTAL_FAULT_DELAY_AT="close", **SLOW)
+    assert close_due_rfqs() == [rfq.pk]
+    wait_for(lambda: "fault-test delay" in first.output(), 60, "the worker to be closing")
+    first.kill9()
+    rfq.refresh_from_db()
+    assert rfq.state == RfqState.PUBLISHED and rfq.status == JobStatus.RUNNING
+
+    start_worker(**FAST)
+    wait_for(
+        lambda: Rfq.objects.filter(pk=rfq.pk, status=JobStatus.DONE).exists(),
+        60, "the redelivered closing to finish",
+    )  # fmt: skip
+    rfq.refresh_from_db()
+    assert rfq.state == RfqState.CLOSED and rfq.attempts == 2
+    assert AuditEvent.objects.filter(rfq=rfq, verb=AuditVerb.CLOSED).count() == 1
