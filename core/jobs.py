@@ -25,7 +25,6 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -206,9 +205,3 @@ class Heartbeat:
         finally:
             close_old_connections()
             connection.close()
-
-
-def stale_running(kind: JobKind) -> models.QuerySet[Any]:
-    """Running rows of ``kind`` whose heartbeat stopped: their worker is gone."""
-    limit = timezone.now() - timedelta(seconds=settings.JOB_STALE_HEARTBEAT_S)
-    return kind.rows().filter(status=JobStatus.RUNNING, heartbeat_at__lt=limit)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -82,9 +81,3 @@ class Job(models.Model):
         type(self).objects.filter(pk=self.pk).update(progress=progress, heartbeat_at=now)
         self.progress = progress
         self.heartbeat_at = now
-
-
-def user_display(user: settings.AUTH_USER_MODEL | None) -> str:  # type: ignore[valid-type]
-    if user is None:
-        return "—"
-    return user.get_full_name() or user.get_username()
