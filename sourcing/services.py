@@ -29,7 +29,7 @@ from domain.rfq_rules import (
     published_change_refusals,
 )
 
-from .choices import AuditVerb, AwardState, MailStatus, RfqState
+from .choices import ACTIVE_AWARD_STATES, AuditVerb, AwardState, MailStatus, RfqState
 from .models import Answer, AuditEvent, Award, Invitation, Rfq, SupplierAccount
 from .terms import terms_clean, terms_from_json
 
@@ -558,8 +558,6 @@ def award_propose(  # type: ignore[no-untyped-def]
         raise ValidationError(_("An award can be proposed once the RFQ is closed."))
     if answer.rfq_id != rfq.pk:
         raise ValidationError({"answer": _("This answer belongs to another RFQ.")})
-    if Award.objects.filter(rfq=rfq, state=AwardState.PROPOSED).exists():
-        raise ValidationError(_("An award proposal is already waiting for approval."))
     award = Award(
         rfq=rfq, answer=answer, rationale=rationale, proposed_by=user, proposed_at=now,
         min_line_fraction=min_line_fraction, min_pairs=min_pairs or rfq.kit_pairs,
@@ -567,6 +565,14 @@ def award_propose(  # type: ignore[no-untyped-def]
     )  # fmt: skip
     award.full_clean(exclude=["rfq", "answer"])
     with transaction.atomic():
+        # Checked on the locked RFQ, so two simultaneous proposals make one and one clear refusal.
+        locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
+        if locked.state != RfqState.CLOSED:
+            raise Conflict(_("An award can be proposed once the RFQ is closed."), "not_closed")
+        if Award.objects.filter(rfq=rfq, state__in=ACTIVE_AWARD_STATES).exists():
+            raise Conflict(
+                _("An award proposal is already waiting for approval."), "already_proposed"
+            )
         award.save()
         audit(rfq, AuditVerb.AWARD_PROPOSED, user, award=award.pk, vendor=str(answer.vendor),
               rationale=rationale)  # fmt: skip
