@@ -203,13 +203,15 @@ def rfq_update_draft(*, rfq: Rfq, user, data: dict[str, Any], now=None) -> Rfq: 
 
 def rfq_publish(*, rfq: Rfq, user, now=None) -> Rfq:  # type: ignore[no-untyped-def]
     now = now or timezone.now()
-    if rfq.state != RfqState.DRAFT:
-        raise ValidationError(_("Only a draft RFQ can be published."))
-    if rfq.deadline <= now:
-        raise ValidationError(
-            {"deadline": _("The deadline has passed; move it before publishing.")}
-        )
     with transaction.atomic():
+        locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
+        if locked.state != RfqState.DRAFT:
+            raise ValidationError(_("Only a draft RFQ can be published."))
+        if locked.deadline <= now:
+            raise ValidationError(
+                {"deadline": _("The deadline has passed; move it before publishing.")}
+            )
+        rfq.deadline, rfq.sealed = locked.deadline, locked.sealed
         Rfq.objects.filter(pk=rfq.pk).update(state=RfqState.PUBLISHED, published_at=now)
         rfq.state, rfq.published_at = RfqState.PUBLISHED, now
         audit(rfq, AuditVerb.PUBLISHED, user, deadline=rfq.deadline.isoformat())

@@ -271,3 +271,16 @@ def test_the_extension_flow_on_the_page(answered, analyst_a, approver_a, client,
     assert Rfq.objects.get(pk=answered.pk).deadline == new
     assert len(mail.outbox) == 2 and "Power work in the data centre" in mail.outbox[0].body
     assert "\n" not in mail.outbox[0].subject
+
+
+def test_the_admin_site_cannot_unseal_or_move_a_published_rfq(answered, make_user, team_a,
+                                                              client):  # fmt: skip
+    root = make_user("root", team_a, Role.ADMIN, is_staff=True, is_superuser=True)
+    client.force_login(root)
+    url = f"/admin/sourcing/rfq/{answered.pk}/change/"
+    page = client.get(url).content.decode()
+    assert 'name="title"' in page and 'name="sealed"' not in page
+    assert 'name="deadline_0"' not in page and 'name="deadline"' not in page
+    draft = Rfq.objects.create(**{f.name: getattr(answered, f.name) for f in Rfq._meta.fields
+                                  if f.name not in ("id", "state")})  # fmt: skip
+    assert 'name="sealed"' in client.get(f"/admin/sourcing/rfq/{draft.pk}/change/").content.decode()
