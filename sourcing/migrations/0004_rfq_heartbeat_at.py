@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('sourcing', '0002_auditevent_verb_edited'),
+        ('sourcing', '0003_sealed_deadline_extension_mail_status'),
     ]
 
     operations = [
