@@ -1,0 +1,235 @@
+"""Layout search (docs/MODEL.md §Layout search): tp inside a server dividing the heads, pp
+dividing the layers, dp the rest, then microbatch, interleave, recomputation and ZeRO stage.
+Values the workload fixes are used as given. Pruning: a (tp, pp) whose lightest configuration
+(ZeRO-3, full recomputation, microbatch 1) does not fit is skipped; for each remaining candidate
+only the lowest ZeRO stage that fits per recomputation level gets a step-time evaluation (a higher
+stage or more recomputation never makes the same layout faster)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from domain.messages import Message
+from domain.trainmodel.arch import pipeline_splits
+from domain.trainmodel.errors import TrainModelError, problem
+from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, ParallelRequest
+from domain.trainmodel.links import Links
+from domain.trainmodel.memory import MemoryUse, memory_use
+from domain.trainmodel.steptime import StepTime, step_time
+
+MICROBATCHES = (1, 2, 4, 8)
+INTERLEAVES = (1, 2, 3, 4, 6, 8)
+RECOMPUTE_ORDER = ("none", "selective", "full")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    layout: Layout
+    step: StepTime
+    memory: MemoryUse
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    best: Candidate | None
+    evaluated: int
+    smallest_need_gb: float | None
+    smallest_layout: Layout | None
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _bad(code: str, en: str, zh: str) -> TrainModelError:
+    return problem(code, en, zh)
+
+
+def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> None:
+    """Refuse impossible layouts the workload gives."""
+    errors: list[Message] = []
+    for name in ("tp", "pp", "dp", "cp", "ep", "microbatch", "interleave"):
+        value = getattr(req, name)
+        if value is not None and not 1 <= value <= 1_000_000:
+            errors.append(
+                Message(
+                    f"parallel_{name}_range",
+                    f"parallel.{name} must be a positive whole number (got {value}).",
+                    f"parallel.{name} 必须为正整数（当前为 {value}）。",
+                )
+            )
+    if errors:
+        raise TrainModelError(errors)
+    if req.tp and model.heads % req.tp:
+        raise _bad(
+            "tp_heads",
+            f"Tensor parallel {req.tp} does not divide the {model.heads} attention heads.",
+            f"张量并行度 {req.tp} 不能整除注意力头数 {model.heads}。",
+        )
+    layers_split = (req.pp or 1) * (req.interleave or 1)
+    if req.pp and not pipeline_splits(model.layers, layers_split):
+        raise _bad(
+            "pp_layers",
+            f"Pipeline parallel {req.pp} x interleave {req.interleave or 1} does not divide the "
+            f"{model.layers} layers (nor layers + 2, with the first and last stage one short).",
+            f"流水线并行度 {req.pp} × 交错数 {req.interleave or 1} 不能整除层数 {model.layers}"
+            f"（也不能整除层数 + 2，即首尾两级各少一层）。",
+        )
+    if req.zero_stage is not None and req.zero_stage not in (0, 1, 2, 3):
+        raise _bad(
+            "zero_stage",
+            f"zero_stage must be 0, 1, 2 or 3 (got {req.zero_stage}).",
+            f"zero_stage 必须是 0、1、2 或 3（当前为 {req.zero_stage}）。",
+        )
+    if req.recompute is not None and req.recompute not in RECOMPUTE_ORDER:
+        raise _bad(
+            "recompute",
+            f"recompute must be none, selective or full (got {req.recompute!r}).",
+            f"recompute 必须是 none、selective 或 full（当前为 {req.recompute!r}）。",
+        )
+    if (req.ep or 1) > 1 and model.moe is None:
+        raise _bad(
+            "ep_without_moe",
+            "Expert parallel needs a MoE model (model.moe with experts).",
+            "专家并行需要 MoE 模型（model.moe 中给出专家数）。",
+        )
+    if model.moe is not None and req.ep and model.moe.experts % req.ep:
+        raise _bad(
+            "ep_experts",
+            f"Expert parallel {req.ep} does not divide the {model.moe.experts} experts.",
+            f"专家并行度 {req.ep} 不能整除专家数 {model.moe.experts}。",
+        )
+    fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
+    if fixed > cluster.gpus:
+        raise _bad(
+            "layout_too_large",
+            f"The layout needs {fixed} GPUs (tp x pp x cp x dp) but the offer has {cluster.gpus}.",
+            f"该并行布局需要 {fixed} 块 GPU（tp×pp×cp×dp），但报价只有 {cluster.gpus} 块。",
+        )
+    if req.dp and req.ep and req.dp % req.ep:
+        raise _bad(
+            "ep_dp",
+            f"Expert parallel {req.ep} must divide data parallel {req.dp}.",
+            f"专家并行度 {req.ep} 必须整除数据并行度 {req.dp}。",
+        )
+
+
+def _splits(
+    model: ModelSpec, cluster: Cluster, req: ParallelRequest
+) -> Iterator[tuple[int, int, int, int]]:
+    """(tp, cp, pp, dp) candidates."""
+    gpn = min(cluster.gpus_per_node, cluster.gpus)
+    tps = [req.tp] if req.tp else [t for t in _divisors(gpn) if model.heads % t == 0]
+    cps = [req.cp] if req.cp else [1]
+    for tp in tps:
+        for cp in cps:
+            if req.pp:
+                pps = [req.pp]
+            else:
+                pps = [
+                    p
+                    for p in range(1, model.layers + 1)
+                    if pipeline_splits(model.layers, p) and tp * cp * p <= cluster.gpus
+                ]
+            for pp in pps:
+                used = tp * cp * pp
+                if req.dp:
+                    yield tp, cp, pp, req.dp
+                elif cluster.gpus % used == 0:
+                    yield tp, cp, pp, cluster.gpus // used
+
+
+def search(
+    model: ModelSpec,
+    cluster: Cluster,
+    links: Links,
+    req: ParallelRequest,
+    global_batch_sequences: int,
+) -> SearchResult:
+    best: Candidate | None = None
+    evaluated = 0
+    smallest: tuple[float, Layout] | None = None
+    card = cluster.gpu.memory_gb
+    for tp, cp, pp, dp in _splits(model, cluster, req):
+        sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
+        for ep in _eps(model, req, dp):
+            for b in [req.microbatch] if req.microbatch else MICROBATCHES:
+                if global_batch_sequences % (dp * b) and not (req.dp and req.microbatch):
+                    continue
+                m = max(1, global_batch_sequences // (dp * b))
+                for v in _interleaves(model, req, pp, m):
+                    base = Layout(tp, pp, dp, cp, ep, 0, b, "full", v, sp, req.flash_attention)
+                    found = _fitting(model, req, base, m, card)
+                    for layout, mem in found[0]:
+                        step = step_time(
+                            model,
+                            cluster,
+                            links,
+                            layout,
+                            global_batch_sequences,
+                            req.grad_reduce_bytes,
+                            req.dp_overlap,
+                        )
+                        evaluated += 1
+                        if best is None or step.step_s < best.step.step_s:
+                            best = Candidate(layout, step, mem)
+                    need = found[1]
+                    if need is not None and (smallest is None or need[0] < smallest[0]):
+                        smallest = need
+    if smallest is None:
+        return SearchResult(best, evaluated, None, None)
+    return SearchResult(best, evaluated, smallest[0], smallest[1])
+
+
+def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
+    if req.ep:
+        return [req.ep]
+    if model.moe is None:
+        return [1]
+    return [e for e in _divisors(dp) if model.moe.experts % e == 0 and e <= 64] or [1]
+
+
+def _interleaves(model: ModelSpec, req: ParallelRequest, pp: int, m: int) -> list[int]:
+    if req.interleave:
+        return [req.interleave]
+    if pp == 1:
+        return [1]
+    return [
+        v for v in INTERLEAVES if pipeline_splits(model.layers, pp * v) and (v == 1 or m % pp == 0)
+    ]
+
+
+def _fitting(
+    model: ModelSpec, req: ParallelRequest, base: Layout, m: int, card_gb: float
+) -> tuple[list[tuple[Layout, MemoryUse]], tuple[float, Layout] | None, bool]:
+    """Per recomputation level the lowest ZeRO stage that fits; the smallest need seen; and
+    whether nothing at all fits (the lightest setting)."""
+    recomputes = [req.recompute] if req.recompute else list(RECOMPUTE_ORDER)
+    stages = [0] if base.dp == 1 else [1, 2, 3]
+    if req.zero_stage is not None:
+        stages = [req.zero_stage]
+    fits: list[tuple[Layout, MemoryUse]] = []
+    smallest: tuple[float, Layout] | None = None
+    for rc in recomputes:
+        for z in stages:
+            layout = Layout(
+                base.tp,
+                base.pp,
+                base.dp,
+                base.cp,
+                base.ep,
+                z,
+                base.microbatch,
+                rc,
+                base.interleave,
+                base.sequence_parallel,
+                base.flash_attention,
+            )
+            mem = memory_use(model, layout, m)
+            if mem.total_gb <= card_gb:
+                fits.append((layout, mem))
+                break
+            if smallest is None or mem.total_gb < smallest[0]:
+                smallest = (mem.total_gb, layout)
+    return fits, smallest, not fits
