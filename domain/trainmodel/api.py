@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from domain.messages import Message
 from domain.trainmodel.errors import problem
@@ -81,7 +82,19 @@ def estimate(
 ) -> Estimate | NoFit:
     """Fastest fitting layout of `model` on `cluster`, or NoFit with the reason.
 
-    Raises TrainModelError (bilingual messages) on bad input."""
+    Raises TrainModelError (bilingual messages) on bad input. Results are memoised: a ranking
+    holds many offers of the same hardware shape, and every input is a frozen dataclass."""
+    return _estimate(model, cluster, parallel, failures, train_tokens)
+
+
+@lru_cache(maxsize=4096)
+def _estimate(
+    model: ModelSpec,
+    cluster: Cluster,
+    parallel: ParallelRequest,
+    failures: Failures | None,
+    train_tokens: float | None,
+) -> Estimate | NoFit:
     check_model(model)
     check_cluster(cluster)
     check_given(model, cluster, parallel)
@@ -104,7 +117,7 @@ def estimate(
     achieved = step.model_flops_per_step / step.step_s
     train_hours = wall_hours = interruptions = None
     if train_tokens:
-        tokens_per_s = seqs * model.seq_len / step.step_s
+        tokens_per_s = _step_tokens(step, layout, model) / step.step_s
         train_hours = train_tokens / tokens_per_s / 3600.0
         wall_hours = train_hours / good.ettr if good.ettr > 0 else math.inf
         interruptions = wall_hours * used * profile.interruptions_per_gpu_hour
@@ -114,7 +127,7 @@ def estimate(
         step=step,
         memory=best.memory,
         card_memory_gb=card,
-        tokens_per_s=seqs * model.seq_len / step.step_s,
+        tokens_per_s=_step_tokens(step, layout, model) / step.step_s,
         mfu=achieved / (used * peak),
         hfu=step.hardware_flops_per_step / step.step_s / (used * peak),
         layouts_evaluated=found.evaluated,
@@ -126,6 +139,10 @@ def estimate(
         wall_hours=wall_hours,
         expected_interruptions=interruptions,
     )
+
+
+def _step_tokens(step: StepTime, layout: Layout, model: ModelSpec) -> float:
+    return step.microbatches * layout.dp * layout.microbatch * model.seq_len
 
 
 def _no_fit(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from domain.trainmodel.inputs import ModelSpec
 
 
+@lru_cache(maxsize=1024)
 def mlp_matrices(model: ModelSpec) -> int:
     """2 for a classic MLP (GPT), 3 for a gated one (SwiGLU: Llama, Qwen), read off the
     parameter count: per-layer parameters minus attention, divided by hidden x ffn."""

@@ -16,7 +16,7 @@ from domain.trainmodel.errors import TrainModelError, problem
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, ParallelRequest
 from domain.trainmodel.links import Links
 from domain.trainmodel.memory import MemoryUse, memory_use
-from domain.trainmodel.steptime import StepTime, step_time
+from domain.trainmodel.steptime import StepTime, lower_bound_s, step_time
 
 MICROBATCHES = (1, 2, 4, 8)
 INTERLEAVES = (1, 2, 3, 4, 6, 8)
@@ -36,6 +36,7 @@ class SearchResult:
     evaluated: int
     smallest_need_gb: float | None
     smallest_layout: Layout | None
+    pruned: int = 0
 
 
 def _divisors(n: int) -> list[int]:
@@ -120,7 +121,7 @@ def _splits(
 ) -> Iterator[tuple[int, int, int, int]]:
     """(tp, cp, pp, dp) candidates."""
     gpn = min(cluster.gpus_per_node, cluster.gpus)
-    tps = [req.tp] if req.tp else [t for t in _divisors(gpn) if model.heads % t == 0]
+    tps = [req.tp] if req.tp else [t for t in _divisors(gpn)[::-1] if model.heads % t == 0]
     cps = [req.cp] if req.cp else [1]
     for tp in tps:
         for cp in cps:
@@ -148,20 +149,44 @@ def search(
     global_batch_sequences: int,
 ) -> SearchResult:
     best: Candidate | None = None
-    evaluated = 0
+    evaluated = pruned = 0
     smallest: tuple[float, Layout] | None = None
     card = cluster.gpu.memory_gb
     for tp, cp, pp, dp in _splits(model, cluster, req):
         sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
         for ep in _eps(model, req, dp):
             for b in [req.microbatch] if req.microbatch else MICROBATCHES:
-                if global_batch_sequences % (dp * b) and not (req.dp and req.microbatch):
-                    continue
-                m = max(1, global_batch_sequences // (dp * b))
+                m = -(-global_batch_sequences // (dp * b))  # batch rounded up to whole microbatches
+                nothing_fits = False
                 for v in _interleaves(model, req, pp, m):
-                    base = Layout(tp, pp, dp, cp, ep, 0, b, "full", v, sp, req.flash_attention)
+                    base = Layout(
+                        tp,
+                        pp,
+                        dp,
+                        cp,
+                        ep,
+                        0,
+                        b,
+                        req.recompute or "none",
+                        v,
+                        sp,
+                        req.flash_attention,
+                    )
+                    if best is not None and (
+                        lower_bound_s(model, cluster, links, base, m) >= best.step.step_s
+                    ):
+                        pruned += 1  # even its cheapest recomputation computes too long
+                        continue
                     found = _fitting(model, req, base, m, card)
+                    if found[2] and v == 1:
+                        nothing_fits = True  # more interleave or a bigger microbatch: more memory
+                        break
                     for layout, mem in found[0]:
+                        # Branch and bound: compute alone already at least as slow as the best.
+                        bound = lower_bound_s(model, cluster, links, layout, m)
+                        if best is not None and bound >= best.step.step_s:
+                            pruned += 1
+                            continue
                         step = step_time(
                             model,
                             cluster,
@@ -177,9 +202,14 @@ def search(
                     need = found[1]
                     if need is not None and (smallest is None or need[0] < smallest[0]):
                         smallest = need
+                if nothing_fits:
+                    need = found[1]
+                    if need is not None and (smallest is None or need[0] < smallest[0]):
+                        smallest = need
+                    break
     if smallest is None:
-        return SearchResult(best, evaluated, None, None)
-    return SearchResult(best, evaluated, smallest[0], smallest[1])
+        return SearchResult(best, evaluated, None, None, pruned)
+    return SearchResult(best, evaluated, smallest[0], smallest[1], pruned)
 
 
 def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
@@ -204,32 +234,37 @@ def _fitting(
     model: ModelSpec, req: ParallelRequest, base: Layout, m: int, card_gb: float
 ) -> tuple[list[tuple[Layout, MemoryUse]], tuple[float, Layout] | None, bool]:
     """Per recomputation level the lowest ZeRO stage that fits; the smallest need seen; and
-    whether nothing at all fits (the lightest setting)."""
+    whether nothing at all fits (the lightest setting: most recomputation, highest stage)."""
     recomputes = [req.recompute] if req.recompute else list(RECOMPUTE_ORDER)
     stages = [0] if base.dp == 1 else [1, 2, 3]
     if req.zero_stage is not None:
         stages = [req.zero_stage]
+
+    def variant(rc: str, z: int) -> Layout:
+        return Layout(
+            base.tp, base.pp, base.dp, base.cp, base.ep, z, base.microbatch, rc,
+            base.interleave, base.sequence_parallel, base.flash_attention,
+        )  # fmt: skip
+
+    lightest = variant(recomputes[-1], stages[-1])
+    mem = memory_use(model, lightest, m)
+    if mem.total_gb > card_gb:
+        return [], (mem.total_gb, lightest), True
     fits: list[tuple[Layout, MemoryUse]] = []
-    smallest: tuple[float, Layout] | None = None
     for rc in recomputes:
+        heaviest_fails = (
+            len(stages) > 1
+            and rc != lightest.recompute
+            and memory_use(model, variant(rc, stages[-1]), m).total_gb > card_gb
+        )
+        if heaviest_fails:
+            continue  # not even at the highest ZeRO stage
         for z in stages:
-            layout = Layout(
-                base.tp,
-                base.pp,
-                base.dp,
-                base.cp,
-                base.ep,
-                z,
-                base.microbatch,
-                rc,
-                base.interleave,
-                base.sequence_parallel,
-                base.flash_attention,
-            )
+            layout = variant(rc, z)
             mem = memory_use(model, layout, m)
             if mem.total_gb <= card_gb:
                 fits.append((layout, mem))
                 break
-            if smallest is None or mem.total_gb < smallest[0]:
-                smallest = (mem.total_gb, layout)
-    return fits, smallest, not fits
+        if fits and fits[-1][0].zero_stage == stages[0] and fits[-1][0].recompute == rc:
+            break  # more recomputation at the same stage is only slower
+    return fits, None, False

@@ -74,7 +74,7 @@ def _passes(recompute: str) -> float:
     return 4.0 if recompute == "full" else 3.0
 
 
-def _microbatch_compute_s(model: ModelSpec, cluster: Cluster, layout: Layout) -> float:
+def microbatch_compute_s(model: ModelSpec, cluster: Cluster, layout: Layout) -> float:
     tokens = layout.microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, layout.recompute)
     per_gpu = tokens * flops / (layout.tp * layout.pp * layout.cp)
@@ -85,6 +85,18 @@ def _microbatch_compute_s(model: ModelSpec, cluster: Cluster, layout: Layout) ->
         ELEMENTWISE_BYTES * tokens / layout.cp * model.hidden * layers * _passes(layout.recompute)
     )
     return gemm_s + moved / layout.tp / (cluster.gpu.hbm_tbps * 1e12)
+
+
+def lower_bound_s(
+    model: ModelSpec, cluster: Cluster, links: Links, layout: Layout, microbatches: int
+) -> float:
+    """A step can be no shorter than its microbatches' compute and in-layer communication,
+    plus the pipeline bubble over them (used by the search to skip hopeless layouts)."""
+    c_mb = microbatch_compute_s(model, cluster, layout)
+    tpcp, ep = _microbatch_comm_s(model, layout, links)
+    per_mb = c_mb + tpcp + ep
+    bubble = (layout.pp - 1) / layout.interleave if layout.pp > 1 else 0.0
+    return (microbatches + bubble) * per_mb
 
 
 def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
@@ -169,8 +181,9 @@ def step_time(
     reduce_bytes: float | None = None,
     dp_overlap: bool = True,
 ) -> StepTime:
-    m = max(1, global_batch_sequences // (layout.dp * layout.microbatch))
-    c_mb = _microbatch_compute_s(model, cluster, layout)
+    # A batch that does not split evenly is rounded up to whole microbatches per replica.
+    m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
+    c_mb = microbatch_compute_s(model, cluster, layout)
     tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
     rb = reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
     dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap)
@@ -192,7 +205,7 @@ def step_time(
     optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (cluster.gpu.hbm_tbps * 1e12)
     compute = m * c_mb
     step = compute + m * (tpcp_mb + ep_mb) + dp + bubble + pp_comm + optimizer
-    tokens = global_batch_sequences * model.seq_len
+    tokens = m * layout.dp * layout.microbatch * model.seq_len
     mflops = tokens * model_flops_per_token(model)
     hflops = mflops + tokens * recompute_flops_per_token(model, layout.recompute)
     return StepTime(
