@@ -157,11 +157,12 @@ def _no_fit(
             f"{cluster.gpus} 块 GPU 上（全局批量 {seqs} 条序列）。",
         )
     else:
+        shown = f"{need:.0f}" if round(need) != round(card) else f"{need:.1f}"
         reason = Message(
             "does_not_fit",
-            f"Does not fit: the smallest layout needs {need:.0f} GB per GPU, the "
+            f"Does not fit: the smallest layout needs {shown} GB per GPU, the "
             f"{cluster.gpu.key} has {card:.0f} GB.",
-            f"显存不足：最省显存的布局每卡需要 {need:.0f} GB，"
+            f"显存不足：最省显存的布局每卡需要 {shown} GB，"
             f"{cluster.gpu.key} 只有 {card:.0f} GB。",
         )
     return NoFit(reason, need, card, evaluated)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from domain import trainmodel as tm
@@ -172,3 +174,35 @@ def test_failures_give_a_daly_interval_and_larger_jobs_lose_more():
     assert 0 < large["ettr"] < small["ettr"] < 1
     assert large["checkpoint_interval_s"] < small["checkpoint_interval_s"]
     assert "ettr" not in tm.predict_case(_case())
+
+
+def test_every_preset_has_a_source_and_runs_on_a_64_h100_offer():
+    from domain.trainmodel.presets import preset, presets
+
+    cluster = tm.Cluster(tm.gpu_spec("H100-SXM"), 64, 8, 400, 8, "ib")
+    assert len(presets()) == 8
+    for key, p in presets().items():
+        assert "arXiv" in p.source or "config" in p.source, key
+        result = tm.estimate(p.model, cluster, p.parallel, None, p.train_tokens)
+        if key == "llama3-405b":  # 16 bytes x 405B over 64 GPUs is more than 80 GB each
+            assert isinstance(result, tm.NoFit) and "GB per GPU" in result.reason.en
+        else:
+            assert isinstance(result, tm.Estimate), key
+            assert result.wall_hours is not None and result.wall_hours >= result.train_hours > 0
+    with pytest.raises(tm.TrainModelError) as exc:
+        preset("gpt-5")
+    assert exc.value.messages[0].code == "preset_unknown"
+
+
+def test_a_lora_fine_tune_fits_on_one_rtx4090_where_full_training_does_not():
+    from domain.trainmodel.presets import preset
+
+    lora = preset("lora-llama3-8b-1node")
+    full = preset("llama3-8b")
+    one_card = tm.Cluster(tm.gpu_spec("RTX4090"), 1, 1, 0, 1, "tcp")
+    short = dataclasses.replace(lora.model, seq_len=2048)  # consumer-card LoRA runs 2K sequences
+    batch = tm.ParallelRequest(global_batch_tokens=8 * 2048)
+    fits = tm.estimate(short, one_card, batch)
+    assert isinstance(fits, tm.Estimate) and fits.memory.total_gb <= 24
+    no_fit = tm.estimate(dataclasses.replace(full.model, seq_len=2048), one_card, batch)
+    assert isinstance(no_fit, tm.NoFit) and no_fit.needed_gb > 100  # 16 bytes x 8B
