@@ -24,7 +24,7 @@ recompute/interleave; None is searched), `Failures` (rate per GPU-hour, checkpoi
 Bad input raises `TrainModelError` whose `messages` are bilingual.
 
 `predict_case(dict)` is the `predict_runs` JSON contract; `presets()` gives the workload presets;
-`from_costmodel(workload, offer, gpu)` maps a COST-MODEL.md style input onto v2;
+`costmodel_adapter.from_costmodel(workload, offer)` maps a COST-MODEL.md style input onto v2;
 `validation.run_validation()` runs the published cases.
 
 Modules: inputs, gpus (data/gpus.json), links (alpha-beta), memory, steptime, search, failures,

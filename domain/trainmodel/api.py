@@ -162,7 +162,6 @@ def _no_fit(
             "does_not_fit",
             f"Does not fit: the smallest layout needs {shown} GB per GPU, the "
             f"{cluster.gpu.key} has {card:.0f} GB.",
-            f"显存不足：最省显存的布局每卡需要 {shown} GB，"
-            f"{cluster.gpu.key} 只有 {card:.0f} GB。",
+            f"显存不足：最省显存的布局每卡需要 {shown} GB，{cluster.gpu.key} 只有 {card:.0f} GB。",
         )
     return NoFit(reason, need, card, evaluated)
