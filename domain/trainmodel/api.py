@@ -100,6 +100,12 @@ def _estimate(
     check_given(model, cluster, parallel)
     if failures is not None:
         check_failures(failures)
+    if train_tokens is not None and not 0 < train_tokens < 1e18:
+        raise problem(
+            "train_tokens_range",
+            f"train_tokens must be a positive number of tokens below 1e18 (got {train_tokens:g}).",
+            f"train_tokens 必须是小于 1e18 的正数（当前为 {train_tokens:g}）。",
+        )
     seqs = _global_batch_sequences(model, parallel)
     links = links_for(cluster)
     found = search(model, cluster, links, parallel, seqs)

@@ -108,6 +108,12 @@ def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> Non
             f"The layout needs {fixed} GPUs (tp x pp x cp x dp) but the offer has {cluster.gpus}.",
             f"该并行布局需要 {fixed} 块 GPU（tp×pp×cp×dp），但报价只有 {cluster.gpus} 块。",
         )
+    if req.cp and model.seq_len % req.cp:
+        raise _bad(
+            "cp_seq_len",
+            f"Context parallel {req.cp} does not divide the sequence length {model.seq_len}.",
+            f"上下文并行度 {req.cp} 不能整除序列长度 {model.seq_len}。",
+        )
     if req.dp and req.ep and req.dp % req.ep:
         raise _bad(
             "ep_dp",
@@ -214,7 +220,7 @@ def search(
 
 def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
     if req.ep:
-        return [req.ep]
+        return [req.ep] if dp % req.ep == 0 else []  # experts are sharded inside dp
     if model.moe is None:
         return [1]
     return [e for e in _divisors(dp) if model.moe.experts % e == 0 and e <= 64] or [1]

@@ -53,6 +53,8 @@ def _error_codes(case):  # type: ignore[no-untyped-def]
         ({"ep": 2}, {}, "ep_without_moe"),
         ({"zero_stage": 5}, {}, "zero_stage"),
         ({"recompute": "some"}, {}, "recompute"),
+        ({"cp": 3}, {}, "cp_seq_len"),
+        ({"ep": 0}, {}, "parallel_ep_range"),
         ({}, {"moe": {"experts": 0, "top_k": 1, "active_params_b": 10}}, "moe_no_experts"),
         ({}, {"hidden": 0}, "model_hidden_range"),
         ({}, {"params_b": 0}, "model_params_range"),
@@ -73,6 +75,7 @@ def test_unknown_gpu_wrong_types_and_absurd_sizes_are_messages_not_tracebacks():
     assert _error_codes(_case(fabric="carrier-pigeon")) == ["cluster_fabric"]
     assert "global_batch_range" in _error_codes(_case(parallel={"global_batch_tokens": 10}))
     assert _error_codes(_case(model="70B")) == ["model_not_object"]
+    assert _error_codes(_case(train_tokens=-5)) == ["train_tokens_range"]
 
 
 def test_a_70b_job_on_8_rtx4090_says_how_much_memory_it_needs():
