@@ -49,14 +49,16 @@ def main() -> None:
     clusters = make_clusters(count)
     distinct = len(set(clusters))
     _estimate.cache_clear()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     results = [estimate(work.model, c, work.parallel, None, work.train_tokens) for c in clusters]
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     evaluated = [r.layouts_evaluated for r in results]
     fits = sum(not isinstance(r, NoFit) for r in results)
     print(f"offers: {count}, distinct hardware shapes: {distinct}, fitting: {fits}")
     print(f"ranking time: {elapsed:.2f} s = {count / elapsed:,.0f} offers/s (memo on)")
-    print(f"cold: {elapsed / distinct * 1000:.1f} ms per distinct shape")
+    print(f"CPU time: {cpu:.2f} s = {count / cpu:,.0f} offers per CPU-second (shared machine)")
+    print(f"{cpu / distinct * 1000:.1f} CPU-ms per distinct shape (memory answers are shared)")
     print(
         "layouts evaluated per offer: mean "
         f"{statistics.mean(evaluated):.1f}, median {statistics.median(evaluated):.0f}, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from domain.messages import Message
 from domain.trainmodel.arch import pipeline_splits
@@ -236,6 +237,7 @@ def _interleaves(model: ModelSpec, req: ParallelRequest, pp: int, m: int) -> lis
     ]
 
 
+@lru_cache(maxsize=65536)  # memory does not depend on the network: offers share the answer
 def _fitting(
     model: ModelSpec, req: ParallelRequest, base: Layout, m: int, card_gb: float
 ) -> tuple[list[tuple[Layout, MemoryUse]], tuple[float, Layout] | None, bool]:

@@ -5,7 +5,9 @@ exposed data-parallel / ZeRO traffic and the optimizer step."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
+from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import Links, collective_s, p2p_s
 from domain.trainmodel.memory import params_per_rank
@@ -65,26 +67,27 @@ def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
     return 0.0
 
 
-def compute_efficiency(cluster: Cluster, model: ModelSpec, tp: int) -> float:
+def compute_efficiency(gpu: GpuSpec, model: ModelSpec, tp: int) -> float:
     width = model.hidden / tp
-    return cluster.gpu.efficiency * width / (width + SHARD_HALF_WIDTH)
+    return gpu.efficiency * width / (width + SHARD_HALF_WIDTH)
 
 
 def _passes(recompute: str) -> float:
     return 4.0 if recompute == "full" else 3.0
 
 
-def microbatch_compute_s(model: ModelSpec, cluster: Cluster, layout: Layout) -> float:
+@lru_cache(maxsize=65536)
+def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
     tokens = layout.microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, layout.recompute)
     per_gpu = tokens * flops / (layout.tp * layout.pp * layout.cp)
-    peak = cluster.gpu.bf16_tflops * 1e12
-    gemm_s = per_gpu / (peak * compute_efficiency(cluster, model, layout.tp))
+    peak = gpu.bf16_tflops * 1e12
+    gemm_s = per_gpu / (peak * compute_efficiency(gpu, model, layout.tp))
     layers = model.layers / layout.pp
     moved = (
         ELEMENTWISE_BYTES * tokens / layout.cp * model.hidden * layers * _passes(layout.recompute)
     )
-    return gemm_s + moved / layout.tp / (cluster.gpu.hbm_tbps * 1e12)
+    return gemm_s + moved / layout.tp / (gpu.hbm_tbps * 1e12)
 
 
 def lower_bound_s(
@@ -92,13 +95,14 @@ def lower_bound_s(
 ) -> float:
     """A step can be no shorter than its microbatches' compute and in-layer communication,
     plus the pipeline bubble over them (used by the search to skip hopeless layouts)."""
-    c_mb = microbatch_compute_s(model, cluster, layout)
+    c_mb = microbatch_compute_s(model, cluster.gpu, layout)
     tpcp, ep = _microbatch_comm_s(model, layout, links)
     per_mb = c_mb + tpcp + ep
     bubble = (layout.pp - 1) / layout.interleave if layout.pp > 1 else 0.0
     return (microbatches + bubble) * per_mb
 
 
+@lru_cache(maxsize=65536)
 def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
     """(tp + cp collectives, ep all-to-alls) of one microbatch on one stage."""
     layers = model.layers / layout.pp
@@ -183,7 +187,7 @@ def step_time(
 ) -> StepTime:
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
-    c_mb = microbatch_compute_s(model, cluster, layout)
+    c_mb = microbatch_compute_s(model, cluster.gpu, layout)
     tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
     rb = reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
     dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap)
