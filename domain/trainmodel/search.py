@@ -143,7 +143,8 @@ def _splits(
             for pp in pps:
                 used = tp * cp * pp
                 if req.dp:
-                    yield tp, cp, pp, req.dp
+                    if used * req.dp <= cluster.gpus:
+                        yield tp, cp, pp, req.dp
                 elif cluster.gpus % used == 0:
                     yield tp, cp, pp, cluster.gpus // used
 

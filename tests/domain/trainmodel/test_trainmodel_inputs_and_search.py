@@ -99,6 +99,12 @@ def test_the_search_keeps_tp_inside_a_server_and_fits_the_card():
     assert sum(parts.values()) == pytest.approx(out["step_time_s"], rel=1e-4)
 
 
+def test_a_partly_given_layout_never_uses_more_gpus_than_the_offer():
+    out = tm.predict_case(_case(parallel={"dp": 4, "global_batch_tokens": 4 * 1024 * 1024}))
+    lay = out["layout"]
+    assert lay["dp"] == 4 and lay["tp"] * lay["pp"] * lay["dp"] <= 64
+
+
 def test_a_given_layout_is_used_as_given():
     given = {
         "tp": 4,
