@@ -125,7 +125,7 @@ def _estimate(
     if train_tokens:
         tokens_per_s = _step_tokens(step, layout, model) / step.step_s
         train_hours = train_tokens / tokens_per_s / 3600.0
-        wall_hours = train_hours / good.ettr if good.ettr > 0 else math.inf
+        wall_hours = train_hours / good.goodput if good.goodput > 0 else math.inf
         interruptions = wall_hours * used * profile.interruptions_per_gpu_hour
     return Estimate(
         layout=layout,
@@ -140,7 +140,7 @@ def _estimate(
         bandwidth_basis=links.basis,
         goodput=good,
         failures_given=failures is not None,
-        eth_per_hour=achieved * good.ettr / (REFERENCE_PEAK_FLOPS * REFERENCE_MFU),
+        eth_per_hour=achieved * good.goodput / (REFERENCE_PEAK_FLOPS * REFERENCE_MFU),
         train_hours=train_hours,
         wall_hours=wall_hours,
         expected_interruptions=interruptions,

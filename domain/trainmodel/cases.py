@@ -121,7 +121,14 @@ def failures_from(data: Any) -> Failures | None:
         checkpoint_write_s=_field("failures", d, "checkpoint_write_s", "float", True),
         restart_s=_field("failures", d, "restart_s", "float", True),
         checkpoint_interval_s=_field("failures", d, "checkpoint_interval_s", "float", False),
+        repair_s=_field("failures", d, "repair_s", "float", False) or 0.0,
+        spare_nodes=_field("failures", d, "spare_nodes", "int", False) or 0,
+        availability=_opt(_field("failures", d, "availability", "float", False), 1.0),
     )
+
+
+def _opt(value: float | None, default: float) -> float:
+    return default if value is None else value
 
 
 def cluster_from(d: Mapping[str, Any], table: dict[str, GpuSpec] | None = None) -> Cluster:
@@ -219,6 +226,7 @@ def estimate_dict(case_id: Any, result: Estimate | NoFit) -> dict[str, Any]:
     if result.failures_given:
         out["checkpoint_interval_s"] = _r(result.goodput.checkpoint_interval_s)
         out["ettr"] = _r(result.goodput.ettr, 4)
+        out["goodput"] = _r(result.goodput.goodput, 4)
     return out
 
 

@@ -18,9 +18,12 @@ CHECKPOINT_BYTES_PER_PARAM = 14.0  # bf16 weights + fp32 master + Adam moments (
 
 @dataclass(frozen=True, slots=True)
 class Goodput:
+    """`ettr`: useful share of the job's running time; `goodput` also pays the SLA downtime."""
+
     mtbf_s: float
     checkpoint_interval_s: float
     ettr: float
+    goodput: float = 1.0
 
 
 def young_interval_s(write_s: float, mtbf_s: float) -> float:
@@ -48,16 +51,18 @@ def ettr(interval_s: float, write_s: float, restart_s: float, mtbf_s: float) -> 
 
 
 def goodput(failures: Failures, gpus: int) -> Goodput:
+    """Job MTBF = 1 / (rate x GPUs); without a spare server every restart also waits for the
+    vendor's repair; the SLA availability multiplies the ETTR into the goodput."""
     rate = failures.interruptions_per_gpu_hour * gpus
     mtbf = 3600.0 / rate if rate > 0 else math.inf
     interval = failures.checkpoint_interval_s
     if interval is None:
         interval = daly_interval_s(failures.checkpoint_write_s, mtbf) if rate > 0 else math.inf
+    restart = failures.restart_s + (failures.repair_s if failures.spare_nodes == 0 else 0.0)
     if math.isinf(interval):
-        return Goodput(mtbf, interval, 1.0)
-    return Goodput(
-        mtbf, interval, ettr(interval, failures.checkpoint_write_s, failures.restart_s, mtbf)
-    )
+        return Goodput(mtbf, interval, 1.0, failures.availability)
+    share = ettr(interval, failures.checkpoint_write_s, restart, mtbf)
+    return Goodput(mtbf, interval, share, share * failures.availability)
 
 
 def default_failures(params: float, nodes: int) -> Failures:

@@ -81,12 +81,19 @@ class ParallelRequest:
 
 @dataclass(frozen=True, slots=True)
 class Failures:
-    """Interruptions per GPU-hour; checkpoint write and restart (detect + reschedule + reload)."""
+    """Interruptions per GPU-hour; checkpoint write and restart (detect + reschedule + reload).
+
+    `repair_s`: the vendor's repair or replacement time, paid on top of the restart when the offer
+    keeps no spare server; `availability`: the vendor's SLA or measured availability (0-1), time
+    the whole cluster is down for reasons other than the job's own interruptions."""
 
     interruptions_per_gpu_hour: float
     checkpoint_write_s: float
     restart_s: float
     checkpoint_interval_s: float | None = None
+    repair_s: float = 0.0
+    spare_nodes: int = 0
+    availability: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +270,9 @@ def check_cluster(cluster: Cluster) -> None:
 
 
 def check_failures(failures: Failures) -> None:
-    rate_ok = 0 <= failures.interruptions_per_gpu_hour < 1
+    rate_ok = 0 <= failures.interruptions_per_gpu_hour < 1 and 0 < failures.availability <= 1
     times_ok = 0 <= failures.checkpoint_write_s < 1e6 and 0 <= failures.restart_s < 1e7
+    times_ok = times_ok and 0 <= failures.repair_s < 1e7 and failures.spare_nodes >= 0
     interval = failures.checkpoint_interval_s
     if rate_ok and times_ok and (interval is None or interval > 0):
         return
@@ -272,10 +280,12 @@ def check_failures(failures: Failures) -> None:
         [
             _msg(
                 "failures_range",
-                "failures: interruptions_per_gpu_hour must be in [0, 1), checkpoint_write_s and "
-                "restart_s non-negative seconds, checkpoint_interval_s positive when given.",
-                "故障参数：interruptions_per_gpu_hour 必须在 [0, 1) 之间，checkpoint_write_s 与 "
-                "restart_s 为非负秒数，给出的 checkpoint_interval_s 必须为正。",
+                "failures: interruptions_per_gpu_hour must be in [0, 1), availability in (0, 1], "
+                "checkpoint_write_s, restart_s and repair_s non-negative seconds, spare_nodes "
+                "non-negative, checkpoint_interval_s positive when given.",
+                "故障参数：interruptions_per_gpu_hour 必须在 [0, 1) 之间，availability 在 (0, 1] "
+                "之间，checkpoint_write_s、restart_s 与 repair_s 为非负秒数，spare_nodes 不能为负，"
+                "给出的 checkpoint_interval_s 必须为正。",
             )
         ]
     )

@@ -244,3 +244,17 @@ def test_the_cost_model_seed_example_maps_onto_v2_and_keeps_its_direction():
     )
     _, cluster, _ = from_costmodel(work, measured)
     assert cluster.measured_busbw_gbps == pytest.approx(5.0)
+
+
+def test_repair_without_a_spare_server_and_the_sla_lower_goodput():
+    base = {"interruptions_per_gpu_hour": 2e-5, "checkpoint_write_s": 30, "restart_s": 600}
+    plain = tm.predict_case(_case(gpus=1024, failures=base))
+    repair = tm.predict_case(_case(gpus=1024, failures=base | {"repair_s": 4 * 3600}))
+    spare = tm.predict_case(
+        _case(gpus=1024, failures=base | {"repair_s": 4 * 3600, "spare_nodes": 2})
+    )
+    sla = tm.predict_case(_case(gpus=1024, failures=base | {"availability": 0.99}))
+    assert repair["ettr"] < plain["ettr"] == spare["ettr"]
+    assert sla["ettr"] == plain["ettr"]
+    assert sla["goodput"] == pytest.approx(0.99 * plain["goodput"], rel=1e-3)
+    assert "failures_range" in _error_codes(_case(failures=base | {"availability": 1.5}))
