@@ -2,8 +2,9 @@
 
 Reads a JSON list of run cases and prints a JSON array, one object per case in input order, with
 `id, step_time_s, tokens_per_s, mfu, hfu, memory_gb_per_gpu, fits, reason, layout, breakdown_s`
-and, when the case gives `failures`, `checkpoint_interval_s`, `ettr` and `goodput`. Missing `parallel`
-values are searched. The model is `domain.trainmodel.predict_case`, the code path the ranking uses.
+and, when the case gives `failures`, `checkpoint_interval_s`, `ettr` and `goodput`. Missing
+`parallel` values are searched. The model is `domain.trainmodel.predict_case`, the code path the
+ranking uses.
 
 Exit codes: 0 every case was predicted (a case that does not fit is a prediction: `fits: false`
 with its reason); 1 some case had bad input (its object carries `error`, bilingual messages, and
