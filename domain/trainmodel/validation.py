@@ -406,6 +406,27 @@ def summarise(results: list[CaseResult]) -> Summary:
     )
 
 
+SERIES = (
+    ("ZeRO-3 174.6B, 384/768/1536 GPUs", "megatron21_t2_zero3_174.6B_", (384, 768, 1536)),
+    ("PTD-P 174.6B, 384/768/1536 GPUs", "megatron21_t2_ptdp_174.6B_", (384, 768, 1536)),
+    ("ZeRO-3 529.6B, 640/1120/2240 GPUs", "megatron21_t2_zero3_529.6B_", (640, 1120, 2240)),
+    ("PTD-P 529.6B, 560/1120/2240 GPUs", "megatron21_t2_ptdp_529.6B_", (560, 1120, 2240)),
+)
+
+
+def table2_series(results: list[CaseResult]) -> list[tuple[str, list[int], list[int]]]:
+    """Megatron SC'21 Table 2 as TFLOP/s per GPU (HFU x 312, the paper's unit): published and
+    predicted, for the ZeRO-3 collapse and the near-flat PTD-P line."""
+    by_id = {r.id: r for r in results}
+    out = []
+    for name, prefix, gpus in SERIES:
+        rows = [by_id[f"{prefix}{n}gpu"] for n in gpus]
+        pub = [round(float(r.published) / 0.75 * 312) for r in rows]
+        pred = [round(float(r.predicted) / 0.75 * 312) for r in rows]
+        out.append((name, pub, pred))
+    return out
+
+
 def run_validation() -> tuple[list[CaseResult], Summary]:
     results = compute_and_memory_results() + failure_results() + bandwidth_results()
     return results, summarise(results)

@@ -128,8 +128,12 @@ def test_validate_model_prints_every_case_and_meets_the_goals(capsys):
     out = capsys.readouterr().out
     assert "megatron21_t2_zero3_174.6B_1536gpu" in out and "daly2006_case1" in out
     assert "All goals met." in out
+    assert "Megatron Table 2 ZeRO-3 174.6B, 384/768/1536 GPUs: TFLOP/s per GPU published " in out
     call_command("validate_model", "--json")
     payload = json.loads(capsys.readouterr().out)
     assert payload["summary"]["goals_met"] is True
     assert payload["summary"]["mfu_median_error"] <= 0.10
     assert len([c for c in payload["cases"] if c["kind"] == "compute"]) == 30
+    zero3 = payload["table2_tflops"][0]
+    assert zero3["published"] == [144, 88, 44]
+    assert zero3["predicted"][0] > 2.5 * zero3["predicted"][2]

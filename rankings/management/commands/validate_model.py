@@ -19,6 +19,7 @@ from domain.trainmodel.validation import (
     MFU_MEDIAN_GOAL,
     CaseResult,
     run_validation,
+    table2_series,
 )
 
 
@@ -48,6 +49,10 @@ class Command(BaseCommand):
             payload = {
                 "cases": [asdict(r) for r in results],
                 "summary": asdict(summary) | {"goals_met": summary.goals_met},
+                "table2_tflops": [
+                    {"series": n, "published": pub, "predicted": pred}
+                    for n, pub, pred in table2_series(results)
+                ],
             }
             self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))
         else:
@@ -56,6 +61,10 @@ class Command(BaseCommand):
             for r in results:
                 self.stdout.write(self._row(r))
             self.stdout.write("")
+            for name, pub, pred in table2_series(results):
+                self.stdout.write(
+                    f"Megatron Table 2 {name}: TFLOP/s per GPU published {pub}, predicted {pred}"
+                )
             self.stdout.write(
                 f"MFU over {summary.compute_cases} compute cases: median relative error "
                 f"{summary.mfu_median_error:.1%} (goal <= {MFU_MEDIAN_GOAL:.0%}), max "
