@@ -12,7 +12,7 @@ Public API (pure Python, no Django)::
         result.memory.total_gb   # per GPU, vs result.card_memory_gb
         result.step              # StepTime: step_s and compute/tp/pp/bubble/dp/ep/optimizer parts
         result.mfu, result.hfu, result.tokens_per_s, result.layouts_evaluated
-        result.goodput           # mtbf_s, checkpoint_interval_s (Daly), ettr
+        result.goodput           # mtbf_s, checkpoint_interval_s (Daly), ettr, goodput (x SLA)
         result.eth_per_hour      # effective training hours per wall hour (H100 at mfu 0.45 = 1)
         result.train_hours, result.wall_hours, result.expected_interruptions  # with train_tokens
 
@@ -20,15 +20,18 @@ Inputs: `ModelSpec` (params_b, layers, hidden, heads, seq_len, vocab, ffn, kv_he
 trainable_params_b for adapters), `Cluster` (a `GpuSpec` from `gpu_spec(key)`, gpus,
 gpus_per_node, nic_gbps, nics_per_node, fabric, measured busbw or a busbw-by-size table),
 `ParallelRequest` (global_batch_tokens plus any fixed tp/pp/dp/cp/ep/zero_stage/microbatch/
-recompute/interleave; None is searched), `Failures` (rate per GPU-hour, checkpoint write, restart).
+recompute/interleave; None is searched), `Failures` (rate per GPU-hour, checkpoint write,
+restart, vendor repair time, spare servers, SLA availability).
 Bad input raises `TrainModelError` whose `messages` are bilingual.
 
-`predict_case(dict)` is the `predict_runs` JSON contract; `presets()` gives the workload presets;
+`predict_case(dict)` is the `predict_runs` JSON contract; `presets()` / `preset(key)` give the
+workload presets (data/presets.json);
 `costmodel_adapter.from_costmodel(workload, offer)` maps a COST-MODEL.md style input onto v2;
 `validation.run_validation()` runs the published cases.
 
-Modules: inputs, gpus (data/gpus.json), links (alpha-beta), memory, steptime, search, failures,
-api, cases, presets, costmodel_adapter, validation.
+Modules: inputs, arch, gpus (data/gpus.json), links (alpha-beta), memory, steptime, search,
+failures, api, cases, presets, costmodel_adapter, validation (data/validation_cases.json).
+The Django layer may pass its own GPU table to `gpu_spec(key, table)` / `predict_case(obj, table)`.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from domain.trainmodel.inputs import (
     ParallelRequest,
 )
 from domain.trainmodel.memory import MemoryUse
+from domain.trainmodel.presets import Preset, preset, presets
 from domain.trainmodel.steptime import StepTime
 
 __all__ = [
@@ -61,6 +65,7 @@ __all__ = [
     "MoeSpec",
     "NoFit",
     "ParallelRequest",
+    "Preset",
     "StepTime",
     "TrainModelError",
     "daly_interval_s",
@@ -69,5 +74,7 @@ __all__ = [
     "gpu_spec",
     "gpu_table",
     "predict_case",
+    "preset",
+    "presets",
     "young_interval_s",
 ]
