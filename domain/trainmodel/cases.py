@@ -152,6 +152,8 @@ def cluster_from(d: Mapping[str, Any], table: dict[str, GpuSpec] | None = None) 
         nics_per_node=_field("case", d, "nics_per_node", "int", False) or 1,
         fabric=_field("case", d, "fabric", "str", False) or "tcp",
         measured_busbw_gbps=_field("case", d, "measured_busbw_gbps", "float", False),
+        measured_link_gbps=_field("case", d, "measured_link_gbps", "float", False),
+        link_bidirectional=bool(_field("case", d, "link_bidirectional", "bool", False)),
         busbw_table=tuple((float(s), float(g)) for s, g in raw_table),
     )
 

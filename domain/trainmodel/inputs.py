@@ -57,6 +57,8 @@ class Cluster:
     fabric: str
     measured_busbw_gbps: float | None = None
     busbw_table: tuple[tuple[float, float], ...] = ()
+    measured_link_gbps: float | None = None  # iperf3 / perftest: one NIC, one direction
+    link_bidirectional: bool = False  # the link figure adds both directions: halve it
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +257,15 @@ def check_cluster(cluster: Cluster) -> None:
                 "cluster_nic",
                 "A multi-node offer needs nic_gbps in (0, 10000] and 1 to 64 NICs per node.",
                 "多节点报价需要网卡速率在 (0, 10000] Gbit/s 之间，且每节点 1 到 64 块网卡。",
+            )
+        )
+    link = cluster.measured_link_gbps
+    if link is not None and not 0 < link <= 10_000:
+        bad.append(
+            _msg(
+                "cluster_link",
+                "measured_link_gbps must be a positive Gbit/s figure per NIC (at most 10000).",
+                "measured_link_gbps 必须是每块网卡的正 Gbit/s 数值（不超过 10000）。",
             )
         )
     if cluster.measured_busbw_gbps is not None and not 0 < cluster.measured_busbw_gbps <= 100_000:

@@ -63,6 +63,13 @@ def links_for(cluster: Cluster) -> Links:
     elif cluster.measured_busbw_gbps:
         inter = cluster.measured_busbw_gbps / 8 * 1e9
         basis = "measured"
+    elif cluster.measured_link_gbps:
+        # One link, one direction, per NIC (item 7): the collective still pays the fabric
+        # efficiency on top; a bidirectional test counted both directions.
+        link = cluster.measured_link_gbps / (2 if cluster.link_bidirectional else 1)
+        per_gpu = link * cluster.nics_per_node / max(cluster.gpus_per_node, 1) / 8 * 1e9
+        inter = per_gpu * FABRIC_EFFICIENCY.get(cluster.fabric, 0.35)
+        basis = "measured"
     return Links(
         intra_bps=intra,
         intra_alpha_s=INTRA_ALPHA_S.get(gpu.intra_kind, 5e-6),

@@ -107,3 +107,16 @@ def test_ettr_falls_with_restart_time_and_a_failure_free_run_only_pays_checkpoin
     m = 3 * 3600.0
     assert ettr(600, 10, 300, m) > ettr(600, 10, 1200, m)
     assert ettr(600, 10, 300, math.inf) == pytest.approx(600 / 610)
+
+
+def test_a_link_test_counts_one_nic_one_direction_and_still_pays_the_fabric_efficiency():
+    gpu = gpu_spec("A100-SXM4-80GB")
+    one_way = links_for(Cluster(gpu, 64, 8, 200, 8, "roce", measured_link_gbps=160))
+    assert one_way.inter_bps == pytest.approx(160 / 8 * 1e9 * 0.92)
+    assert one_way.basis == "measured"
+    both = links_for(
+        Cluster(gpu, 64, 8, 200, 8, "roce", measured_link_gbps=160, link_bidirectional=True)
+    )
+    assert both.inter_bps == pytest.approx(one_way.inter_bps / 2)
+    nominal = links_for(Cluster(gpu, 64, 8, 200, 8, "roce"))
+    assert nominal.basis == "nominal" and nominal.inter_bps > one_way.inter_bps
