@@ -32,7 +32,7 @@ def young_interval_s(write_s: float, mtbf_s: float) -> float:
 
 
 def daly_interval_s(write_s: float, mtbf_s: float) -> float:
-    """Daly's higher-order optimum (FGCS 2006, eq. 37); M itself when delta >= 2M."""
+    """Daly's higher-order optimum (FGCS 22(3), 2006); M itself when delta >= 2M."""
     if write_s <= 0:
         return mtbf_s
     if write_s >= 2.0 * mtbf_s:
