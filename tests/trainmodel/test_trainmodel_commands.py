@@ -137,3 +137,15 @@ def test_validate_model_prints_every_case_and_meets_the_goals(capsys):
     zero3 = payload["table2_tflops"][0]
     assert zero3["published"] == [144, 88, 44]
     assert zero3["predicted"][0] > 2.5 * zero3["predicted"][2]
+
+
+def test_the_example_file_runs_dense_moe_and_no_fit_cases(capsys):
+    from pathlib import Path
+
+    call_command("predict_runs", str(Path(__file__).parent / "data" / "example_runs.json"))
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["spec-example-175b"]["fits"] is True
+    assert rows["llama3-70b-searched-with-failures"]["ettr"] > 0.9
+    moe = rows["deepseek-v3-style-moe"]
+    assert moe["fits"] is True and moe["layout"]["ep"] > 1 and moe["breakdown_s"]["ep_comm"] > 0
+    assert rows["70b-on-one-4090-server"]["fits"] is False

@@ -258,3 +258,13 @@ def test_repair_without_a_spare_server_and_the_sla_lower_goodput():
     assert sla["ettr"] == plain["ettr"]
     assert sla["goodput"] == pytest.approx(0.99 * plain["goodput"], rel=1e-3)
     assert "failures_range" in _error_codes(_case(failures=base | {"availability": 1.5}))
+
+
+def test_mfu_falls_in_strong_scaling_at_a_fixed_batch():
+    mfu = []
+    for gpus in (256, 1024, 4096):
+        out = tm.predict_case(_case(gpus=gpus))
+        assert out["fits"] is True
+        mfu.append(out["mfu"])
+    assert mfu[0] > mfu[1] > mfu[2]
+    assert mfu[2] < 0.8 * mfu[0]  # smaller per-replica batches: bubble and exposed traffic grow
