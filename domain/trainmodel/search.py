@@ -190,7 +190,7 @@ def search(
                         nothing_fits = True  # more interleave or a bigger microbatch: more memory
                         break
                     for layout, mem in found[0]:
-                        # Branch and bound: compute alone already at least as slow as the best.
+                        # Branch and bound: compute, in-layer traffic and bubble already too slow.
                         bound = lower_bound_s(model, cluster, links, layout, m)
                         if best is not None and bound >= best.step.step_s:
                             pruned += 1
