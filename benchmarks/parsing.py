@@ -27,6 +27,7 @@ from domain.benchlogs import (
 )
 from domain.benchlogs.archive import iter_zip_members
 from domain.benchlogs.stats import PASS, Thresholds, summarise_run, verdict
+from domain.benchlogs.verdict import DEFAULT_THRESHOLDS as _DEFAULTS
 from domain.messages import Message
 
 __all__ = [
@@ -185,15 +186,18 @@ def zip_members(stream: IO[bytes], *, max_bytes: int) -> Iterator[Member]:
 
 @dataclass(frozen=True)
 class Limits:
-    """The team's thresholds as plain values: the field names of ``AcceptanceThresholds``."""
+    """The team's thresholds as plain values: the field names of ``AcceptanceThresholds``.
 
-    rdma_min_line_fraction: float = 0.90
-    tcp_min_line_fraction: float = 0.85
-    max_cv: float = 0.05
-    warn_margin: float = 0.05
-    p99_latency_ib_us: float = 5.0
-    p99_latency_roce_us: float = 10.0
-    p99_latency_tcp_us: float = 50.0
+    Defaults are the domain's (``DEFAULT_THRESHOLDS``), the single source of them.
+    """
+
+    rdma_min_line_fraction: float = _DEFAULTS.rdma_min_efficiency
+    tcp_min_line_fraction: float = _DEFAULTS.tcp_min_efficiency
+    max_cv: float = _DEFAULTS.max_cv
+    warn_margin: float = _DEFAULTS.efficiency_fail_margin
+    p99_latency_ib_us: float = _DEFAULTS.p99_limit_us_ib
+    p99_latency_roce_us: float = _DEFAULTS.p99_limit_us_roce
+    p99_latency_tcp_us: float = _DEFAULTS.p99_limit_us_tcp
 
     def thresholds(self) -> Thresholds:
         """The domain's thresholds; what the team does not edit keeps the domain's default.

@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from domain.benchlogs import catalogue
+from domain.benchlogs import catalogue, fidelity
 from domain.benchlogs import iperf3_text_lines as grammar
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_text_lines import Row
@@ -36,26 +36,42 @@ class _SlotSeries:
         self.retransmits = array("q")
         self.packets = array("q")
         self.zero_length = 0
+        self.repeated = 0
         self.columns: dict[str, array[float]] = {}
-        self._slot: tuple[float, float] | None = None
         self._rows: list[Row] = []
+        self._keys: set[tuple[str, str | None]] = set()
 
     def add(self, row: Row) -> None:
-        if row.slot != self._slot:
+        """Rows belong to one reporting interval until the block ends.
+
+        A block is what iperf3 prints per interval: each stream's row, then the [SUM] row(s)
+        when there are several streams. Each stream computes its own interval times, so under
+        load a stream prints ``27.00-28.05`` while [SUM] prints ``27.00-28.04``: the printed
+        times cannot be the grouping key. A block ends at a separator line (printed after each
+        [SUM] block) or when a stream or [SUM] row of the block comes again (single-stream logs
+        print neither [SUM] nor separators).
+        """
+        key = (row.ident, row.role)
+        if key in self._keys:
             self.flush()
-            self._slot = row.slot
+        self._keys.add(key)
         self._rows.append(row)
 
     def flush(self) -> None:
         rows, self._rows = self._rows, []
-        if not rows or self._slot is None:
-            return
-        start, end = self._slot
-        if end <= start:
-            self.zero_length += 1
+        self._keys = set()
+        if not rows:
             return
         sums = [row for row in rows if row.ident == "SUM"]
         streams = [row for row in rows if row.ident != "SUM"]
+        start, end = (sums or streams)[0].slot
+        if end <= start:
+            self.zero_length += 1
+            return
+        if len(self.total) and (self.start_s[-1], self.end_s[-1]) == (start, end):
+            # A client whose server is stopped prints its last interval a second time.
+            self.repeated += 1
+            return
         chosen = sums or streams
         self.bytes.append(sum(row.bytes for row in chosen))
         self._counts(chosen)
@@ -120,6 +136,7 @@ class _Session:
     done: bool = False
     skipped: int = 0
     version: str | None = None
+    stopped_text: str | None = None
 
     @property
     def has_data(self) -> bool:
@@ -136,13 +153,34 @@ class _Reader:
     def __init__(self) -> None:
         self.sessions = [_Session()]
         self.version: str | None = None
+        self.orphans: list[str] = []
+        self.orphan_error = False
+
+    def finish(self) -> list[_Session]:
+        """The sessions with content; status lines printed ahead of them go to the last one."""
+        sessions = [session for session in self.sessions if session.has_content]
+        if self.orphans and sessions:
+            last = sessions[-1]
+            last.stopped_text = self.orphans[-1]
+            if self.orphan_error and last.error_text is None:
+                last.error_text = self.orphans[-1]
+            elif last.interrupt_text is None and last.error_text is None:
+                last.interrupt_text = self.orphans[-1]
+        return sessions
 
     @property
     def current(self) -> _Session:
         return self.sessions[-1]
 
     def _new_session(self, role: str) -> _Session:
-        if self.current.has_content or self.current.role is not None:
+        current = self.current
+        if current.role is None and not current.has_data and current.has_content:
+            # ``iperf3 -s > f 2>&1``: stderr is unbuffered and stdout is not, so the server's
+            # "iperf3: interrupt …" lands before the tests it ended. It is held for the last test.
+            self.orphans.extend(t for t in (current.error_text, current.interrupt_text) if t)
+            self.orphan_error = self.orphan_error or current.error_text is not None
+            self.sessions[-1] = _Session()
+        elif current.has_content or current.role is not None:
             self.sessions.append(_Session())
         self.current.role = role
         return self.current
@@ -152,7 +190,9 @@ class _Reader:
         if not line:
             return
         separator = grammar.SEPARATOR.match(line) is not None
-        if not separator:
+        if separator:
+            self.current.slots.flush()
+        else:
             self._dispatch(line)
         self.current.after_separator = separator
 
@@ -229,7 +269,7 @@ def parse_iperf3_text_all(lines: Iterable[str]) -> tuple[BenchResult, ...]:
     reader = _Reader()
     for line in lines:
         reader.feed(line)
-    sessions = [session for session in reader.sessions if session.has_content]
+    sessions = reader.finish()
     if not sessions:
         raise BenchLogError(catalogue.no_results("iperf3"))
     return tuple(_build(session, reader.version) for session in sessions)
@@ -306,6 +346,10 @@ def _throughput(
     warnings: list[Message] = []
     if slots.zero_length:
         warnings.append(catalogue.zero_length_intervals(slots.zero_length))
+    if slots.repeated:
+        warnings.append(fidelity.repeated_intervals(slots.repeated))
+    if session.stopped_text is not None and session.role == "server" and session.has_data:
+        warnings.append(fidelity.server_stopped(session.stopped_text))
     if session.skipped:
         warnings.append(catalogue.skipped_lines(session.skipped))
     throughput = figures.throughput_gbps

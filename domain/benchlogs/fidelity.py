@@ -1,0 +1,94 @@
+"""Messages about how a log was read as its tool meant it (issue 16), in English and Chinese.
+
+Kept apart from ``catalogue`` so that module stays small; the same rules apply: stable codes,
+numbers formatted here so both languages show the same figures.
+"""
+
+from __future__ import annotations
+
+from domain.messages import Message
+
+
+def repeated_intervals(count: int) -> Message:
+    return Message(
+        "repeated_intervals",
+        f"{count} interval(s) printed twice (iperf3 repeats the last interval when the server "
+        "stops) were counted once.",
+        f"{count} 个区间被重复输出（服务端停止时 iperf3 会重复最后一个区间），已只计一次。",
+    )
+
+
+def server_stopped(text: str) -> Message:
+    shown = " ".join(text.split())[:160]
+    return Message(
+        "server_stopped",
+        f"The server process reported \u201c{shown}\u201d: the test may have ended before its "
+        "planned duration.",
+        f"服务端进程报告\u201c{shown}\u201d：该测试可能在计划时长之前就已结束。",
+    )
+
+
+def bidir_one_direction(direction: str, forward_gbps: float, reverse_gbps: float) -> Message:
+    names = {
+        "forward": ("client→server", "客户端→服务端"),
+        "reverse": ("server→client", "服务端→客户端"),
+    }
+    en, zh = names.get(direction, (direction, direction))
+    return Message(
+        "bidir_one_direction",
+        f"Bidirectional test: each direction is kept separately (client→server "
+        f"{forward_gbps:.3f}, server→client {reverse_gbps:.3f} Gbit/s); the throughput is the "
+        f"lower direction, {en}, so it compares with one port's line rate.",
+        f"双向测试：两个方向分别保留（客户端→服务端 {forward_gbps:.3f}，服务端→客户端 "
+        f"{reverse_gbps:.3f} Gbit/s）；吞吐量取较低的方向（{zh}），以便与单个端口的线速比较。",
+    )
+
+
+def perftest_bidir_halved() -> Message:
+    return Message(
+        "perftest_bidir_halved",
+        "perftest -b prints the sum of both directions; the throughput is half of it (one "
+        "direction, assuming both carried the same), the printed sum is kept as the bidirectional "
+        "total.",
+        "perftest -b 输出的是两个方向之和；吞吐量取其一半（单方向，假定两个方向相同），"
+        "原始总和作为双向合计保留。",
+    )
+
+
+def udp_receiver_series(lost_percent: float | None) -> Message:
+    shown = "unknown" if lost_percent is None else f"{lost_percent:.3g}%"
+    shown_zh = "未知" if lost_percent is None else f"{lost_percent:.3g}%"
+    return Message(
+        "udp_receiver_series",
+        f"UDP: the client's intervals are its sending rate; the interval series is what the "
+        f"receiver got (loss {shown}).",
+        f"UDP：客户端的区间数据是发送速率；时间序列采用接收端实际收到的数据（丢包率 {shown_zh}）。",
+    )
+
+
+def udp_series_is_sender(lost_percent: float | None) -> Message:
+    shown = "unknown" if lost_percent is None else f"{lost_percent:.3g}%"
+    shown_zh = "未知" if lost_percent is None else f"{lost_percent:.3g}%"
+    return Message(
+        "udp_series_is_sender",
+        f"UDP: this log has only the client's intervals, i.e. the sending rate; the receiver "
+        f"lost {shown}, so the interval series overstates what arrived.",
+        f"UDP：该日志只有客户端的区间数据，即发送速率；接收端丢包率为 {shown_zh}，"
+        "因此时间序列高估了实际到达的数据。",
+    )
+
+
+def warmup_dropped(count: int, seconds: float, rule: str) -> Message:
+    rules = {
+        "omitted": ("marked omitted by iperf3 -O", "由 iperf3 -O 标记为预热"),
+        "ramp": (
+            "the first interval was below 80% of the median of the rest (TCP slow start)",
+            "第一个区间低于其余区间中位数的 80%（TCP 慢启动）",
+        ),
+    }
+    en, zh = rules.get(rule, (rule, rule))
+    return Message(
+        "warmup_dropped",
+        f"Warm-up left out of the pooled figures: {count} interval(s), {seconds:.2f} s ({en}).",
+        f"已从汇总数据中剔除预热：{count} 个区间，{seconds:.2f} 秒（{zh}）。",
+    )
