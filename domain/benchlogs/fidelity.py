@@ -28,19 +28,27 @@ def server_stopped(text: str) -> Message:
     )
 
 
-def bidir_one_direction(direction: str, forward_gbps: float, reverse_gbps: float) -> Message:
+def bidir_one_direction(
+    direction: str, forward_gbps: float | None, reverse_gbps: float | None
+) -> Message:
     names = {
         "forward": ("client→server", "客户端→服务端"),
         "reverse": ("server→client", "服务端→客户端"),
     }
     en, zh = names.get(direction, (direction, direction))
+
+    def shown(value: float | None, missing: str) -> str:
+        return missing if value is None else f"{value:.3f}"
+
     return Message(
         "bidir_one_direction",
         f"Bidirectional test: each direction is kept separately (client→server "
-        f"{forward_gbps:.3f}, server→client {reverse_gbps:.3f} Gbit/s); the throughput is the "
-        f"lower direction, {en}, so it compares with one port's line rate.",
-        f"双向测试：两个方向分别保留（客户端→服务端 {forward_gbps:.3f}，服务端→客户端 "
-        f"{reverse_gbps:.3f} Gbit/s）；吞吐量取较低的方向（{zh}），以便与单个端口的线速比较。",
+        f"{shown(forward_gbps, 'not in this log')}, server→client "
+        f"{shown(reverse_gbps, 'not in this log')} Gbit/s); the throughput is one direction, "
+        f"{en}, the lower one, so it compares with one port's line rate.",
+        f"双向测试：两个方向分别保留（客户端→服务端 {shown(forward_gbps, '日志中没有')}，"
+        f"服务端→客户端 {shown(reverse_gbps, '日志中没有')} Gbit/s）；吞吐量取单个方向（{zh}，"
+        "较低的方向），以便与单个端口的线速比较。",
     )
 
 
@@ -60,21 +68,24 @@ def udp_receiver_series(lost_percent: float | None) -> Message:
     shown_zh = "未知" if lost_percent is None else f"{lost_percent:.3g}%"
     return Message(
         "udp_receiver_series",
-        f"UDP: the client's intervals are its sending rate; the interval series is what the "
-        f"receiver got (loss {shown}).",
-        f"UDP：客户端的区间数据是发送速率；时间序列采用接收端实际收到的数据（丢包率 {shown_zh}）。",
+        f"UDP: the client's intervals are its sending rate; the interval series is the "
+        f"server's, what the receiver got (loss {shown}).",
+        f"UDP：客户端的区间数据是发送速率；时间序列采用服务端即接收端实际收到的数据"
+        f"（丢包率 {shown_zh}）。",
     )
 
 
-def udp_series_is_sender(lost_percent: float | None) -> Message:
+def udp_series_scaled(lost_percent: float | None) -> Message:
     shown = "unknown" if lost_percent is None else f"{lost_percent:.3g}%"
     shown_zh = "未知" if lost_percent is None else f"{lost_percent:.3g}%"
     return Message(
-        "udp_series_is_sender",
-        f"UDP: this log has only the client's intervals, i.e. the sending rate; the receiver "
-        f"lost {shown}, so the interval series overstates what arrived.",
-        f"UDP：该日志只有客户端的区间数据，即发送速率；接收端丢包率为 {shown_zh}，"
-        "因此时间序列高估了实际到达的数据。",
+        "udp_series_scaled",
+        f"UDP: the client's intervals are its sending rate; each was scaled by the share of the "
+        f"data that arrived (loss {shown}) to estimate what the receiver got. The server's own "
+        "log (or --get-server-output) gives the receiver's intervals exactly.",
+        f"UDP：客户端的区间数据是发送速率；已按实际到达的数据比例（丢包率 {shown_zh}）缩放，"
+        "以估算接收端收到的数据。服务端自己的日志（或 --get-server-output）"
+        "可给出准确的接收端区间。",
     )
 
 

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field, replace
 
 from domain.benchlogs import catalogue, fidelity
 from domain.benchlogs import iperf3_text_lines as grammar
+from domain.benchlogs.directions import one_direction
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_text_lines import Row
 from domain.benchlogs.iperf3_text_summary import TextFigures, summary_figures
 from domain.benchlogs.result import BIDIR, FORWARD, REVERSE, TCP, UDP, BenchResult, Series
+from domain.benchlogs.udp import receiver_series
 from domain.messages import Message
 
 # A printed count this large is damage; it would not fit the compact per-interval arrays.
@@ -291,14 +293,27 @@ def _replace_warnings(result: BenchResult, warnings: tuple[Message, ...]) -> Ben
 
 def _build(session: _Session, version: str | None) -> BenchResult:
     session.slots.flush()
-    slots = session.slots
-    bidir = bool(session.roles)
     figures = summary_figures(session.summary, udp=session.udp)
     error = _error(session)
     truncated = _is_truncated(session, figures.complete, error)
     throughput, warnings = _throughput(session, figures, error)
     if truncated:
         warnings.append(catalogue.truncated_log())
+    result = _result(session, version, figures, throughput, warnings, error, truncated)
+    return receiver_series(one_direction(result))
+
+
+def _result(  # noqa: PLR0913 - the parts _build computed, assembled in one place
+    session: _Session,
+    version: str | None,
+    figures: TextFigures,
+    throughput: float | None,
+    warnings: list[Message],
+    error: Message | None,
+    truncated: bool,
+) -> BenchResult:
+    slots = session.slots
+    bidir = bool(session.roles)
     return BenchResult(
         tool="iperf3",
         test=(UDP if session.udp else TCP) if session.has_data else None,
