@@ -89,17 +89,13 @@ def udp_series_scaled(lost_percent: float | None) -> Message:
     )
 
 
-def warmup_dropped(count: int, seconds: float, rule: str) -> Message:
-    rules = {
-        "omitted": ("marked omitted by iperf3 -O", "由 iperf3 -O 标记为预热"),
-        "ramp": (
-            "the first interval was below 80% of the median of the rest (TCP slow start)",
-            "第一个区间低于其余区间中位数的 80%（TCP 慢启动）",
-        ),
-    }
-    en, zh = rules.get(rule, (rule, rule))
+def warmup_dropped(logs: int, intervals: int, seconds: float) -> Message:
     return Message(
         "warmup_dropped",
-        f"Warm-up left out of the pooled figures: {count} interval(s), {seconds:.2f} s ({en}).",
-        f"已从汇总数据中剔除预热：{count} 个区间，{seconds:.2f} 秒（{zh}）。",
+        f"TCP warm-up left out of the pooled figures: {intervals} interval(s) in {logs} log(s)"
+        f"{f', {seconds:.2f} s' if seconds else ''} (iperf3 -O intervals, or a first interval "
+        "below 80% of the median of the rest: slow start).",
+        f"已从汇总数据中剔除 TCP 预热：{logs} 个日志中的 {intervals} 个区间"
+        f"{f'，{seconds:.2f} 秒' if seconds else ''}（iperf3 -O 标记的区间，或低于其余区间中位数 "
+        "80% 的第一个区间：慢启动）。",
     )

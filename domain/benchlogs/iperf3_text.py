@@ -139,6 +139,7 @@ class _Session:
     skipped: int = 0
     version: str | None = None
     stopped_text: str | None = None
+    omitted: set[tuple[float, float]] = field(default_factory=set)
 
     @property
     def has_data(self) -> bool:
@@ -252,6 +253,9 @@ class _Reader:
         return True
 
     def _add_row(self, session: _Session, row: Row) -> None:
+        if row.omitted:
+            session.omitted.add(row.slot)
+            return
         if row.datagrams is not None and session.retr_column:
             # A lone number after the rate is Retr when the TCP header says so (a SUM line
             # carries no Cwnd), and a datagram count only in UDP tables.
@@ -333,6 +337,7 @@ def _result(  # noqa: PLR0913 - the parts _build computed, assembled in one plac
         interval_retransmits=slots.per_interval(slots.retransmits),
         interval_packets=slots.per_interval(slots.packets),
         zero_length_intervals=slots.zero_length,
+        omitted_intervals=len(session.omitted),
         series=slots.series(),
         per_stream=figures.per_stream,
         per_direction=figures.per_direction if bidir else (),
@@ -363,6 +368,8 @@ def _throughput(
         warnings.append(catalogue.zero_length_intervals(slots.zero_length))
     if slots.repeated:
         warnings.append(fidelity.repeated_intervals(slots.repeated))
+    if session.omitted:
+        warnings.append(catalogue.omitted_intervals(len(session.omitted)))
     if session.stopped_text is not None and session.role == "server" and session.has_data:
         warnings.append(fidelity.server_stopped(session.stopped_text))
     if session.skipped:
