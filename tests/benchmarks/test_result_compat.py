@@ -47,4 +47,3 @@ def test_new_fields_round_trip_through_the_stored_json():
     lat = result_from_json(result_json(parse_path(corpus("ib_read_lat/cx3_ib_a_percentiles.txt"))))
     assert len(lat.sizes) == 23
     assert lat.sizes[-1].latency is not None and lat.sizes[-1].latency.p999_us == 2202.42
-
