@@ -133,6 +133,15 @@ def test_bidir_json_figures() -> None:
     assert result.sender_gbps == approx(954508996.8082325 / 1e9, rel=1e-12)
 
 
+def test_perftest_bidir_reports_one_direction_and_keeps_the_printed_sum() -> None:
+    result = _parse("ib_write_bw_bidir_D5_roce.txt")
+    assert (result.tool, result.direction, result.fabric) == ("ib_write_bw", "bidir", "roce")
+    assert result.bidir_total_gbps == approx(98.02)
+    assert result.throughput_gbps == approx(98.02 / 2)
+    assert line_rate_efficiency(result, 100.0) == approx(0.4901)
+    assert "perftest_bidir_halved" in _codes(result)
+
+
 def test_bidir_server_log_reports_what_it_received() -> None:
     result = _parse("server_tcp_bidir.txt")
     assert (result.direction_used, result.throughput_gbps) == ("forward", approx(0.938))
