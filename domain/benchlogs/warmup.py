@@ -4,9 +4,9 @@ The rule, in order:
 
 1. Intervals iperf3 itself marked omitted (``-O N``) are never in ``interval_gbps``; they are
    reported as dropped warm-up (rule ``omitted``) and nothing more is dropped.
-2. Otherwise, with at least three intervals, the first one is dropped when it is below
-   ``RAMP_FRACTION`` (80%) of the median of the others: TCP slow start visibly ramping (rule
-   ``ramp``). A first interval within 20% of the rest is ordinary variation and is kept.
+2. Otherwise, for TCP (UDP has no slow start) with at least three intervals, the first one
+   is dropped when it is below ``RAMP_FRACTION`` (80%) of the median of the others: TCP slow
+   start visibly ramping (rule ``ramp``). A first interval within 20% of the rest is ordinary variation and is kept.
 
 Only the first interval is ever judged: slow start is over within a second at data-centre
 round-trip times, and a later dip is a finding, not warm-up. Results without intervals
@@ -19,7 +19,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from domain.benchlogs.result import BenchResult
+from domain.benchlogs.result import TCP, BenchResult
 
 RAMP_FRACTION = 0.8
 _MIN_INTERVALS = 3
@@ -47,7 +47,11 @@ def warmup(result: BenchResult) -> Warmup:
     if result.omitted_intervals:
         return Warmup(omitted=result.omitted_intervals, rule="omitted")
     gbps = result.interval_gbps
-    if len(gbps) < _MIN_INTERVALS or not all(math.isfinite(value) for value in gbps[:1]):
+    if (
+        result.test != TCP
+        or len(gbps) < _MIN_INTERVALS
+        or not all(math.isfinite(value) for value in gbps[:1])
+    ):
         return Warmup()
     rest = [value for value in gbps[1:] if math.isfinite(value)]
     if not rest or gbps[0] >= RAMP_FRACTION * statistics.median(rest):

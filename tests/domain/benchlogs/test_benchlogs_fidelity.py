@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -264,6 +265,12 @@ def test_iperf3_omitted_intervals_are_the_warm_up(name: str) -> None:
     summary = summarise_run([result], line_rate_gbps=1.0)
     assert summary.warmup_intervals == 2
     assert summary.tail_p5_gbps == approx(percentile(result.interval_gbps, 0.05))
+
+
+def test_udp_has_no_slow_start_to_drop() -> None:
+    ramping = parse_path(CORPUS / "iperf3-json/local_3.12_tcp_P4.json")
+    assert warmup(ramping).dropped == 1
+    assert warmup(replace(ramping, test="udp")).intervals == 0
 
 
 def test_a_steady_log_drops_nothing() -> None:
