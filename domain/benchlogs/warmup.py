@@ -6,7 +6,8 @@ The rule, in order:
    reported as dropped warm-up (rule ``omitted``) and nothing more is dropped.
 2. Otherwise, for TCP (UDP has no slow start) with at least three intervals, the first one
    is dropped when it is below ``RAMP_FRACTION`` (80%) of the median of the others: TCP slow
-   start visibly ramping (rule ``ramp``). A first interval within 20% of the rest is ordinary variation and is kept.
+   start visibly ramping (rule ``ramp``). A first interval within 20% of the rest is ordinary
+   variation and is kept.
 
 Only the first interval is ever judged: slow start is over within a second at data-centre
 round-trip times, and a later dip is a finding, not warm-up. Results without intervals
