@@ -221,11 +221,9 @@ def ranking_start(
 
 def _enqueue(run: RankingRun) -> bool:
     """Send the run to a worker; False (run kept pending, noted) when the queue is down."""
-    from core.queue import enqueue
+    from core import jobs
 
-    from .tasks import compute_ranking
-
-    return enqueue(compute_ranking, run.pk, job_row=run)
+    return jobs.submit("rank", run)
 
 
 def _problem_messages(outcome: cm.RankingOutcome, offers: list[dict[str, Any]]) -> list[dict]:  # type: ignore[type-arg]

@@ -163,7 +163,10 @@ ROUTES: dict[str, R] = {
         {"POST": WRITE},
         k(pk="rfq", op="=publish"),
         obj=True,
-        variants=(k(pk="rfq", op="=invite"), k(pk="rfq", op="=propose")),
+        variants=tuple(
+            k(pk="rfq", op=f"={op}")
+            for op in ("invite", "propose", "resend", "extend", "extension-decide")
+        ),
     ),
     "sourcing:award-action": R(
         {"POST": WRITE},
@@ -238,6 +241,9 @@ ROUTES: dict[str, R] = {
     "rfq-evaluation": R(G_READ, k(pk="rfq"), obj=True),
     "rfq-invitations": R({"GET": READ, "POST": WRITE}, k(pk="rfq"), obj=True),
     "rfq-publish": R({"POST": WRITE}, k(pk="rfq"), obj=True),
+    "rfq-invitations-resend": R({"POST": WRITE}, k(pk="rfq"), obj=True),
+    "rfq-deadline-extensions": R({"GET": READ, "POST": WRITE}, k(pk="rfq"), obj=True),
+    "rfq-deadline-extensions-decide": R({"POST": WRITE}, k(pk="rfq"), obj=True),
     "award-list": R(API_LIST),
     "award-detail": R(G_READ, k(pk="award"), obj=True),
     "award-acceptance-logs": R({"POST": WRITE}, k(pk="award"), obj=True),

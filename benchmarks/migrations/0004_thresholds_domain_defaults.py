@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('benchmarks', '0002_testrun_quote'),
+        ('benchmarks', '0003_benchmarklog_heartbeat_at_testrun_heartbeat_at'),
     ]
 
     operations = [
