@@ -51,6 +51,20 @@ class DepthGuard:
             self._scan(data)
         return data
 
+    # Seeking is passed through so the fast JSON path (which rewinds to the document's start
+    # when it hands over to ijson) also runs behind the guard; a rewind restarts the count.
+    def seekable(self) -> bool:
+        seekable = getattr(self._raw, "seekable", None)
+        return bool(seekable()) if seekable is not None else False
+
+    def tell(self) -> int:
+        return int(self._raw.tell())  # type: ignore[attr-defined]
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        self.depth = self.peak = 0
+        self._in_string = self._escape_pending = False
+        return int(self._raw.seek(offset, whence))  # type: ignore[attr-defined]
+
     def _scan(self, chunk: bytes) -> None:
         if self._escape_pending:
             chunk = chunk[1:]
