@@ -16,15 +16,14 @@ from django.utils.translation import gettext as _
 
 from domain import costmodel as cm
 from domain.messages import Message
+from domain.trainmodel.fit import screen as fit_screen
 from quotes.models import GpuModel, Quote, WorkloadProfile
 
 from .inputs import (
     finite,
-    gpus_from_dict,
     message_dicts,
-    offer_from_dict,
     result_dict,
-    workload_from_dict,
+    snapshot_inputs,
 )
 from .models import RankingResult, RankingRun
 from .selectors import ranking_quotes
@@ -159,14 +158,16 @@ def rank_snapshot(
     bandwidth_scale: float = 1.0,
 ) -> cm.RankingOutcome:
     """Rank the offers of a snapshot (raises InputFileError / ModelInputError on bad input)."""
-    workload = workload_from_dict(snapshot["workload"])
+    workload, offers, gpus, fx = snapshot_inputs(snapshot)
     if overlap is not None:
         workload = replace(workload, overlap=overlap)
-    offers = [offer_from_dict(o, i) for i, o in enumerate(snapshot["offers"])]
-    gpus = gpus_from_dict(snapshot["gpus"])
     scenario = cm.Scenario(mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale)
-    fx = snapshot.get("fx_to_cny") or None
-    return cm.rank(workload, offers, gpus, fx_to_cny=fx, scenario=scenario)
+    # Offers on which the job fits in no parallel layout are problems, not results (MODEL.md).
+    fit = fit_screen(workload, offers)
+    outcome = cm.rank(
+        workload, [offers[i] for i in fit.keep], gpus, fx_to_cny=fx, scenario=scenario
+    )
+    return replace(outcome, problems=outcome.problems + fit.problems)
 
 
 def outcome_dict(outcome: cm.RankingOutcome) -> dict[str, Any]:

@@ -1,8 +1,12 @@
 """Map a COST-MODEL.md style input (domain.costmodel Workload + Offer) onto v2's inputs.
 
 COST-MODEL.md's workload has no architecture, so a dense GPT-shaped model of the same size is
-assumed: width h = (N * 128 / 12)^(1/3) rounded to 128, depth L = N / (12 h^2), heads of 128,
-4,096-token sequences and a 32K vocabulary (MODEL.md §Adapter). Its `mfu` is not used: v2 computes
+assumed: width h = (N * 128 / 12)^(1/3) rounded to a multiple of 1,024 (so the heads of 128, h/128
+of them, split evenly over 1, 2, 4 or 8 tensor-parallel GPUs, as real models' head counts do),
+depth L = N / (12 h^2) rounded to a multiple of 8 (so 1, 2, 4 or 8 pipeline stages divide it),
+4,096-token sequences and a 32K vocabulary (MODEL.md §13). Unrounded shapes (33 heads and 33
+layers for 7B) left tensor and pipeline parallelism no divisor at all, so the memory search
+could only try one GPU per replica. Its `mfu` is not used: v2 computes
 the efficiency. Strategy ddp/zero1/zero2/fsdp/zero3 maps to ZeRO stage 0/1/2/3/3, a flops factor
 of 8 to full recomputation, `overlap > 0` to bucketed overlap, `grad_bytes` to the reduce dtype.
 Offer bandwidth evidence is per node: a `collective` figure (nccl-tests busbw) is shared by the
@@ -25,8 +29,9 @@ HEAD_DIM = 128
 def gpt_shape(params_b: float) -> ModelSpec:
     """A dense GPT-like model of `params_b` billion parameters (12 L h^2 per the layers)."""
     n = params_b * 1e9
-    hidden = max(HEAD_DIM, round((n * HEAD_DIM / 12) ** (1 / 3) / HEAD_DIM) * HEAD_DIM)
-    layers = max(1, round(n / (12 * hidden * hidden)))
+    width_step = HEAD_DIM * 8
+    hidden = max(width_step, round((n * HEAD_DIM / 12) ** (1 / 3) / width_step) * width_step)
+    layers = max(8, round(n / (12 * hidden * hidden) / 8) * 8)
     return ModelSpec(
         params_b=params_b,
         layers=layers,
