@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from axes.backends import AxesStandaloneBackend
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import PermissionDenied
@@ -53,3 +54,17 @@ class NormalisedUsernameBackend(ModelBackend):
         if user.check_password(password) and self.user_can_authenticate(user):
             return user
         raise PermissionDenied
+
+
+class LoginLimitBackend(AxesStandaloneBackend):
+    """django-axes' lock-out check, first in AUTHENTICATION_BACKENDS.
+
+    Every web log-in passes its request (the log-in page, the admin, DRF); a call without one
+    (the test client's ``login()``, a shell) has no client address to count against, so it is
+    not limited here instead of failing with axes' "request required" error.
+    """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):  # type: ignore[no-untyped-def]
+        if request is None:
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)

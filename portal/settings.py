@@ -98,7 +98,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # The failure limit first (it only refuses locked-out names), then the caseless name lookup;
 # ModelBackend stays listed for sessions that name it (it never gets to check a password).
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
+    "accounts.backends.LoginLimitBackend",
     "accounts.backends.NormalisedUsernameBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]

@@ -1,11 +1,9 @@
 import pytest
-from django.core.cache import cache
 
 pytestmark = pytest.mark.django_db
 
 
 def test_login_is_refused_after_five_wrong_passwords_even_with_the_right_one(client, analyst_a):
-    cache.clear()
     for _ in range(5):
         assert client.post("/login/", {"username": "alice", "password": "wrong"}).status_code == 200
     blocked = client.post("/login/", {"username": "alice", "password": "pw-alice"})
@@ -15,7 +13,6 @@ def test_login_is_refused_after_five_wrong_passwords_even_with_the_right_one(cli
 
 
 def test_a_correct_login_resets_the_count(client, analyst_a):
-    cache.clear()
     for _ in range(4):
         client.post("/login/", {"username": "alice", "password": "wrong"})
     ok = client.post("/login/", {"username": "alice", "password": "pw-alice"})
