@@ -16,31 +16,18 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-
-from django.core.management.base import BaseCommand
 
 from domain.trainmodel import predict_case
+from rankings.management.jsonfile import JsonFileCommand
 
 
-class Command(BaseCommand):
+class Command(JsonFileCommand):
     help = "Predict step time, MFU, memory and layout for a JSON list of training run cases."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
-        parser.add_argument("file", help="JSON file with a list of run cases")
-
-    def _fail(self, message: str) -> None:
-        self.stderr.write(f"predict_runs: {message}")
-        sys.exit(2)
+    file_help = "JSON file with a list of run cases"
 
     def handle(self, *args, **options):  # type: ignore[no-untyped-def]
-        path = Path(options["file"])
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            return self._fail(f"cannot read {path}: {exc.strerror}")
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return self._fail(f"{path} is not valid JSON: {exc}")
+        data = self.read_json(options["file"])
         if not isinstance(data, list):
             return self._fail("the file must hold a JSON list of run cases [{...}, ...]")
         results = [predict_case(case) for case in data]
