@@ -84,10 +84,12 @@ class BenchmarkLogViewSet(
         responses={201: s.UploadResultSerializer, 503: s.UploadQueueUnavailableSerializer},
     )
     def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
-        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        # The input is built field by field: copying request.data deep-copies every uploaded
+        # file, and a file over FILE_UPLOAD_MAX_MEMORY_SIZE (an open temporary file) cannot be.
         files = request.FILES.getlist("files") or request.FILES.getlist("file")
         upload = s.UploadSerializer(
-            data={"test_run": data.get("test_run"), "files": files}, context={"request": request}
+            data={"test_run": request.data.get("test_run"), "files": files},
+            context={"request": request},
         )
         upload.is_valid(raise_exception=True)
         team = _team(request)
