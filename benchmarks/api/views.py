@@ -15,6 +15,7 @@ from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
 from core.queue import unavailable_body, was_unqueued
+from vendors.models import Vendor
 
 from .. import selectors
 from ..choices import TestKind, Verdict
@@ -32,7 +33,11 @@ from . import serializers as s
 class BenchmarkLogFilter(django_filters.FilterSet):
     test_kind = django_filters.ChoiceFilter(choices=TestKind.choices)
     verdict = django_filters.ChoiceFilter(choices=Verdict.choices)
-    vendor = django_filters.NumberFilter(field_name="test_run__vendor")
+    # A model choice (scoped to the team by core.filters): a vendor id that is not the team's
+    # is refused like a missing one.
+    vendor = django_filters.ModelChoiceFilter(
+        field_name="test_run__vendor", queryset=Vendor.objects.all()
+    )
 
     class Meta:
         model = BenchmarkLog
