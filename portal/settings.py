@@ -170,7 +170,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "core.filters.TeamFilterBackend",  # django-filter's, id filters scoped to the team
         "rest_framework.filters.SearchFilter",
         "rest_framework.filters.OrderingFilter",
     ],
