@@ -284,3 +284,20 @@ def test_the_admin_site_cannot_unseal_or_move_a_published_rfq(answered, make_use
     draft = Rfq.objects.create(**{f.name: getattr(answered, f.name) for f in Rfq._meta.fields
                                   if f.name not in ("id", "state")})  # fmt: skip
     assert 'name="sealed"' in client.get(f"/admin/sourcing/rfq/{draft.pk}/change/").content.decode()
+
+
+def test_the_suppliers_are_told_once_even_if_the_task_runs_again(
+    answered, analyst_a, approver_a, django_capture_on_commit_callbacks
+):
+    from sourcing.tasks import notify_deadline_extension
+
+    ext = deadline_extension_propose(rfq=answered, user=analyst_a, reason="Holiday",
+                                     deadline=answered.deadline + timedelta(days=1))  # fmt: skip
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        deadline_extension_decide(extension=ext, user=approver_a, approve=True)
+    assert len(mail.outbox) == 2
+    assert DeadlineExtension.objects.get(pk=ext.pk).notified_at is not None
+    assert notify_deadline_extension(ext.pk) == {"sent": [], "failed": []}
+    assert len(mail.outbox) == 2
+    assert answered.audit_events.filter(verb=AuditVerb.EXTENSION_MAILED).count() == 1
