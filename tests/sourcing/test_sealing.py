@@ -66,6 +66,20 @@ def test_the_rule_lets_a_published_rfq_only_become_stricter():
     assert published_change_refusals(draft, RfqTiming("draft", False, at + timedelta(1))) == {}
 
 
+def test_the_rule_and_the_header_cleaning_need_no_django():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from domain.rfq_rules import has_control_characters, single_line
+
+    code = "import sys, domain.rfq_rules; assert 'django' not in sys.modules, sorted(sys.modules)"
+    root = Path(__file__).resolve().parents[2]
+    assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0
+    assert single_line("a\r\nBcc: x@y\u2028 \x00z") == "a Bcc: x@y z"
+    assert has_control_characters("a\nb") and not has_control_characters("64×A100 训练集群")
+
+
 # --- the attacks over the API --------------------------------------------------------------
 
 
