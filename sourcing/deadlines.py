@@ -26,7 +26,7 @@ from domain.rfq_rules import (
 
 from .choices import AuditVerb, ExtensionState
 from .models import DeadlineExtension, Rfq
-from .services import Conflict, _can_write, audit, timing
+from .services import Conflict, audit, timing
 
 MAX_REASON_CHARS = 2000
 
@@ -47,7 +47,7 @@ def _reason_clean(reason: str) -> str:
 def deadline_extension_propose(*, rfq: Rfq, user, deadline, reason: str, now=None):  # type: ignore[no-untyped-def]
     """Propose moving a published RFQ's deadline later; waits for another admin."""
     now = now or timezone.now()
-    if not _can_write(user):
+    if not _is_writer(user, rfq):
         raise ValidationError(_("Only analysts and admins can propose a deadline extension."))
     reason = _reason_clean(reason)
     with transaction.atomic():
@@ -75,8 +75,14 @@ def deadline_extension_propose(*, rfq: Rfq, user, deadline, reason: str, now=Non
     return extension
 
 
-def _is_admin(user) -> bool:  # type: ignore[no-untyped-def]
-    return Membership.objects.filter(user=user, role=Role.ADMIN).exists()
+def _is_admin(user, rfq: Rfq) -> bool:  # type: ignore[no-untyped-def]
+    return Membership.objects.filter(user=user, team_id=rfq.team_id, role=Role.ADMIN).exists()
+
+
+def _is_writer(user, rfq: Rfq) -> bool:  # type: ignore[no-untyped-def]
+    return Membership.objects.filter(
+        user=user, team_id=rfq.team_id, role__in=[Role.ANALYST, Role.ADMIN]
+    ).exists()
 
 
 def deadline_extension_decide(  # type: ignore[no-untyped-def]
@@ -88,7 +94,7 @@ def deadline_extension_decide(  # type: ignore[no-untyped-def]
     lang = get_language()
     if extension.proposed_by_id == user.pk:
         raise ValidationError(SAME_PERSON.text(lang), SAME_PERSON.code)
-    if not _is_admin(user):
+    if not _is_admin(user, extension.rfq):
         raise ValidationError(ADMIN_ONLY.text(lang), ADMIN_ONLY.code)
     with transaction.atomic():
         rfq = Rfq.objects.select_for_update().get(pk=extension.rfq_id)
@@ -123,6 +129,11 @@ def deadline_extension_decide(  # type: ignore[no-untyped-def]
 
 
 def _notify(extension_id: int) -> None:
-    from .mail import extension_notify
+    """Mail the suppliers from a worker; in this process when the queue is unreachable."""
+    from core.queue import enqueue
 
-    extension_notify(extension_id=extension_id)
+    from .mail import extension_notify
+    from .tasks import notify_deadline_extension
+
+    if not enqueue(notify_deadline_extension, extension_id):
+        extension_notify(extension_id=extension_id)

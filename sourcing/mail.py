@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from domain.rfq_rules import single_line
 
-from .choices import AuditVerb, MailStatus
+from .choices import AuditVerb, ExtensionState, MailStatus
 from .models import DeadlineExtension, Invitation
 
 log = logging.getLogger(__name__)
@@ -95,9 +95,15 @@ def extension_recipients(extension: DeadlineExtension) -> list[str]:
 
 
 def extension_notify(*, extension_id: int) -> dict[str, list[str]]:
-    """Tell the invited suppliers of an approved extension (new deadline and reason); audited."""
+    """Tell the invited suppliers of an approved extension (new deadline and reason), once;
+    audited with who was mailed and who could not be."""
     from .services import audit
 
+    claimed = DeadlineExtension.objects.filter(
+        pk=extension_id, state=ExtensionState.APPROVED, notified_at__isnull=True
+    ).update(notified_at=timezone.now())
+    if not claimed:  # not approved, or told already (a redelivered task): nobody mailed twice
+        return {"sent": [], "failed": []}
     extension = DeadlineExtension.objects.select_related("rfq").get(pk=extension_id)
     rfq = extension.rfq
     subject = _("Deadline extended: %(title)s") % {"title": rfq.title}

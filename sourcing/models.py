@@ -355,6 +355,7 @@ class DeadlineExtension(models.Model):
     )
     decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
     decision_comment = models.TextField(_("approver's comment"), blank=True)
+    notified_at = models.DateTimeField(_("suppliers told at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("deadline extension")

@@ -9,6 +9,7 @@ from celery import shared_task
 from core import jobs
 from core.models import JobStatus
 
+from .mail import extension_notify
 from .models import Rfq
 from .services import award_acceptance_check, rfqs_due_ids
 
@@ -48,3 +49,9 @@ def check_acceptance(self, award_id: int) -> str:  # type: ignore[no-untyped-def
     if outcome == "pending" and not self.request.is_eager:
         raise self.retry(countdown=10)
     return outcome
+
+
+@shared_task(acks_late=True)
+def notify_deadline_extension(extension_id: int) -> dict[str, list[str]]:
+    """Mail the invited suppliers an approved extension; a second run mails nobody."""
+    return extension_notify(extension_id=extension_id)

@@ -14,6 +14,7 @@ from accounts.choices import Role
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 
 from . import deadlines, selectors, services
+from .choices import MailStatus
 from .forms import (
     DecisionForm,
     ExtensionDecisionForm,
@@ -151,10 +152,11 @@ class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
                 form = InviteForm(request.POST, team=self.team)
                 if not form.is_valid():
                     raise ValidationError(form.errors.as_text())
-                services.invitation_create(rfq=rfq, user=request.user,
-                                           base_url=request.build_absolute_uri("/"),
-                                           **form.cleaned_data)  # fmt: skip
-                messages.success(request, _("Invitation sent."))
+                invitation, _token = services.invitation_create(
+                    rfq=rfq, user=request.user, base_url=request.build_absolute_uri("/"),
+                    **form.cleaned_data,
+                )  # fmt: skip
+                _report_mail(request, invitation, _("Invitation sent."))
             elif op == "propose":
                 answers = selectors.rfq_answers(rfq)
                 form = ProposeForm(request.POST, rfq=rfq, answers=answers)
@@ -165,7 +167,9 @@ class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
                 services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
                 messages.success(request, _("Award proposed; waiting for an approver."))
             elif op in EXTRA_OPS:
-                messages.success(request, EXTRA_OPS[op](request, rfq))
+                done = EXTRA_OPS[op](request, rfq)
+                if done:
+                    messages.success(request, done)
             else:
                 raise Http404
         except ValidationError as exc:
@@ -181,9 +185,22 @@ def _resend(request, rfq: Rfq) -> str:  # type: ignore[no-untyped-def]
     invitation = Invitation.objects.filter(rfq=rfq, pk=form.cleaned_data["invitation"]).first()
     if invitation is None:
         raise ValidationError(_("Choose an invitation of this RFQ."))
-    services.invitation_resend(invitation=invitation, user=request.user,
-                               base_url=request.build_absolute_uri("/"))  # fmt: skip
-    return _("Invitation sent again with a new link.")
+    invitation, _token = services.invitation_resend(
+        invitation=invitation, user=request.user, base_url=request.build_absolute_uri("/")
+    )
+    return _report_mail(request, invitation, _("Invitation sent again with a new link."))
+
+
+def _report_mail(request, invitation: Invitation, sent: str) -> str:  # type: ignore[no-untyped-def]
+    """The mail went out after commit (already, outside a test's captured transaction): say
+    so, or warn that it failed and can be sent again."""
+    invitation.refresh_from_db(fields=["mail_status", "mail_error"])
+    if invitation.mail_status == MailStatus.FAILED:
+        text = _("The invitation is saved but its e-mail failed (%(error)s); use “Send again”.")
+        messages.warning(request, text % {"error": invitation.mail_error})
+        return ""
+    messages.success(request, sent)
+    return ""
 
 
 def _extend(request, rfq: Rfq) -> str:  # type: ignore[no-untyped-def]

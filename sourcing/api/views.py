@@ -85,6 +85,7 @@ class RfqViewSet(TeamScopedViewSet):
             rfq=rfq, user=request.user, base_url=request.build_absolute_uri("/"),
             **data.validated_data,
         )  # fmt: skip
+        invitation.refresh_from_db()  # the mail went out on commit: its outcome is recorded
         return Response(s.InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.InvitationResendSerializer, responses=s.InvitationSerializer)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -164,3 +165,35 @@ def test_two_simultaneous_proposals_make_one_award(closed_rfq, analyst_a, second
     assert isinstance(refused, ValidationError) and "already waiting" in refused.messages[0]
     assert Award.objects.filter(rfq=rfq).count() == 1
     assert rfq.audit_events.filter(verb=AuditVerb.AWARD_PROPOSED).count() == 1
+
+
+def test_two_admins_deciding_one_extension_at_once_record_one_decision(
+    rfq, analyst_a, approver_a, make_user, team_a
+):
+    from sourcing.choices import ExtensionState
+    from sourcing.deadlines import deadline_extension_decide, deadline_extension_propose
+    from sourcing.models import DeadlineExtension
+
+    second_admin = make_user("dora", team_a, Role.ADMIN)
+    old = rfq.deadline
+    ext = deadline_extension_propose(rfq=rfq, user=analyst_a, reason="Network maintenance",
+                                     deadline=old + timedelta(days=1))  # fmt: skip
+
+    def decide(user, approve: bool):  # type: ignore[no-untyped-def]
+        def call(barrier: threading.Barrier) -> DeadlineExtension:
+            seen = DeadlineExtension.objects.get(pk=ext.pk)
+            barrier.wait(timeout=20)
+            return deadline_extension_decide(extension=seen, user=user, approve=approve)
+
+        return call
+
+    results = _race(decide(approver_a, True), decide(second_admin, False))
+    winners = [r for r in results if isinstance(r, DeadlineExtension)]
+    assert len(winners) == 1 and isinstance(next(r for r in results if r not in winners),
+                                            Conflict), results  # fmt: skip
+    stored = DeadlineExtension.objects.get(pk=ext.pk)
+    assert stored.state == winners[0].state
+    expected = old + timedelta(days=1) if stored.state == ExtensionState.APPROVED else old
+    assert Rfq.objects.get(pk=rfq.pk).deadline == expected
+    verbs = [AuditVerb.EXTENSION_APPROVED, AuditVerb.EXTENSION_REJECTED]
+    assert rfq.audit_events.filter(verb__in=verbs).count() == 1

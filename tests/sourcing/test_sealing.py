@@ -66,6 +66,20 @@ def test_the_rule_lets_a_published_rfq_only_become_stricter():
     assert published_change_refusals(draft, RfqTiming("draft", False, at + timedelta(1))) == {}
 
 
+def test_the_rule_and_the_header_cleaning_need_no_django():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from domain.rfq_rules import has_control_characters, single_line
+
+    code = "import sys, domain.rfq_rules; assert 'django' not in sys.modules, sorted(sys.modules)"
+    root = Path(__file__).resolve().parents[2]
+    assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0
+    assert single_line("a\r\nBcc: x@y\u2028 \x00z") == "a Bcc: x@y z"
+    assert has_control_characters("a\nb") and not has_control_characters("64×A100 训练集群")
+
+
 # --- the attacks over the API --------------------------------------------------------------
 
 
@@ -284,3 +298,20 @@ def test_the_admin_site_cannot_unseal_or_move_a_published_rfq(answered, make_use
     draft = Rfq.objects.create(**{f.name: getattr(answered, f.name) for f in Rfq._meta.fields
                                   if f.name not in ("id", "state")})  # fmt: skip
     assert 'name="sealed"' in client.get(f"/admin/sourcing/rfq/{draft.pk}/change/").content.decode()
+
+
+def test_the_suppliers_are_told_once_even_if_the_task_runs_again(
+    answered, analyst_a, approver_a, django_capture_on_commit_callbacks
+):
+    from sourcing.tasks import notify_deadline_extension
+
+    ext = deadline_extension_propose(rfq=answered, user=analyst_a, reason="Holiday",
+                                     deadline=answered.deadline + timedelta(days=1))  # fmt: skip
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        deadline_extension_decide(extension=ext, user=approver_a, approve=True)
+    assert len(mail.outbox) == 2
+    assert DeadlineExtension.objects.get(pk=ext.pk).notified_at is not None
+    assert notify_deadline_extension(ext.pk) == {"sent": [], "failed": []}
+    assert len(mail.outbox) == 2
+    assert answered.audit_events.filter(verb=AuditVerb.EXTENSION_MAILED).count() == 1
