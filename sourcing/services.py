@@ -13,8 +13,6 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -22,6 +20,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.models import Membership
+from accounts.services import user_create
 from domain.rfq_rules import (
     CONTROL_CHARACTERS,
     RfqTiming,
@@ -349,24 +348,11 @@ def _account_for(invitation: Invitation, user, username: str, password: str) -> 
         if account is None or account.vendor_id != invitation.vendor_id:
             raise ValidationError(_("This invitation is for another vendor's account."))
         return account
-    User = get_user_model()
-    username = (username or "").strip()
-    if not username or User.objects.filter(username__iexact=username).exists():
-        raise ValidationError({"username": _("Choose another user name.")})
-    try:  # the user model's own rules: at most 150 characters, letters, digits and @.+-_
-        User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
-    except ValidationError as exc:
-        raise ValidationError({"username": exc.messages}) from exc
-    validate_password(password)
-    new = User.objects.create_user(username=username, password=password, email=invitation.email)
+    # One rule for new log-ins (accounts.services.user_create): the name is refused when taken
+    # in any spelling (NFKC + case folding), so a full-width copy of a name is a 400, not a 500.
+    new = user_create(username=(username or "").strip(), password=password, email=invitation.email)
     return SupplierAccount.objects.create(user=new, vendor=invitation.vendor)
 
-
-def supplier_account_create(*, vendor, username: str, password: str, email: str = ""):  # type: ignore[no-untyped-def]
-    """A supplier login without an invitation link (demo loader, admin)."""
-    User = get_user_model()
-    user = User.objects.create_user(username=username, password=password, email=email)
-    return SupplierAccount.objects.create(user=user, vendor=vendor)
 
 
 # ---------------------------------------------------------------------------------------------
