@@ -32,6 +32,11 @@ class QuoteForm(forms.ModelForm):
     label = forms.CharField(max_length=120, label=_("label"))
     is_current = forms.BooleanField(required=False, initial=True, label=_("current"))
     gpu = GpuChoiceField(queryset=GpuModel.objects.all(), to_field_name="key", label=_("GPU"))
+    # The quote's revision the form was filled from; an edit based on an older one is refused
+    # (the view answers 409 with what changed since). Empty when creating.
+    revision = forms.IntegerField(
+        widget=forms.HiddenInput, required=False, min_value=1, max_value=2**31 - 1
+    )
 
     class Meta:
         model = QuoteVersion

@@ -36,7 +36,7 @@ class QuoteConflict(Exception):
     nothing was written. `changes` are the revisions since, oldest first (field names, who and
     when), and `quote` holds the current values."""
 
-    def __init__(self, *, quote: Quote, based_on: int, changes: list[QuoteChange]) -> None:
+    def __init__(self, *, quote: Quote, based_on: int | None, changes: list[QuoteChange]) -> None:
         super().__init__(f"quote {quote.pk}: based on revision {based_on}, now {quote.revision}")
         self.quote = quote
         self.based_on = based_on
@@ -152,13 +152,16 @@ def _lock(quote: Quote, expected_revision: int | None) -> Quote:
     increment that follows cannot interleave with another write."""
     locked = Quote.objects.select_for_update().get(pk=quote.pk)
     if expected_revision is not None and locked.revision != expected_revision:
-        changes = list(
-            QuoteChange.objects.filter(quote=locked, revision__gt=expected_revision)
-            .select_related("changed_by")
-            .order_by("revision")
-        )
-        raise QuoteConflict(quote=locked, based_on=expected_revision, changes=changes)
+        raise quote_conflict(quote=locked, based_on=expected_revision)
     return locked
+
+
+def quote_conflict(*, quote: Quote, based_on: int | None) -> QuoteConflict:
+    """The conflict of a write based on revision `based_on` (None: a revision the caller could
+    not name) with `quote` as it is now: the changes since, with who and when."""
+    changes = QuoteChange.objects.filter(quote=quote).select_related("changed_by")
+    since = changes.filter(revision__gt=based_on) if based_on is not None else changes.none()
+    return QuoteConflict(quote=quote, based_on=based_on, changes=list(since.order_by("revision")))
 
 
 def _record(locked: Quote, user, fields: list[str], update_fields: list[str]) -> None:  # type: ignore[no-untyped-def]
