@@ -214,6 +214,20 @@ def quote_update(  # type: ignore[no-untyped-def]
     return version
 
 
+def quote_save_fields(*, quote: Quote, user, fields: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Save the named fields of `quote` (the admin's changed fields) like any other write of a
+    quote: under the row lock, adding a revision, leaving the other fields as they are now."""
+    names = [f.name for f in Quote._meta.concrete_fields if f.name in fields]
+    with transaction.atomic():
+        locked = _lock(quote, None)
+        changed = [n for n in names if _saved(locked, n) != _saved(quote, n)]
+        for name in changed:
+            setattr(locked, Quote._meta.get_field(name).attname, _saved(quote, name))
+        if changed:
+            _record(locked, user, changed, changed)
+    _refresh(quote, locked)
+
+
 def quote_delete(*, quote: Quote, expected_revision: int | None = None) -> None:
     """Delete a quote (its versions go with it); with `expected_revision`, only the revision the
     caller saw (QuoteConflict otherwise)."""

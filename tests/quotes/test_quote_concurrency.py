@@ -306,3 +306,20 @@ def test_an_edit_form_without_its_revision_is_refused(client_as, analyst_a, quot
     assert r.status_code == 400 and "revision" in r.context["form"].errors
     quote.refresh_from_db()
     assert quote.revision == 1
+
+
+@pytest.mark.django_db
+def test_an_admin_save_writes_only_the_fields_it_changed(team_a, analyst_a, quote, client):
+    from quotes.services import quote_save_fields
+
+    stale = Quote.objects.get(pk=quote.pk)
+    quote_update(quote=quote, user=analyst_a, data={"label": "from the API"})
+    stale.is_current = False
+    quote_save_fields(quote=stale, user=None, fields=["is_current"])  # the form's changed_data
+    quote.refresh_from_db()
+    assert (quote.label, quote.is_current, quote.revision) == ("from the API", False, 3)
+    assert stale.label == "from the API" and stale.revision == 3
+    admin = analyst_a.__class__.objects.create_superuser("root", "r@example.com", "pw")
+    client.force_login(admin)
+    page = client.get(reverse("admin:quotes_quote_change", args=[quote.pk]))
+    assert page.status_code == 200 and "from the API" in page.content.decode()
