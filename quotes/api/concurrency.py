@@ -25,6 +25,8 @@ from ..models import Quote
 from ..services import VERSION_FIELDS, QuoteConflict
 
 ANY = "*"
+# The header's grammar as documented (RFC 9110 entity tags of this API, or `*`).
+IF_MATCH_PATTERN = r'^(\*|(W/)?"\d{1,9}"(\s*,\s*(W/)?"\d{1,9}")*)$'
 _TAG = re.compile(r'^(?:W/)?"?(\d{1,9})"?$')
 
 
@@ -143,6 +145,7 @@ class QuoteAutoSchema(PortalAutoSchema):
             required = self.method != "DELETE"
             params.append(OpenApiParameter(
                 "If-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=required,
+                pattern=IF_MATCH_PATTERN,
                 description=(
                     "The quote's ETag as read (its revision, e.g. \"3\"), or * for any "
                     "revision. " + ("Required: 428 without it. " if required else "")

@@ -323,3 +323,15 @@ def test_an_admin_save_writes_only_the_fields_it_changed(team_a, analyst_a, quot
     client.force_login(admin)
     page = client.get(reverse("admin:quotes_quote_change", args=[quote.pk]))
     assert page.status_code == 200 and "from the API" in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_precondition_messages_come_in_chinese(api_as, analyst_a, quote):
+    """Needs the zh-Hans entries of locale_pending/quotes.po merged (scripts/i18n_sync.py)."""
+    api = api_as(analyst_a)
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+    r = api.patch(_url(quote), {"label": "x"}, format="json", **zh)
+    assert r.status_code == 428 and "If-Match 请求头" in r.json()["detail"]
+    api.patch(_url(quote), {"label": "y"}, format="json", HTTP_IF_MATCH='"1"')
+    r = api.patch(_url(quote), {"label": "x"}, format="json", HTTP_IF_MATCH='"1"', **zh)
+    assert r.status_code == 412 and "当前修订号为 2" in r.json()["detail"]
