@@ -328,10 +328,15 @@ def test_an_admin_save_writes_only_the_fields_it_changed(team_a, analyst_a, quot
 @pytest.mark.django_db
 def test_the_precondition_messages_come_in_chinese(api_as, analyst_a, quote):
     """Needs the zh-Hans entries of locale_pending/quotes.po merged (scripts/i18n_sync.py)."""
+    from django.utils import translation
+
     api = api_as(analyst_a)
     zh = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
-    r = api.patch(_url(quote), {"label": "x"}, format="json", **zh)
-    assert r.status_code == 428 and "If-Match 请求头" in r.json()["detail"]
-    api.patch(_url(quote), {"label": "y"}, format="json", HTTP_IF_MATCH='"1"')
-    r = api.patch(_url(quote), {"label": "x"}, format="json", HTTP_IF_MATCH='"1"', **zh)
-    assert r.status_code == 412 and "当前修订号为 2" in r.json()["detail"]
+    with translation.override("en"):  # the middleware leaves Chinese active: undo it after
+        r = api.patch(_url(quote), {"label": "x"}, format="json", **zh)
+        detail_428 = r.status_code, r.json()["detail"]
+        api.patch(_url(quote), {"label": "y"}, format="json", HTTP_IF_MATCH='"1"')
+        r = api.patch(_url(quote), {"label": "x"}, format="json", HTTP_IF_MATCH='"1"', **zh)
+        detail_412 = r.status_code, r.json()["detail"]
+    assert detail_428[0] == 428 and "If-Match 请求头" in detail_428[1]
+    assert detail_412[0] == 412 and "当前修订号为 2" in detail_412[1]
