@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -57,9 +59,9 @@ class QuoteForm(forms.ModelForm):
 
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
-        probe = QuoteVersion(
-            **{k: v for k, v in data.items() if k in VERSION_FIELDS and k != "gpu"}
-        )
+        # the rules read plain attributes: no model instance needed (the importer runs this
+        # for up to 2,000 rows); a field that failed its own checks is missing here and skipped
+        probe = SimpleNamespace(**{k: v for k, v in data.items() if k in VERSION_FIELDS})
         for field, messages in quote_version_errors(probe).items():
             if field in self.fields and field not in self.errors:
                 for message in messages:

@@ -203,6 +203,18 @@ class ImportRowForm(QuoteForm):
         forms.ModelForm.__init__(self, *args, **kwargs)
         self.team = team
 
+    def _clean_fields(self) -> None:
+        # Django's own loop, without building a BoundField per field and row (a fifth of an
+        # import's time): these forms are never rendered, have no prefix nor disabled fields.
+        for name, form_field in self.fields.items():
+            try:
+                value = form_field.widget.value_from_datadict(self.data, self.files, name)
+                self.cleaned_data[name] = form_field.clean(value)
+                if hasattr(self, f"clean_{name}"):
+                    self.cleaned_data[name] = getattr(self, f"clean_{name}")()
+            except ValidationError as e:
+                self.add_error(name, e)
+
     def _post_clean(self) -> None:
         exclude = self._get_validation_exclusions() | {"quote", "number", "gpu", "created_by"}
         try:

@@ -171,3 +171,14 @@ def test_unknown_vendors_data_centres_and_gpus_keep_their_messages(team_a, analy
     raw = "\n".join([",".join(header), ",".join([*GOOD, "Foreign DC"])]).encode()
     report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=raw)
     assert len(report.errors) == 1 and report.errors[0].startswith("Row 2, data_centre: ")
+
+
+def test_the_documented_limit_of_2000_rows_imports_in_one_go(team_a, analyst_a):
+    from quotes.importing import MAX_ROWS
+
+    make_vendor(team_a, "Imp")
+    make_vendor(team_a, "Other")
+    _small, few = _import_queries(team_a, analyst_a, _many(5))
+    report, queries = _import_queries(team_a, analyst_a, _many(MAX_ROWS))
+    assert len(report.created) == MAX_ROWS and queries == few
+    assert Quote.objects.filter(team=team_a, current_version__number=1).count() == MAX_ROWS + 5
