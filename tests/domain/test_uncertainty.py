@@ -52,8 +52,9 @@ def test_every_range_holds_the_cost_and_a_single_node_keeps_only_the_model_band(
 
 def test_unverified_bandwidth_widens_the_range_more_than_measured_bandwidth():
     # 25G: communication-bound, so the bandwidth assumption shows
-    rs, low, high = _ranges([_offer("claimed", nic=25.0), _offer("measured", nic=25.0,
-                                                                 measured=25.0, p50=25.0)])
+    rs, low, high = _ranges(
+        [_offer("claimed", nic=25.0), _offer("measured", nic=25.0, measured=25.0, p50=25.0)]
+    )
     rows = zip(rs, low, high, strict=True)
     width = {r.offer_id: (hi - lo) / r.cost_per_eth for r, lo, hi in rows}
     assert width["claimed"] > width["measured"] * 1.5
