@@ -132,7 +132,7 @@ def _gap_pct(a: Contender, b: Contender) -> float:
 
 def _none_eligible(excluded: int, under_default: Sequence[str]) -> Message:
     if under_default:
-        names = ", ".join(under_default)
+        names = _names(under_default)
         return Message(
             "none_eligible",
             f"No offer is eligible under the team's risk policy (all {excluded} excluded). "
@@ -148,8 +148,17 @@ def _none_eligible(excluded: int, under_default: Sequence[str]) -> Message:
     )
 
 
+NAMES_SHOWN = 5
+
+
+def _names(labels: Sequence[str]) -> str:
+    """At most NAMES_SHOWN names: a tie among thousands of offers stays one readable line."""
+    shown = ", ".join(labels[:NAMES_SHOWN])
+    return shown + (f", … (+{len(labels) - NAMES_SHOWN})" if len(labels) > NAMES_SHOWN else "")
+
+
 def _tie(winner: Contender, tied: Sequence[Contender]) -> Message:
-    names = ", ".join(t.label for t in tied)
+    names = _names([t.label for t in tied])
     gap = max(_gap_pct(winner, t) for t in tied)
     return Message(
         "tie",
@@ -163,12 +172,12 @@ def _tie(winner: Contender, tied: Sequence[Contender]) -> Message:
 
 
 def _deciders(winner: Contender, tied: Sequence[Contender]) -> tuple[Message, ...]:
-    group = [winner, *tied]
+    group = [winner, *tied][:NAMES_SHOWN]
     risk = "; ".join(f"{c.label}: {c.risk_marks}" for c in group)
     out = [Message("decide_risk", f"Risk marks: {risk}.", f"风险标记数：{risk}。")]
-    verified = [c.label for c in group if c.verified_bandwidth]
+    verified = [c.label for c in [winner, *tied] if c.verified_bandwidth]
     if verified:
-        names = ", ".join(verified)
+        names = _names(verified)
         out.append(
             Message(
                 "decide_evidence",
@@ -177,7 +186,7 @@ def _deciders(winner: Contender, tied: Sequence[Contender]) -> tuple[Message, ..
             )
         )
     else:
-        out.append(_verify(", ".join(c.label for c in group)))
+        out.append(_verify(_names([c.label for c in [winner, *tied]])))
     out.append(
         Message(
             "decide_contract",
