@@ -97,7 +97,7 @@ class RankingResult(models.Model):
     risk_action = models.CharField(_("risk action"), max_length=16, default="none")
     risk_marks = models.JSONField(_("risk marks"), default=list, blank=True)
     eligibility_reasons = models.JSONField(_("eligibility reasons"), default=list, blank=True)
-    risk_premium_pct = models.FloatField(_("risk premium (% of cost)"), default=0.0)
+    risk_premium_pct = models.FloatField(_("risk premium (percent of cost)"), default=0.0)
     risk_premium_month = models.FloatField(_("risk premium per month"), default=0.0)
     risk_adjusted_cost_per_eth = models.FloatField(
         _("risk-adjusted cost per ETH"), null=True, blank=True
@@ -150,7 +150,7 @@ class TeamRiskPolicy(TeamScoped):
         _("critical findings"), max_length=16, choices=RiskAction.choices,
         default=RiskAction.EXCLUDE,
     )  # fmt: skip
-    critical_premium_pct = models.FloatField(_("critical: premium (% of cost)"), default=0.0)
+    critical_premium_pct = models.FloatField(_("critical: premium (percent of cost)"), default=0.0)
     critical_premium_cny_month = models.DecimalField(
         _("critical: premium (CNY/month)"), max_digits=12, decimal_places=2, default=Decimal("0")
     )
@@ -158,14 +158,14 @@ class TeamRiskPolicy(TeamScoped):
         _("warning findings"), max_length=16, choices=RiskAction.choices,
         default=RiskAction.PREMIUM,
     )  # fmt: skip
-    warning_premium_pct = models.FloatField(_("warning: premium (% of cost)"), default=2.0)
+    warning_premium_pct = models.FloatField(_("warning: premium (percent of cost)"), default=2.0)
     warning_premium_cny_month = models.DecimalField(
         _("warning: premium (CNY/month)"), max_digits=12, decimal_places=2, default=Decimal("0")
     )
     info_action = models.CharField(
         _("notice findings"), max_length=16, choices=RiskAction.choices, default=RiskAction.MARK
     )
-    info_premium_pct = models.FloatField(_("notice: premium (% of cost)"), default=0.0)
+    info_premium_pct = models.FloatField(_("notice: premium (percent of cost)"), default=0.0)
     info_premium_cny_month = models.DecimalField(
         _("notice: premium (CNY/month)"), max_digits=12, decimal_places=2, default=Decimal("0")
     )
@@ -174,7 +174,7 @@ class TeamRiskPolicy(TeamScoped):
         default=UnverifiedSeverity.WARNING,
         help_text=_("Severity of a multi-node offer whose bandwidth no benchmark has verified."),
     )  # fmt: skip
-    premium_cap_pct = models.FloatField(_("premium cap (% of cost)"), default=20.0)
+    premium_cap_pct = models.FloatField(_("premium cap (percent of cost)"), default=20.0)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:

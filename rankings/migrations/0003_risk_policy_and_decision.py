@@ -51,7 +51,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "critical_premium_pct",
-                    models.FloatField(default=0.0, verbose_name="critical: premium (% of cost)"),
+                    models.FloatField(default=0.0, verbose_name="critical: premium (percent of cost)"),
                 ),
                 (
                     "critical_premium_cny_month",
@@ -78,7 +78,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "warning_premium_pct",
-                    models.FloatField(default=2.0, verbose_name="warning: premium (% of cost)"),
+                    models.FloatField(default=2.0, verbose_name="warning: premium (percent of cost)"),
                 ),
                 (
                     "warning_premium_cny_month",
@@ -105,7 +105,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "info_premium_pct",
-                    models.FloatField(default=0.0, verbose_name="notice: premium (% of cost)"),
+                    models.FloatField(default=0.0, verbose_name="notice: premium (percent of cost)"),
                 ),
                 (
                     "info_premium_cny_month",
@@ -133,7 +133,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "premium_cap_pct",
-                    models.FloatField(default=20.0, verbose_name="premium cap (% of cost)"),
+                    models.FloatField(default=20.0, verbose_name="premium cap (percent of cost)"),
                 ),
                 ("updated_at", models.DateTimeField(auto_now=True, verbose_name="updated at")),
             ],
@@ -197,7 +197,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="rankingresult",
             name="risk_premium_pct",
-            field=models.FloatField(default=0.0, verbose_name="risk premium (% of cost)"),
+            field=models.FloatField(default=0.0, verbose_name="risk premium (percent of cost)"),
         ),
         migrations.AddField(
             model_name="rankingresult",
