@@ -240,3 +240,17 @@ def test_only_an_eligible_first_offer_can_be_stored_as_recommended(team_a, analy
     run = _run(team_a, analyst_a, make_workload(team_a))
     with pytest.raises(IntegrityError), transaction.atomic():
         RankingResult.objects.filter(run=run).update(eligible=False)
+
+
+def test_a_snapshot_stored_before_the_policy_counts_its_vendor_flags_as_critical(team_a, analyst_a):
+    from rankings.decision import decide
+    from rankings.services import rank_snapshot
+
+    make_quote(team_a, analyst_a, make_vendor(team_a, "Plain"), label="plain")
+    run = _run(team_a, analyst_a, make_workload(team_a))
+    old = {k: v for k, v in run.snapshot.items() if k not in ("risk_policy", "risk_findings")}
+    flag = {"code": "licence_missing", "en": "No licence.", "zh": "无许可证。"}
+    old["offers"] = [{**o, "vendor_flags": [flag]} for o in old["offers"]]
+    rows, decision = decide(old, rank_snapshot(old))
+    assert not rows[0].eligible and rows[0].risk_marks[0]["code"] == "licence_missing"
+    assert decision["all_excluded"] and decision["policy"]["critical"]["action"] == "exclude"
