@@ -89,18 +89,18 @@ def offer_warnings(warnings: list[dict[str, str]], *, shown: int = WARNINGS_SHOW
 
 
 def ranking_lesson(results: list[RankingResult]) -> dict[str, Any]:
-    """Among the eligible offers, the one with the cheapest rent and the recommended one (the
-    cheapest per effective training hour once risk counts; `recommended` too), and the table
-    rows of the results page (each result with its de-duplicated warnings). An excluded offer
-    never gets the badge; with no eligible offer both are None."""
+    """The offer with the cheapest rent and the recommended one (`cheapest_eth`, also
+    `recommended`: the cheapest per effective training hour among the eligible offers once risk
+    counts), and the table rows of the results page (each result with its de-duplicated
+    warnings). An excluded offer never gets the badge; with no eligible offer both are None (the
+    page then shows the run's decision headline instead of the lesson)."""
     rows = [{"result": r, "warnings": offer_warnings(r.warnings or [])} for r in results]
-    eligible = [r for r in results if r.eligible]
-    best = next((r for r in eligible if r.recommended), None)
+    best = next((r for r in results if r.recommended and r.eligible), None)
     if best is None:
         return {"cheapest_rent": None, "cheapest_eth": None, "recommended": None,
                 "result_rows": rows}  # fmt: skip
     return {
-        "cheapest_rent": min(eligible, key=lambda r: (r.hourly_cost, r.rank)),
+        "cheapest_rent": min(results, key=lambda r: (r.hourly_cost, r.rank)),
         "cheapest_eth": best,
         "recommended": best,
         "result_rows": rows,

@@ -92,6 +92,7 @@ def test_the_recommendation_is_the_best_eligible_demo_offer(hostile_demo):
     # the page's badge and the dashboard's leader follow the recommendation
     lesson = ranking_lesson(list(run.results.order_by("rank")))
     assert lesson["cheapest_eth"] == best == lesson["recommended"]
+    assert lesson["cheapest_rent"].label == "unlicensed 4×400G IB"  # the lesson still holds
     assert ranking_overview(team=run.team).get(pk=run.pk).leaders == [best]
     # decision order: eligible first by risk-adjusted cost, the excluded ones last
     rows = decision_rows(run)
