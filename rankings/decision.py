@@ -38,56 +38,68 @@ class OfferDecision:
     recommended: bool = False
 
 
-def _findings(snapshot: Mapping[str, Any], offer: Mapping[str, Any]) -> tuple[el.RiskItem, ...]:
+_Key = tuple[tuple[str, str, str, str, str], ...]
+
+
+def _finding_key(snapshot: Mapping[str, Any], offer: Mapping[str, Any], offer_id: str) -> _Key:
+    """An offer's findings as a hashable key: offers of one vendor site share it."""
     stored = snapshot.get("risk_findings")
     if stored is None:  # a run stored before the risk policy: its flags were the critical ones
         rows = [{**f, "severity": "critical"} for f in offer.get("vendor_flags") or ()]
     else:
-        rows = stored.get(str(offer.get("id")), ())
-    return _items(tuple((r["code"], r.get("severity", "critical"), r.get("subject", ""), r["en"],
-                         r["zh"]) for r in rows))  # fmt: skip
+        rows = stored.get(offer_id) or ()
+    return tuple((r["code"], r.get("severity", "critical"), r.get("subject", ""), r["en"], r["zh"])
+                 for r in rows)  # fmt: skip
 
 
-_ITEM_CACHE: dict[tuple[Any, ...], tuple[el.RiskItem, ...]] = {}
-
-
-def _items(key: tuple[Any, ...]) -> tuple[el.RiskItem, ...]:
-    found = _ITEM_CACHE.get(key)
-    if found is None:
-        found = tuple(
-            el.finding_item({"code": c, "severity": s, "subject": sub, "en": en, "zh": zh})
-            for c, s, sub, en, zh in key
-        )
-        if len(_ITEM_CACHE) < 4096:
-            _ITEM_CACHE[key] = found
-    return found
+def _items(key: _Key) -> tuple[el.RiskItem, ...]:
+    return tuple(
+        el.finding_item({"code": c, "severity": s, "subject": sub, "en": en, "zh": zh})
+        for c, s, sub, en, zh in key
+    )
 
 
 def _assessments(
     snapshot: Mapping[str, Any],
+    offers: Mapping[str, Mapping[str, Any]],
     results: Sequence[cm.OfferResult],
     policy: el.RiskPolicy,
 ) -> list[el.Assessment]:
-    offers = {str(o.get("id")): o for o in snapshot["offers"]}
+    """Each result's assessment; offers with the same findings and claims share one (10,000
+    offers from a few vendors are a few dozen assessments)."""
+    memo: dict[tuple[Any, ...], el.Assessment] = {}
     out = []
     for r in results:
-        o = offers.get(r.offer_id, {})
+        o = offers.get(r.offer_id, _NO_OFFER)
         nic = float(o.get("nic_gbps") or 0.0)
-        risks = el.offer_risks(
-            _findings(snapshot, o), nic_gbps=nic,
-            nominal_gbps=nic * float(o.get("nics_per_node") or 1),
-            bandwidth_measured=r.bandwidth_basis == "measured", nodes_used=r.nodes_used,
-            policy=policy,
-        )  # fmt: skip
-        out.append(el.assess(risks, policy))
+        nominal = nic * float(o.get("nics_per_node") or 1)
+        measured = r.bandwidth_basis == "measured"
+        fkey = _finding_key(snapshot, o, r.offer_id)
+        key = (fkey, nic if nic > el.MAX_NIC_PORT_GBPS else 0.0,
+               None if measured or r.nodes_used <= 1 else nominal)  # fmt: skip
+        found = memo.get(key)
+        if found is None:
+            risks = el.offer_risks(
+                _items(fkey), nic_gbps=nic, nominal_gbps=nominal, bandwidth_measured=measured,
+                nodes_used=r.nodes_used, policy=policy,
+            )  # fmt: skip
+            found = memo[key] = el.assess(risks, policy)
+        out.append(found)
     return out
 
 
-def _ranges(snapshot: Mapping[str, Any], results: Sequence[cm.OfferResult]) -> tuple[Any, Any]:
-    offers = {str(o.get("id")): o for o in snapshot["offers"]}
+_NO_OFFER: Mapping[str, Any] = {}
 
+
+def _ranges(
+    snapshot: Mapping[str, Any],
+    offers: Mapping[str, Mapping[str, Any]],
+    results: Sequence[cm.OfferResult],
+) -> tuple[Any, Any]:
     def ratio(r: cm.OfferResult) -> float:
-        o = offers.get(r.offer_id, {})
+        if r.bandwidth_basis != "measured":
+            return 1.0
+        o = offers.get(r.offer_id, _NO_OFFER)
         p5, p50 = o.get("measured_gbps"), o.get("measured_p50_gbps")
         return float(p5) / float(p50) if p5 and p50 else 1.0
 
@@ -110,8 +122,9 @@ def decide(
     if not results:
         return [], {"policy": el.policy_to_dict(policy), "recommended": None, "eligible": 0,
                     "excluded": 0, "all_excluded": False, "tie": False, "tied": []}  # fmt: skip
-    assessed = _assessments(snapshot, results, policy)
-    low, high = _ranges(snapshot, results)
+    offers = {str(o.get("id")): o for o in snapshot["offers"]}
+    assessed = _assessments(snapshot, offers, results, policy)
+    low, high = _ranges(snapshot, offers, results)
     fx = snapshot.get("fx_to_cny") or {}
     pct = np.array([a.premium_pct for a in assessed]) / 100.0
     money = np.array([_in_currency(a.premium_cny_month, r.currency, fx)
@@ -124,27 +137,34 @@ def decide(
     order = [i for i in np.lexsort((np.arange(len(results)), adj)).tolist() if eligible[i]]
     winner = order[0] if order else -1
     tied = un.ties_with(winner, adj_low, adj_high, eligible)
+    as_dicts: dict[int, tuple[list[dict[str, str]], list[dict[str, str]]]] = {}
+    for a in assessed:  # shared assessments: their JSON form is built once
+        if id(a) not in as_dicts:
+            as_dicts[id(a)] = ([m.as_dict() for m in a.marks], [m.as_dict() for m in a.reasons])
+    columns = zip(
+        money.tolist(), adj.tolist(), adj_low.tolist(), adj_high.tolist(), low.tolist(),
+        high.tolist(), tied.tolist(), strict=True,
+    )  # fmt: skip
     rows = [
         OfferDecision(
             a.eligible,
             a.action,
-            [m.as_dict() for m in a.marks],
-            [m.as_dict() for m in a.reasons],
+            *as_dicts[id(a)],
             a.premium_pct,
-            float(money[i]),
-            float(adj[i]),
-            float(adj_low[i]),
-            float(adj_high[i]),
-            float(low[i]),
-            float(high[i]),
-            tie_with_winner=bool(tied[i]),
+            m,
+            x,
+            xl,
+            xh,
+            lo,
+            hi,
+            tie_with_winner=t,
             recommended=i == winner,
         )  # fmt: skip
-        for i, a in enumerate(assessed)
+        for i, (a, (m, x, xl, xh, lo, hi, t)) in enumerate(zip(assessed, columns, strict=True))
     ]
     for position, i in enumerate(order, start=1):
         rows[i].decision_rank = position
-    run = _run_decision(snapshot, results, rows, order, tied.nonzero()[0].tolist(), policy)
+    run = _run_decision(offers, results, rows, order, tied.nonzero()[0].tolist(), policy, snapshot)
     return rows, run
 
 
@@ -161,15 +181,14 @@ def _contender(label: str, row: OfferDecision, r: cm.OfferResult) -> un.Contende
 
 
 def _run_decision(
-    snapshot: Mapping[str, Any],
+    offers: Mapping[str, Mapping[str, Any]],
     results: Sequence[cm.OfferResult],
     rows: list[OfferDecision],
     order: list[int],
     tied: list[int],
     policy: el.RiskPolicy,
+    snapshot: Mapping[str, Any],
 ) -> dict[str, Any]:
-    offers = {str(o.get("id")): o for o in snapshot["offers"]}
-
     def label(i: int) -> str:
         o = offers.get(results[i].offer_id, {})
         return " · ".join(x for x in (o.get("vendor"), o.get("label")) if x) or results[i].offer_id
@@ -178,7 +197,7 @@ def _run_decision(
     position = {i: p for p, i in enumerate(order)}
     under_default: list[dict[str, str]] = []
     if not order:
-        defaults = _assessments(snapshot, results, el.DEFAULT_POLICY)
+        defaults = _assessments(snapshot, offers, results, el.DEFAULT_POLICY)
         under_default = [{"id": results[i].offer_id, "label": label(i)}
                          for i, a in enumerate(defaults) if a.eligible]  # fmt: skip
     contenders = [_contender(label(i), rows[i], results[i]) for i in order[:2]]
