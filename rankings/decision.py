@@ -8,6 +8,7 @@ each offer's findings) and the cost model's outcome; the output is the extra fie
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -145,23 +146,29 @@ def decide(
         money.tolist(), adj.tolist(), adj_low.tolist(), adj_high.tolist(), low.tolist(),
         high.tolist(), tied.tolist(), strict=True,
     )  # fmt: skip
-    rows = [
-        OfferDecision(
-            a.eligible,
-            a.action,
-            *as_dicts[id(a)],
-            a.premium_pct,
-            m,
-            x,
-            xl,
-            xh,
-            lo,
-            hi,
-            tie_with_winner=t,
-            recommended=i == winner,
-        )  # fmt: skip
-        for i, (a, (m, x, xl, xh, lo, hi, t)) in enumerate(zip(assessed, columns, strict=True))
-    ]
+    gc_was_on = gc.isenabled()
+    gc.disable()  # 10,000 small rows: a collection pass over the whole snapshot costs more
+    try:
+        rows = [
+            OfferDecision(
+                a.eligible,
+                a.action,
+                *as_dicts[id(a)],
+                a.premium_pct,
+                m,
+                x,
+                xl,
+                xh,
+                lo,
+                hi,
+                tie_with_winner=t,
+                recommended=i == winner,
+            )  # fmt: skip
+            for i, (a, (m, x, xl, xh, lo, hi, t)) in enumerate(zip(assessed, columns, strict=True))
+        ]
+    finally:
+        if gc_was_on:
+            gc.enable()
     for position, i in enumerate(order, start=1):
         rows[i].decision_rank = position
     run = _run_decision(offers, results, rows, order, tied.nonzero()[0].tolist(), policy, snapshot)
