@@ -125,3 +125,23 @@ def decision_rows(run: RankingRun) -> list[RankingResult]:
     """The run's results in decision order: eligible offers by risk-adjusted cost per ETH, then
     the excluded ones by cost (each with `eligibility_reasons`)."""
     return list(run.results.order_by(F("decision_rank").asc(nulls_last=True), "rank"))
+
+
+def ranking_decision(run: RankingRun, results: list[RankingResult] | None = None) -> dict[str, Any]:
+    """What the page and the report say above the table: the headline and what decides a tie
+    (bilingual dicts for the `msg` filter), the policy used, the recommended result, the tied
+    and the excluded results (each with `eligibility_reasons`), and when the policy excluded
+    every offer, the offers the default policy would allow (`eligible_under_default`)."""
+    rows = results if results is not None else list(run.results.order_by("rank"))
+    d = run.decision or {}
+    return {
+        "headline": d.get("headline"),
+        "deciders": d.get("deciders", []),
+        "policy_note": d.get("policy_note"),
+        "recommended": next((r for r in rows if r.recommended), None),
+        "tie": bool(d.get("tie")),
+        "tied": [r for r in rows if r.tie_with_winner],
+        "excluded": [r for r in rows if not r.eligible],
+        "all_excluded": bool(d.get("all_excluded")),
+        "eligible_under_default": d.get("eligible_under_default", []),
+    }

@@ -13,6 +13,7 @@ from quotes.testing import make_quote, make_vendor, make_workload
 from rankings.models import RankingResult, RankingRun, TeamRiskPolicy
 from rankings.selectors import (
     decision_rows,
+    ranking_decision,
     ranking_lesson,
     ranking_overview,
     recommended_result,
@@ -97,6 +98,11 @@ def test_the_recommendation_is_the_best_eligible_demo_offer(hostile_demo):
     # decision order: eligible first by risk-adjusted cost, the excluded ones last
     rows = decision_rows(run)
     assert rows[0] == best and not rows[-1].eligible and not rows[-2].eligible
+    summary = ranking_decision(run)
+    assert summary["recommended"] == best and not summary["all_excluded"]
+    assert {r.label for r in summary["excluded"]} >= {"unlicensed 4×400G IB", "absurd NIC"}
+    assert summary["headline"]["code"] == "recommend_clear"
+    assert "严重：排除" in summary["policy_note"]["zh"]
 
 
 def test_every_eligible_offer_carries_its_unverified_bandwidth_as_a_risk(hostile_demo):
@@ -140,6 +146,7 @@ def test_two_offers_0_7_percent_apart_are_a_tie_not_a_winner(team_a, analyst_a):
     assert alpha.recommended and not alpha.tie_with_winner
     assert beta.tie_with_winner and beta.eligible
     assert run.decision["tie"] and run.decision["tied"] == [beta.offer_id]
+    assert ranking_decision(run)["tied"] == [beta]
     head = run.decision["headline"]
     assert head["code"] == "tie" and "No clear winner" in head["en"] and "0.7%" in head["zh"]
     assert [d["code"] for d in run.decision["deciders"]] == [
