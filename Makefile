@@ -18,6 +18,7 @@ install: $(STAMP)
 # background on the embedded broker (message files under var/broker, no Redis needed; log in
 # var/worker.log) and stops when runserver, in the foreground, stops.
 RUN_ENV := DJANGO_DEBUG=true PORTAL_EMBEDDED_BROKER=true
+PORT ?= 8000
 run: install sysdeps
 	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
 	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
@@ -27,7 +28,7 @@ run: install sysdeps
 	  >var/worker.log 2>&1 & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	echo "Celery worker started (pid $$worker, log var/worker.log)"; \
-	$(RUN_ENV) $(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(RUN_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # System packages the tests need beyond Python (Chromium for browser tests, CJK fonts).
 sysdeps:

@@ -188,7 +188,9 @@ CACHES = {
 # machine. Development only; a deployment uses Redis.
 EMBEDDED_BROKER = env.bool("PORTAL_EMBEDDED_BROKER", default=False) and not REDIS_URL
 EMBEDDED_BROKER_DIR = env.path("PORTAL_EMBEDDED_BROKER_DIR", default=BASE_DIR / "var" / "broker")
-CELERY_BROKER_URL = REDIS_URL or ("filesystem://" if EMBEDDED_BROKER else "memory://")
+CELERY_BROKER_URL = REDIS_URL or (
+    "filesystem://localhost/" if EMBEDDED_BROKER else "memory://localhost/"
+)
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = env.bool(
     "CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL and not EMBEDDED_BROKER
