@@ -9,6 +9,7 @@ from pathlib import Path
 
 import environ
 from django.utils.translation import gettext_lazy as _
+from whitenoise.compress import Compressor as _WhiteNoiseCompressor
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
@@ -29,7 +30,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
-    "django.contrib.staticfiles",
+    "reports.staticfiles.StaticFilesConfig",  # django.contrib.staticfiles, ReDoc left out
     "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
@@ -109,14 +110,16 @@ STATIC_URL = "/static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
 
-def _plotly_dir() -> str:
-    import plotly
-
-    return str(Path(plotly.__file__).parent / "package_data")
-
-
-# plotly.min.js is served from the installed plotly package, at the version the figures expect.
-STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", _plotly_dir())]
+# plotly.min.js is served from the installed plotly package, at the version the figures expect
+# (reports.staticfiles.PlotlyFinder: that one file, not the package's other 5 MB).
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "reports.staticfiles.PlotlyFinder",
+]
+# Source maps are never requested by the pages: copied (CSS and JS name them) but not compressed.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*_WhiteNoiseCompressor.SKIP_COMPRESS_EXTENSIONS, "map")
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {

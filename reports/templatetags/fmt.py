@@ -80,3 +80,18 @@ def tokens(value: Any) -> str:
 @register.filter
 def absval(value: Any) -> Any:
     return abs(value) if isinstance(value, int | float) else value
+
+
+@register.filter
+def pct_points(value: Any, decimals: int = 1) -> str:
+    """A change already in percent, signed: `{{ 12.34|pct_points }}` -> +12.3%."""
+    x = f.to_float(value)
+    return f.DASH if x is None else f.percent(x / 100, int(decimals), signed=True)
+
+
+@register.filter
+def province(code: str | None) -> str:
+    """A province in the reader's language only (广东 in Chinese, Guangdong in English)."""
+    from reports.summary import province as _province
+
+    return _province(code)
