@@ -8,18 +8,48 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
 from .charts import chart_images
-from .selectors import ReportData
+from .selectors import ReportData, VendorSection
 from .summary import findings, management_summary, offer_rows, workload_rows
 
 
 def _data_uri(png: bytes | None) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode() if png else ""
+
+
+# Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
+DETAIL_TOP = 5
+
+
+def _vendor_appendix(data: ReportData) -> dict[str, Any]:
+    """Appendix B: one line per vendor (best-ranked first), pages for the leading vendors.
+
+    Fifty vendor pages were most of a fifty-offer report's pages and of its build time, and a
+    reader decides among the leaders; the workbook keeps every vendor's evidence."""
+    rank_of = {str(r.offer_id): r.rank for r in data.results}
+
+    def best(s: VendorSection) -> int | None:
+        ranks = [rank_of[str(o.get("id"))] for o in s.offers if str(o.get("id")) in rank_of]
+        return min(ranks) if ranks else None
+
+    rows = []
+    for s in data.vendors:
+        v = s.vendor
+        licences = list(v.licences.all()) if v else []
+        rows.append({
+            "section": s, "best": best(s), "licences": len(licences),
+            "verified_licences": sum(1 for lic in licences if lic.state == "verified"),
+            "data_centres": len(v.data_centres.all()) if v else 0,
+        })  # fmt: skip
+    rows.sort(key=lambda r: (r["best"] is None, r["best"] or 0, r["section"].name))
+    details = [r["section"] for r in rows if r["best"] is not None and r["best"] <= DETAIL_TOP]
+    return {"vendor_rows": rows, "vendor_details": details, "detail_top": DETAIL_TOP}
 
 
 def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
@@ -36,6 +66,7 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
         "findings": found,
         "ranking_rows": [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results],
         "flagged_vendors": [s for s in data.vendors if s.critical],
+        **_vendor_appendix(data),
         "workload_rows": workload_rows(data),
         "gpus_used": [(k, g) for k, g in data.gpus.items() if k in used] or list(data.gpus.items()),
         "inputs": offer_rows(data),
