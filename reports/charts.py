@@ -58,8 +58,20 @@ def _ensure_server() -> None:
 
     kaleido.start_sync_server(silence_warnings=True)
     if not _server_started:
-        atexit.register(lambda: kaleido.stop_sync_server(silence_warnings=True))
+        atexit.register(_stop_quietly)  # runs before kaleido's own exit handler (LIFO)
     _server_started = True
+
+
+def _stop_quietly() -> None:
+    """Stop the browser at process exit without a traceback on the console.
+
+    While Chromium exits, choreographer can read a last message cut short and logs a
+    "JSONError decoding message" traceback at ERROR level although nothing is wrong; at exit
+    there is nothing left to render, so its logger is quietened first."""
+    import kaleido
+
+    logging.getLogger("choreographer").setLevel(logging.CRITICAL)
+    kaleido.stop_sync_server(silence_warnings=True)
 
 
 def charts_enabled() -> bool:
