@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint check-migrations bench load audit sysdeps e2e-deps clean
+.PHONY: install run test test-fast lint check-migrations bench load audit sysdeps e2e-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -48,6 +48,12 @@ test: install sysdeps
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/portal} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} \
 	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra
+
+# Fast lane (no PostgreSQL, Redis, worker or browser): lint of the domain and its tests, the
+# pure-Python domain tests (parsers, models, money, rules). About 30 s on an idle 2-core machine.
+test-fast: install
+	$(BIN)/ruff check domain tests/domain
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/python -m pytest -q -p no:cacheprovider tests/domain tests/test_domain_is_pure.py
 
 # Performance figures (ratios measured in one run): log parsing vs json.load, ranking vs loading
 # quotes, report generation vs the ranking. Uses DATABASE_URL if set, else SQLite.

@@ -1,6 +1,12 @@
+from django import forms
 from django.contrib import admin
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth import forms as auth_forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
 
 from .models import Membership, Team
+from .services import username_taken
 
 
 @admin.register(Team)
@@ -31,3 +37,35 @@ class MembershipAdmin(admin.ModelAdmin):
             return qs
         membership = getattr(request.user, "membership", None)
         return qs.filter(team_id=membership.team_id) if membership else qs.none()
+
+
+class _NameKeyUnique:
+    """Refuse a user name that another account has in any spelling (see domain.usernames);
+    the database's caseless unique index would otherwise answer a race or a rename with a 500."""
+
+    def clean_username(self):  # type: ignore[no-untyped-def]
+        username = self.cleaned_data.get("username")  # type: ignore[attr-defined]
+        instance = getattr(self, "instance", None)
+        if username and username_taken(username, exclude_pk=getattr(instance, "pk", None)):
+            raise forms.ValidationError(
+                _("A user with that user name already exists (in another spelling)."),
+                code="unique",
+            )
+        return username
+
+
+class UserAddForm(_NameKeyUnique, auth_forms.AdminUserCreationForm):
+    pass
+
+
+class UserEditForm(_NameKeyUnique, auth_forms.UserChangeForm):
+    pass
+
+
+class UserAdmin(auth_admin.UserAdmin):
+    add_form = UserAddForm
+    form = UserEditForm
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), UserAdmin)

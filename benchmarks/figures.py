@@ -5,13 +5,23 @@ The same figure serves the page (``to_html`` with the locally served plotly.js) 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 from django.utils.translation import gettext as _
 
 LAYOUT: dict[str, Any] = {"height": 360, "margin": {"l": 50, "r": 20, "t": 40, "b": 45}}
+
+
+# A day-long `iperf3 -P 8` log has 86,400 intervals per stream: drawn whole, its chart alone
+# was megabytes of page. Each series is cut to at most this many points (fewer when a chart has
+# many series), keeping every bucket's lowest and highest interval.
+MAX_POINTS_PER_SERIES = 2000
+MAX_POINTS_PER_CHART = 24_000
+MIN_POINTS_PER_SERIES = 200
 
 
 def _times(data: dict[str, Any], count: int) -> list[float]:
@@ -19,30 +29,77 @@ def _times(data: dict[str, Any], count: int) -> list[float]:
     return ends if len(ends) == count else [float(i + 1) for i in range(count)]
 
 
+def _floats(values: Sequence[float | None]) -> np.ndarray:
+    return np.array(values, dtype=float)  # None becomes NaN
+
+
+def downsample_minmax(
+    x: Sequence[float], y: Sequence[float | None], max_points: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """At most `max_points` (x, y) points: the series cut into ``max_points // 2`` buckets of
+    consecutive points, each drawn by its lowest and its highest point in time order, so every
+    dip and spike (and the series' minimum and maximum) stays visible. A bucket with no value
+    is one gap (NaN); a series that fits is returned whole. None values come back as NaN."""
+    xs, ys = _floats(x), _floats(y)
+    n = len(ys)
+    if n <= max_points:
+        return xs, ys
+    size = math.ceil(n / max(1, max_points // 2))
+    buckets = math.ceil(n / size)
+    grid = np.full(buckets * size, np.nan)
+    grid[:n] = ys
+    grid = grid.reshape(buckets, size)
+    empty = np.isnan(grid).all(axis=1)
+    lo = np.where(np.isnan(grid), np.inf, grid).argmin(axis=1)
+    hi = np.where(np.isnan(grid), -np.inf, grid).argmax(axis=1)
+    offsets = np.arange(buckets) * size
+    first, second = offsets + np.minimum(lo, hi), offsets + np.maximum(lo, hi)
+    pairs = np.stack([first, second], axis=1)
+    keep = np.stack([np.ones(buckets, dtype=bool), (second != first) & ~empty], axis=1)
+    idx = pairs[keep]  # row by row: each bucket's points in time order
+    return xs[idx], ys[idx]
+
+
+def _as_array(values: np.ndarray) -> np.ndarray:
+    """Float32 with NaN gaps: plotly writes it as a compact binary array, not decimal text."""
+    return np.asarray(values, dtype=np.float32)
+
+
 def throughput_over_time(
     items: Sequence[tuple[str, dict[str, Any]]], *, line_rate_gbps: float | None
 ) -> go.Figure | None:
-    """Per-interval throughput of each stream (one log) or each pair (several), with line rate."""
-    fig = go.Figure()
+    """Per-interval throughput of each stream (one log) or each pair (several), with line rate.
+
+    Long series are downsampled (``downsample_minmax``); the chart says so under its title."""
     single = len(items) == 1
+    lines: list[tuple[str, list[float], list[float | None]]] = []
     for label, data in items:
         series = data.get("series") or []
         if single and len(series) > 1:
-            for s in series:
-                fig.add_scatter(x=_times(data, len(s["gbps"])), y=s["gbps"], name=s["label"])
+            lines += [(s["label"], _times(data, len(s["gbps"])), s["gbps"]) for s in series]
         gbps = data.get("interval_gbps") or []
         if gbps:
-            fig.add_scatter(x=_times(data, len(gbps)), y=gbps, name=_("total") if single else label)
-    if not fig.data:
+            lines.append((_("total") if single else label, _times(data, len(gbps)), gbps))
+    if not lines:
         return None
+    budget = max(
+        MIN_POINTS_PER_SERIES, min(MAX_POINTS_PER_SERIES, MAX_POINTS_PER_CHART // len(lines))
+    )
+    fig = go.Figure()
+    longest = max(len(y) for _label, _x, y in lines)
+    for label, x, y in lines:
+        dx, dy = downsample_minmax(x, y, budget)
+        fig.add_scatter(x=_as_array(dx), y=_as_array(dy), name=label, connectgaps=False)
     if line_rate_gbps:
         fig.add_hline(y=line_rate_gbps, line_dash="dash", annotation_text=_("line rate"))
-    fig.update_layout(
-        title=_("Throughput over time"),
-        xaxis_title=_("time (s)"),
-        yaxis_title="Gbit/s",
-        **LAYOUT,
-    )
+    title = _("Throughput over time")
+    if longest > budget:
+        note = _(
+            "%(total)s intervals per series, drawn as %(shown)s points: the lowest and highest "
+            "of each group of consecutive intervals"
+        ) % {"total": f"{longest:,}", "shown": f"{budget:,}"}
+        title = f"{title}<br><sup>{note}</sup>"
+    fig.update_layout(title=title, xaxis_title=_("time (s)"), yaxis_title="Gbit/s", **LAYOUT)
     return fig
 
 

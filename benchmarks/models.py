@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, TeamScoped
+from domain.benchlogs.verdict import DEFAULT_THRESHOLDS
 
 from .choices import MeasuredKind, RunFabric, TestKind, Verdict
 
@@ -183,37 +184,43 @@ class BenchmarkLog(TeamScoped, Job):
 
 
 class AcceptanceThresholds(TeamScoped):
-    """The team's pass / warn / fail limits for one log (defaults from the issue)."""
+    """The team's pass / warn / fail limits for one log (defaults: domain DEFAULT_THRESHOLDS)."""
 
     rdma_min_line_fraction = models.FloatField(
         _("RDMA: minimum share of line rate"),
-        default=0.90,
+        default=DEFAULT_THRESHOLDS.rdma_min_efficiency,
         validators=[MinValueValidator(0), MaxValueValidator(1)],
     )
     tcp_min_line_fraction = models.FloatField(
         _("TCP: minimum share of line rate"),
-        default=0.85,
+        default=DEFAULT_THRESHOLDS.tcp_min_efficiency,
         validators=[MinValueValidator(0), MaxValueValidator(1)],
     )
     max_cv = models.FloatField(
         _("maximum coefficient of variation"),
-        default=0.05,
+        default=DEFAULT_THRESHOLDS.max_cv,
         validators=[MinValueValidator(0), MaxValueValidator(10)],
     )
     warn_margin = models.FloatField(
         _("warning band below a limit"),
-        default=0.05,
+        default=DEFAULT_THRESHOLDS.efficiency_fail_margin,
         validators=[MinValueValidator(0), MaxValueValidator(1)],
         help_text=_("A figure within this share below a limit is a warning, not a failure."),
     )
     p99_latency_ib_us = models.FloatField(
-        _("P99 latency limit, InfiniBand (µs)"), default=5.0, validators=[MinValueValidator(0)]
+        _("P99 latency limit, InfiniBand (µs)"),
+        default=DEFAULT_THRESHOLDS.p99_limit_us_ib,
+        validators=[MinValueValidator(0)],
     )
     p99_latency_roce_us = models.FloatField(
-        _("P99 latency limit, RoCE (µs)"), default=10.0, validators=[MinValueValidator(0)]
+        _("P99 latency limit, RoCE (µs)"),
+        default=DEFAULT_THRESHOLDS.p99_limit_us_roce,
+        validators=[MinValueValidator(0)],
     )
     p99_latency_tcp_us = models.FloatField(
-        _("P99 latency limit, TCP (µs)"), default=50.0, validators=[MinValueValidator(0)]
+        _("P99 latency limit, TCP (µs)"),
+        default=DEFAULT_THRESHOLDS.p99_limit_us_tcp,
+        validators=[MinValueValidator(0)],
     )
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 

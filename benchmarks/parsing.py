@@ -21,12 +21,15 @@ from domain.benchlogs import (
     BenchResult,
     LatencyStats,
     Series,
+    SizeRow,
     error_to_json,
     parse_stream,
     result_to_json,
 )
 from domain.benchlogs.archive import iter_zip_members
+from domain.benchlogs.result import StreamSummary
 from domain.benchlogs.stats import PASS, Thresholds, summarise_run, verdict
+from domain.benchlogs.verdict import DEFAULT_THRESHOLDS as _DEFAULTS
 from domain.messages import Message
 
 __all__ = [
@@ -111,12 +114,76 @@ def _timing(values: Any, count: int) -> tuple[float, ...]:
     return times if len(times) == count and all(math.isfinite(t) for t in times) else ()
 
 
+def _opt_float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _directions(values: Any) -> tuple[StreamSummary, ...]:
+    return tuple(
+        StreamSummary(
+            label=str(d.get("label") or ""),
+            receiver_gbps=_opt_float(d.get("receiver_gbps")),
+            sender_gbps=_opt_float(d.get("sender_gbps")),
+            bytes_received=_opt_float(d.get("bytes_received")),
+            bytes_sent=_opt_float(d.get("bytes_sent")),
+            retransmits=d.get("retransmits") if isinstance(d.get("retransmits"), int) else None,
+        )
+        for d in values or ()
+        if isinstance(d, dict)
+    )
+
+
+def _sizes(data: dict[str, Any]) -> tuple[SizeRow, ...]:
+    """The size tables: bandwidth rows (``sizes``) and latency rows (``latency_sizes``).
+
+    Results stored before issue 16 have no ``latency_sizes``; their bandwidth rows still load.
+    """
+    rows = [
+        SizeRow(
+            bytes=int(r["bytes"]),
+            bw_avg_gbps=_opt_float(r.get("bw_avg_gbps")),
+            bw_peak_gbps=_opt_float(r.get("bw_peak_gbps")),
+        )
+        for r in data.get("sizes") or ()
+        if isinstance(r, dict) and isinstance(r.get("bytes"), int)
+    ]
+    rows += [
+        SizeRow(
+            bytes=int(r["bytes"]),
+            iterations=r.get("iterations") if isinstance(r.get("iterations"), int) else None,
+            latency=LatencyStats(
+                min_us=_opt_float(r.get("min")),
+                max_us=_opt_float(r.get("max")),
+                typical_us=_opt_float(r.get("typical")),
+                avg_us=_opt_float(r.get("avg")),
+                stdev_us=_opt_float(r.get("stdev")),
+                p99_us=_opt_float(r.get("p99")),
+                p999_us=_opt_float(r.get("p999")),
+            ),
+        )
+        for r in data.get("latency_sizes") or ()
+        if isinstance(r, dict) and isinstance(r.get("bytes"), int)
+    ]
+    return tuple(rows)
+
+
 def result_from_json(data: dict[str, Any]) -> BenchResult:
-    """Rebuild, from a stored ``result_json`` dict, the fields verdicts and summaries read."""
+    """Rebuild, from a stored ``result_json`` dict, the fields verdicts and summaries read.
+
+    Keys added later (directions, size tables, warm-up) may be missing from older results:
+    each then takes the value "not in the log", so old results load and judge as before.
+    """
     gbps = _floats(data.get("interval_gbps"))
     latency = data.get("latency_us")
     error = _message(data.get("error"))
     return BenchResult(
+        avg_busbw_gbps=_opt_float(data.get("avg_busbw_gbps")),
+        bidir_total_gbps=_opt_float(data.get("bidir_total_gbps")),
+        direction_used=data.get("direction_used") or None,
+        per_direction=_directions(data.get("directions")),
+        interval_sent_gbps=_floats(data.get("interval_sent_gbps")),
+        omitted_intervals=int(data.get("omitted_intervals") or 0),
+        sizes=_sizes(data),
         tool=str(data.get("tool") or ""),
         test=data.get("test"),
         direction=data.get("direction") or "forward",
@@ -185,15 +252,18 @@ def zip_members(stream: IO[bytes], *, max_bytes: int) -> Iterator[Member]:
 
 @dataclass(frozen=True)
 class Limits:
-    """The team's thresholds as plain values: the field names of ``AcceptanceThresholds``."""
+    """The team's thresholds as plain values: the field names of ``AcceptanceThresholds``.
 
-    rdma_min_line_fraction: float = 0.90
-    tcp_min_line_fraction: float = 0.85
-    max_cv: float = 0.05
-    warn_margin: float = 0.05
-    p99_latency_ib_us: float = 5.0
-    p99_latency_roce_us: float = 10.0
-    p99_latency_tcp_us: float = 50.0
+    Defaults are the domain's (``DEFAULT_THRESHOLDS``), the single source of them.
+    """
+
+    rdma_min_line_fraction: float = _DEFAULTS.rdma_min_efficiency
+    tcp_min_line_fraction: float = _DEFAULTS.tcp_min_efficiency
+    max_cv: float = _DEFAULTS.max_cv
+    warn_margin: float = _DEFAULTS.efficiency_fail_margin
+    p99_latency_ib_us: float = _DEFAULTS.p99_limit_us_ib
+    p99_latency_roce_us: float = _DEFAULTS.p99_limit_us_roce
+    p99_latency_tcp_us: float = _DEFAULTS.p99_limit_us_tcp
 
     def thresholds(self) -> Thresholds:
         """The domain's thresholds; what the team does not edit keeps the domain's default.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q, QuerySet
 
 from core.models import JobStatus
@@ -88,3 +91,42 @@ def run_status_payload(run: TestRun) -> dict:  # type: ignore[type-arg]
         "finished": run.is_finished,
         "logs": logs,
     }
+
+
+INTERVALS_PER_PAGE = 200
+MAX_STREAM_COLUMNS = 16  # more streams than this: the table shows the totals only
+
+
+@dataclass(frozen=True)
+class IntervalTable:
+    """One page of a parsed log's intervals: stream labels and rows of (number, start s, end s,
+    total Gbit/s, per-stream Gbit/s)."""
+
+    page: Page  # type: ignore[type-arg]
+    streams: list[str]
+    rows: list[tuple[int, float | None, float | None, float | None, list[float | None]]]
+
+
+def log_interval_table(result: dict | None, page_number: object) -> IntervalTable | None:  # type: ignore[type-arg]
+    """A page (``INTERVALS_PER_PAGE`` rows) of the log's interval table; None without intervals.
+
+    A day-long log has 86,400 intervals: the page shows one slice, never the whole table."""
+    gbps = (result or {}).get("interval_gbps") or []
+    if not gbps:
+        return None
+    assert result is not None
+    series = [s for s in result.get("series") or [] if len(s.get("gbps") or []) == len(gbps)]
+    if len(series) < 2 or len(series) > MAX_STREAM_COLUMNS:
+        series = []
+    starts = result.get("interval_start_s") or []
+    ends = result.get("interval_end_s") or []
+    page = Paginator(range(len(gbps)), INTERVALS_PER_PAGE).get_page(page_number)
+
+    def at(values: list, i: int) -> float | None:  # type: ignore[type-arg]
+        return values[i] if i < len(values) else None
+
+    rows = [
+        (i + 1, at(starts, i), at(ends, i), gbps[i], [s["gbps"][i] for s in series])
+        for i in page.object_list
+    ]
+    return IntervalTable(page=page, streams=[str(s.get("label", "")) for s in series], rows=rows)

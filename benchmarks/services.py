@@ -166,6 +166,7 @@ def _expand_zip(archive: BenchmarkLog, stream: IO[bytes], outcome: IngestOutcome
 
 def _enqueue(outcome: IngestOutcome, run_id: int) -> None:
     """Queue the parsing; a log the queue refused stays pending with a note (core.queue)."""
+    from core import jobs
     from core.queue import enqueue, mark_unqueued
 
     from . import tasks
@@ -177,7 +178,7 @@ def _enqueue(outcome: IngestOutcome, run_id: int) -> None:
         if down:  # the broker is down: do not wait for the same timeout once per log
             mark_unqueued(log)
         else:
-            down = not enqueue(tasks.parse_benchmark_log, log.pk, job_row=log)
+            down = not jobs.submit("parse", log)
 
 
 def benchmark_parse(*, log_id: int, force: bool = False) -> str:
@@ -191,7 +192,6 @@ def benchmark_parse(*, log_id: int, force: bool = False) -> str:
     if log.is_archive or (log.is_finished and not force):
         return "skipped"
     log.job_mark(status=JobStatus.RUNNING, progress=10)
-    BenchmarkLog.objects.filter(pk=log.pk).update(attempts=log.attempts + 1)
     fields = _parse_fields(log)
     fault_delay("parse")  # test hook (core.queue), off unless PORTAL_FAULT_DELAY_* are set
     with transaction.atomic():

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from core import jobs
+
 from . import services
 
 
 @shared_task(acks_late=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=3)
 def parse_benchmark_log(log_id: int) -> str:
-    """Parse one stored log (a no-op when it is already parsed) and refresh its run's summary."""
-    return services.benchmark_parse(log_id=log_id)
+    """Parse one stored log (a no-op when it is already parsed) and refresh its run's summary;
+    attempts, heartbeats and the poison-message rule are core.jobs'."""
+    return jobs.run("parse", log_id)
 
 
 @shared_task(acks_late=True, retry_backoff=True, max_retries=3)

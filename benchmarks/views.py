@@ -164,6 +164,9 @@ class LogDetailView(TeamRequiredMixin, View):
                 "run": run,
                 "line_rate": line,
                 "charts": charts,
+                "intervals": selectors.log_interval_table(
+                    log.result if not log.is_archive else None, request.GET.get("page")
+                ),
                 "error": log.error_text(get_language()),
             },
         )

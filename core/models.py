@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -50,6 +49,9 @@ class Job(models.Model):
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    # Stamped by the worker while the job runs (core.jobs.Heartbeat and every progress report);
+    # a running job whose heartbeat stopped has lost its worker and is sent again.
+    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
 
     class Meta:
         abstract = True
@@ -66,6 +68,7 @@ class Job(models.Model):
             fields["progress"] = max(0, min(100, progress))
         if status == JobStatus.RUNNING:
             fields["started_at"] = now
+            fields["heartbeat_at"] = now
         if status in (JobStatus.DONE, JobStatus.FAILED):
             fields["finished_at"] = now
         type(self).objects.filter(pk=self.pk).update(**fields)
@@ -74,11 +77,7 @@ class Job(models.Model):
 
     def job_progress(self, progress: int) -> None:
         progress = max(0, min(100, progress))
-        type(self).objects.filter(pk=self.pk).update(progress=progress)
+        now = timezone.now()
+        type(self).objects.filter(pk=self.pk).update(progress=progress, heartbeat_at=now)
         self.progress = progress
-
-
-def user_display(user: settings.AUTH_USER_MODEL | None) -> str:  # type: ignore[valid-type]
-    if user is None:
-        return "—"
-    return user.get_full_name() or user.get_username()
+        self.heartbeat_at = now

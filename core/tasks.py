@@ -10,23 +10,11 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from . import jobs
 from .models import JobStatus
 from .queue import enqueue
 
 log = logging.getLogger(__name__)
-
-
-def _stale_jobs():  # type: ignore[no-untyped-def]
-    """(model, task, queryset of ids) of every job kind that can be sent again."""
-    from benchmarks.models import BenchmarkLog
-    from benchmarks.tasks import parse_benchmark_log
-    from rankings.models import RankingRun
-    from rankings.tasks import compute_ranking
-
-    return [
-        (RankingRun, compute_ranking, RankingRun.objects.all()),
-        (BenchmarkLog, parse_benchmark_log, BenchmarkLog.objects.filter(is_archive=False)),
-    ]
 
 
 @shared_task(acks_late=True, ignore_result=True)
@@ -35,8 +23,12 @@ def requeue_stale_jobs(
 ) -> dict[str, int]:
     """Send again every job still pending after ``older_than_s`` seconds (default setting
     CELERY_REQUEUE_STALE_AFTER_S), e.g. because the broker was down when it was started, and
-    every job still running ``running_for_s`` after it started (CELERY_REQUEUE_RUNNING_AFTER_S,
-    past the visibility timeout: its message was lost with the broker's data).
+    every running job whose heartbeat stopped for JOB_STALE_HEARTBEAT_S (its worker died: the
+    broker would only redeliver it after the one-hour visibility timeout), and every job still
+    running ``running_for_s`` after it started without any heartbeat
+    (CELERY_REQUEUE_RUNNING_AFTER_S,
+    past the visibility timeout: its message was lost with the broker's data). A job sent again
+    too often is failed for good by core.jobs (poison message).
 
     Idempotent: the job tasks skip finished rows and replace (never add) results; a row sent
     again gets a fresh ``queued_at`` so the next beat tick leaves it alone for another period.
@@ -47,11 +39,14 @@ def requeue_stale_jobs(
     running = settings.CELERY_REQUEUE_RUNNING_AFTER_S if running_for_s is None else running_for_s
     stuck = timezone.now() - timedelta(seconds=running)
     sent: dict[str, int] = {}
-    for model, task, rows in _stale_jobs():
+    silent = timezone.now() - timedelta(seconds=settings.JOB_STALE_HEARTBEAT_S)
+    for kind in jobs.kinds():
+        model, task = kind.model, kind.task()
         count = 0
-        stale = rows.filter(
+        stale = kind.rows().filter(
             Q(status=JobStatus.PENDING, queued_at__lte=cutoff)
-            | Q(status=JobStatus.RUNNING, started_at__lte=stuck)
+            | Q(status=JobStatus.RUNNING, heartbeat_at__lt=silent)
+            | Q(status=JobStatus.RUNNING, heartbeat_at__isnull=True, started_at__lte=stuck)
         ).order_by("pk")
         for row in stale.iterator():
             if not enqueue(task, row.pk, job_row=row):
@@ -59,8 +54,12 @@ def requeue_stale_jobs(
                 sent[model._meta.label] = count
                 return sent
             now = timezone.now()  # the next tick leaves it alone for another period
-            model.objects.filter(pk=row.pk, status=JobStatus.PENDING).update(queued_at=now)
-            model.objects.filter(pk=row.pk, status=JobStatus.RUNNING).update(started_at=now)
+            model._default_manager.filter(pk=row.pk, status=JobStatus.PENDING).update(
+                queued_at=now
+            )
+            model._default_manager.filter(pk=row.pk, status=JobStatus.RUNNING).update(
+                started_at=now, heartbeat_at=now
+            )
             count += 1
         sent[model._meta.label] = count
     if any(sent.values()):

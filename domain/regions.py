@@ -95,7 +95,3 @@ def province_by_abbr(abbr: str) -> Province | None:
 def province_by_division_code(division: str) -> Province | None:
     """Region of a six-digit administrative division code such as ``440300`` (Shenzhen)."""
     return _BY_NUMERIC.get(division.strip()[:2])
-
-
-def is_province_code(code: str) -> bool:
-    return province_by_code(code) is not None

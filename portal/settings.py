@@ -5,6 +5,7 @@ is development (`make run` sets it); DATABASE_URL / REDIS_URL switch to PostgreS
 PORTAL_EMBEDDED_BROKER=true runs tasks on a real worker without Redis (`make run`, see README).
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
+    "axes",
     "core",
     "accounts",
     "vendors",
@@ -61,6 +63,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last: turns a locked-out log-in (any path, see accounts.throttle) into the lock-out page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -93,6 +97,26 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# The failure limit first (it only refuses locked-out names), then the caseless name lookup;
+# ModelBackend stays listed for sessions that name it (it never gets to check a password).
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.LoginLimitBackend",
+    "accounts.backends.NormalisedUsernameBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Log-in failure limit (django-axes, accounts.throttle): 5 failures per normalised user name and
+# client address within 15 minutes lock that pair for 15 minutes, on every password path.
+# Counted in PostgreSQL (database handler), so a Redis outage changes nothing here.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_USERNAME_CALLABLE = "accounts.throttle.axes_username"
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # a lock-out ends 15 minutes after it began
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -144,8 +168,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.TeamRolePermission"],
+    "DEFAULT_PARSER_CLASSES": [
+        "core.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "core.filters.TeamFilterBackend",  # django-filter's, id filters scoped to the team
         "rest_framework.filters.SearchFilter",
         "rest_framework.filters.OrderingFilter",
     ],
@@ -180,9 +209,17 @@ SPECTACULAR_SETTINGS = {
 }
 
 REDIS_URL = env.str("REDIS_URL", default="")
-# Shared cache (login failure counts) in Redis when there is one, so every web process agrees.
+# Page cache in Redis when there is one. It shares the queue's Redis, so it fails open (a down
+# Redis is a miss, logged; see portal.cache) and gives up on a silent Redis within a second.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "portal.cache.FailOpenRedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {
+            "socket_connect_timeout": env.float("CACHE_REDIS_TIMEOUT_S", default=0.5),
+            "socket_timeout": env.float("CACHE_REDIS_TIMEOUT_S", default=0.5),
+        },
+    }
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
@@ -251,6 +288,10 @@ CELERY_REQUEUE_RUNNING_AFTER_S = env.int(
     "CELERY_REQUEUE_RUNNING_AFTER_S",
     default=CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 600,
 )
+# Job heartbeats (core.jobs): a running job stamps its row this often; one silent for longer
+# than JOB_STALE_HEARTBEAT_S has lost its worker and is sent again by requeue_stale_jobs.
+JOB_HEARTBEAT_S = env.float("JOB_HEARTBEAT_S", default=5.0)
+JOB_STALE_HEARTBEAT_S = env.int("JOB_STALE_HEARTBEAT_S", default=60)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},

@@ -1,8 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import IsAuthenticated
 
 from accounts.views import RateLimitedLoginView
 from core import views as core_views
@@ -15,8 +17,18 @@ api_v1 = [
     path("", include("reports.api.urls")),
     path("", include("sourcing.api.urls")),
     path("", include("serving.api.urls")),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    # Schema and docs for signed-in users only (README, Design): clients log in or send a token;
+    # a browser without a session is sent to the login page.
+    path(
+        "schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="schema"
+    ),
+    path(
+        "docs/",
+        login_required(
+            SpectacularSwaggerView.as_view(url_name="schema", permission_classes=[IsAuthenticated])
+        ),
+        name="swagger-ui",
+    ),
 ]
 
 urlpatterns = [

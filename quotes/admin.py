@@ -3,6 +3,7 @@ from django.contrib import admin
 from core.admin import TeamScopedAdmin
 
 from .models import GpuModel, Quote, QuoteVersion, WorkloadProfile
+from .services import quote_save_fields
 
 
 @admin.register(GpuModel)
@@ -31,6 +32,14 @@ class QuoteAdmin(TeamScopedAdmin):
     list_filter = ("is_current",)
     search_fields = ("label",)
     inlines = [QuoteVersionInline]
+    readonly_fields = ("revision",)
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        if not change:
+            super().save_model(request, obj, form, change)
+            return
+        # a whole-row save of the copy the admin read would revert changes made since
+        quote_save_fields(quote=obj, user=request.user, fields=list(form.changed_data))
 
 
 @admin.register(WorkloadProfile)

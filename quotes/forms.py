@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -32,6 +34,11 @@ class QuoteForm(forms.ModelForm):
     label = forms.CharField(max_length=120, label=_("label"))
     is_current = forms.BooleanField(required=False, initial=True, label=_("current"))
     gpu = GpuChoiceField(queryset=GpuModel.objects.all(), to_field_name="key", label=_("GPU"))
+    # The quote's revision the form was filled from; an edit based on an older one is refused
+    # (the view answers 409 with what changed since). Empty when creating.
+    revision = forms.IntegerField(
+        widget=forms.HiddenInput, required=False, min_value=1, max_value=2**31 - 1
+    )
 
     class Meta:
         model = QuoteVersion
@@ -52,9 +59,9 @@ class QuoteForm(forms.ModelForm):
 
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
-        probe = QuoteVersion(
-            **{k: v for k, v in data.items() if k in VERSION_FIELDS and k != "gpu"}
-        )
+        # the rules read plain attributes: no model instance needed (the importer runs this
+        # for up to 2,000 rows); a field that failed its own checks is missing here and skipped
+        probe = SimpleNamespace(**{k: v for k, v in data.items() if k in VERSION_FIELDS})
         for field, messages in quote_version_errors(probe).items():
             if field in self.fields and field not in self.errors:
                 for message in messages:

@@ -91,6 +91,9 @@ class Quote(TeamScoped):
     measured_test_run_id = models.CharField(_("benchmark run"), max_length=64, blank=True)
     measured_at = models.DateTimeField(_("measured at"), null=True, blank=True)
     is_demo = models.BooleanField(_("demo data"), default=False)
+    # Optimistic concurrency: every change adds one (in the same UPDATE that checks it), and a
+    # write names the revision it was based on (API: ETag / If-Match; form: a hidden field).
+    revision = models.PositiveIntegerField(_("revision"), default=1, editable=False)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -108,6 +111,7 @@ class Quote(TeamScoped):
                 | (Q(measured_gbps__isnull=False) & Q(measured_p50_gbps__gte=F("measured_gbps"))),
                 name="quote_measured_p50_at_least_p5",
             ),
+            models.CheckConstraint(condition=Q(revision__gte=1), name="quote_revision_positive"),
         ]
         indexes = [models.Index(fields=["team", "is_current"])]
 
@@ -265,6 +269,36 @@ class QuoteVersion(models.Model):
     @property
     def total_gpus(self) -> int:
         return self.nodes * self.gpus_per_node
+
+
+class QuoteChange(models.Model):
+    """What one revision of a quote changed, by whom and when: a stale write is answered with
+    the changes made since the revision it was based on. Creation (revision 1) has no row."""
+
+    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="changes")
+    revision = models.PositiveIntegerField(_("revision"))
+    fields = models.JSONField(_("changed fields"), default=list)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("changed by"),
+    )
+    changed_at = models.DateTimeField(_("changed at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("quote change")
+        verbose_name_plural = _("quote changes")
+        ordering = ["quote_id", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["quote", "revision"], name="quote_change_unique"),
+            models.CheckConstraint(condition=Q(revision__gt=1), name="quote_change_after_first"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quote_id} r{self.revision}: {', '.join(self.fields)}"
 
 
 class WorkloadProfile(TeamScoped):

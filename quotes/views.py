@@ -21,7 +21,13 @@ from .importing import COLUMNS, quotes_import
 from .models import Quote, WorkloadProfile
 from .presets import PRESETS, preset_data
 from .selectors import quote_compare, quote_get, quote_list, quote_list_rows, workload_list
-from .services import VERSION_FIELDS, quote_create, quote_update, workload_create
+from .services import (
+    VERSION_FIELDS,
+    QuoteConflict,
+    quote_create,
+    quote_update,
+    workload_create,
+)
 
 COMPARE_ROWS = (
     "gpu", "gpus_per_node", "nodes", "price_per_node_month", "currency", "monthly_fees",
@@ -66,13 +72,16 @@ class QuoteListView(TeamRequiredMixin, View):
 
 
 class QuoteEditView(TeamWriteMixin, View):
+    """Create or edit a quote. The edit form carries the revision it was filled from; a save
+    based on an older revision is refused with 409 and the form shows the current values."""
+
     def _initial(self, quote: Quote | None) -> dict:  # type: ignore[type-arg]
         if quote is None:
             return {"is_current": True}
         v = quote.current_version
         data = {n: getattr(v, n) for n in VERSION_FIELDS} if v else {}
         data.update(vendor=quote.vendor, data_centre=quote.data_centre, label=quote.label,
-                    is_current=quote.is_current)  # fmt: skip
+                    is_current=quote.is_current, revision=quote.revision)  # fmt: skip
         return data
 
     def get(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
@@ -83,18 +92,56 @@ class QuoteEditView(TeamWriteMixin, View):
     def post(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
         quote = _quote_or_404(self.team, pk) if pk else None
         form = QuoteForm(data=request.POST, team=self.team)
+        if form.is_valid() and quote is not None and form.cleaned_data["revision"] is None:
+            form.add_error(
+                "revision",
+                _("This form does not say which revision of the quote it edits: open the edit "
+                  "page again and reapply your changes."),
+            )  # fmt: skip
         if form.is_valid():
             try:
                 if quote is None:
                     quote = quote_create(team=self.team, user=request.user, data=form.cleaned_data)
                     messages.success(request, _("Quote created (version 1)."))
                 else:
-                    v = quote_update(quote=quote, user=request.user, data=form.cleaned_data)
+                    v = quote_update(
+                        quote=quote, user=request.user, data=form.cleaned_data,
+                        expected_revision=form.cleaned_data["revision"],
+                    )  # fmt: skip
                     messages.success(request, _("Quote saved as version %(n)s.") % {"n": v.number})
                 return redirect("quotes:list")
+            except QuoteConflict as conflict:
+                return self._conflict(request, form, conflict)
             except ValidationError as exc:
                 _apply_errors(form, exc)
         return render(request, "quotes/quote_form.html", {"form": form, "quote": quote}, status=400)
+
+    def _conflict(self, request, mine: QuoteForm, conflict: QuoteConflict):  # type: ignore[no-untyped-def]
+        """409: the form filled with the current values (and revision), above it what changed
+        since the revision the user's form was based on: field, current value, the user's."""
+        quote = _quote_or_404(self.team, conflict.quote.pk)
+        form = QuoteForm(initial=self._initial(quote), team=self.team)
+        rows = []
+        for name in conflict.changed_fields:
+            if name in form.fields:
+                label, current = form.fields[name].label, form.initial.get(name)
+                yours = _show(mine.cleaned_data.get(name))
+            else:  # measured bandwidth: not on the form
+                label, current, yours = Quote._meta.get_field(name).verbose_name, None, "—"
+                current = getattr(quote, name)
+            rows.append({"label": label, "current": _show(current), "yours": yours})
+        last = conflict.changes[-1] if conflict.changes else None
+        ctx = {"form": form, "quote": quote, "conflict": {
+            "rows": rows, "based_on": conflict.based_on, "current": quote.revision,
+            "by": last.changed_by if last else None, "at": last.changed_at if last else None,
+        }}  # fmt: skip
+        return render(request, "quotes/quote_form.html", ctx, status=409)
+
+
+def _show(value) -> str:  # type: ignore[no-untyped-def]
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    return "—" if value is None or value == "" else str(value)
 
 
 class QuoteDetailView(TeamRequiredMixin, View):

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, TeamScoped
+from domain import eligibility
+
+from .choices import RiskAction, UnverifiedSeverity
 
 
 class RankingRun(TeamScoped, Job):
@@ -32,6 +39,8 @@ class RankingRun(TeamScoped, Job):
     fx_to_cny = models.JSONField(_("rates to CNY"), default=dict, blank=True)
     snapshot = models.JSONField(_("input snapshot"), default=dict, blank=True, editable=False)
     problems = models.JSONField(_("problems"), default=list, blank=True, editable=False)
+    # The recommendation: policy used, recommended offer, tie, headline (see rankings/decision.py)
+    decision = models.JSONField(_("decision"), default=dict, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -82,6 +91,22 @@ class RankingResult(models.Model):
     tokens_per_gpu_to_hide_comm = models.FloatField(null=True, blank=True)
     monthly_rent = models.FloatField(_("monthly rent"), default=0.0)
     warnings = models.JSONField(default=list, blank=True)
+    # Risk in the decision (domain/eligibility.py) and uncertainty (domain/uncertainty.py):
+    # cost_per_eth_low/high above hold the full uncertainty range of cost_per_eth.
+    eligible = models.BooleanField(_("eligible"), default=True)
+    risk_action = models.CharField(_("risk action"), max_length=16, default="none")
+    risk_marks = models.JSONField(_("risk marks"), default=list, blank=True)
+    eligibility_reasons = models.JSONField(_("eligibility reasons"), default=list, blank=True)
+    risk_premium_pct = models.FloatField(_("risk premium (percent of cost)"), default=0.0)
+    risk_premium_month = models.FloatField(_("risk premium per month"), default=0.0)
+    risk_adjusted_cost_per_eth = models.FloatField(
+        _("risk-adjusted cost per ETH"), null=True, blank=True
+    )
+    risk_adjusted_low = models.FloatField(_("risk-adjusted cost per ETH (low)"), null=True)
+    risk_adjusted_high = models.FloatField(_("risk-adjusted cost per ETH (high)"), null=True)
+    decision_rank = models.PositiveIntegerField(_("rank among eligible offers"), null=True)
+    tie_with_winner = models.BooleanField(_("tie with the recommended offer"), default=False)
+    recommended = models.BooleanField(_("recommended"), default=False)
 
     class Meta:
         verbose_name = _("ranking result")
@@ -93,7 +118,107 @@ class RankingResult(models.Model):
             models.CheckConstraint(
                 condition=models.Q(rank__gt=0), name="ranking_result_rank_positive"
             ),
+            models.UniqueConstraint(
+                fields=["run", "decision_rank"], name="ranking_result_decision_rank_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["run"],
+                condition=models.Q(recommended=True),
+                name="ranking_result_one_recommended",
+            ),  # fmt: skip
+            models.CheckConstraint(
+                condition=models.Q(recommended=False) | models.Q(eligible=True, decision_rank=1),
+                name="ranking_result_recommended_is_eligible_first",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(eligible=True) | models.Q(decision_rank__isnull=True),
+                name="ranking_result_excluded_has_no_decision_rank",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.run} #{self.rank} {self.label}"
+
+
+class TeamRiskPolicy(TeamScoped):
+    """What each severity of due-diligence finding does to an offer in the team's rankings
+    (domain/eligibility.py holds the rule and the premium formula). A team without a row uses
+    the default: critical excludes, warning marks and adds 2 % per finding (cap 20 %), info marks.
+    A run keeps the policy it used in its snapshot."""
+
+    critical_action = models.CharField(
+        _("critical findings"), max_length=16, choices=RiskAction.choices,
+        default=RiskAction.EXCLUDE,
+    )  # fmt: skip
+    critical_premium_pct = models.FloatField(_("critical: premium (percent of cost)"), default=0.0)
+    critical_premium_cny_month = models.DecimalField(
+        _("critical: premium (CNY/month)"), max_digits=12, decimal_places=2, default=Decimal("0")
+    )
+    warning_action = models.CharField(
+        _("warning findings"), max_length=16, choices=RiskAction.choices,
+        default=RiskAction.PREMIUM,
+    )  # fmt: skip
+    warning_premium_pct = models.FloatField(_("warning: premium (percent of cost)"), default=2.0)
+    warning_premium_cny_month = models.DecimalField(
+        _("warning: premium (CNY/month)"), max_digits=12, decimal_places=2, default=Decimal("0")
+    )
+    info_action = models.CharField(
+        _("notice findings"), max_length=16, choices=RiskAction.choices, default=RiskAction.MARK
+    )
+    info_premium_pct = models.FloatField(_("notice: premium (percent of cost)"), default=0.0)
+    info_premium_cny_month = models.DecimalField(
+        _("notice: premium (CNY/month)"), max_digits=12, decimal_places=2, default=Decimal("0")
+    )
+    unverified_bandwidth = models.CharField(
+        _("unverified bandwidth counts as"), max_length=16, choices=UnverifiedSeverity.choices,
+        default=UnverifiedSeverity.WARNING,
+        help_text=_("Severity of a multi-node offer whose bandwidth no benchmark has verified."),
+    )  # fmt: skip
+    premium_cap_pct = models.FloatField(_("premium cap (percent of cost)"), default=20.0)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("risk policy")
+        verbose_name_plural = _("risk policies")
+        constraints = [
+            models.UniqueConstraint(fields=["team"], name="risk_policy_one_per_team"),
+            *[
+                models.CheckConstraint(
+                    condition=models.Q(
+                        **{
+                            f"{s}_premium_pct__gte": 0,
+                            f"{s}_premium_pct__lte": 100,
+                            f"{s}_premium_cny_month__gte": 0,
+                        }
+                    ),
+                    name=f"risk_policy_{s}_premium_range",
+                )  # fmt: skip
+                for s in ("critical", "warning", "info")
+            ],
+            models.CheckConstraint(
+                condition=models.Q(premium_cap_pct__gte=0, premium_cap_pct__lte=100),
+                name="risk_policy_cap_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team} · {self._meta.verbose_name}"
+
+    def to_domain(self) -> eligibility.RiskPolicy:
+        def rule(s: str) -> eligibility.SeverityRule:
+            return eligibility.SeverityRule(
+                getattr(self, f"{s}_action"),
+                float(getattr(self, f"{s}_premium_pct")),
+                float(getattr(self, f"{s}_premium_cny_month")),
+            )
+
+        return eligibility.RiskPolicy(
+            critical=rule("critical"), warning=rule("warning"), info=rule("info"),
+            unverified_bandwidth=self.unverified_bandwidth, premium_cap_pct=self.premium_cap_pct,
+        )  # fmt: skip
+
+    def clean(self) -> None:
+        problems = eligibility.policy_problems(self.to_domain())
+        if problems:
+            lang = get_language()
+            raise ValidationError([m.text(lang) for m in problems])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, QuerySet
 from django.db.models.fields.json import KT
 
+from domain import eligibility
 from domain.messages import Message
 from quotes.models import Quote
 
@@ -28,8 +29,11 @@ def ranking_runs(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untyped-de
 
 def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untyped-def]
     """Runs newest first, each with its number of ranked offers and its leader (`leaders`, the
-    rank-1 result in a list of at most one) in two queries whatever the number of runs."""
-    leaders = Prefetch("results", queryset=RankingResult.objects.filter(rank=1), to_attr="leaders")
+    recommended result in a list of at most one: the best eligible offer, never an excluded
+    one) in two queries whatever the number of runs."""
+    leaders = Prefetch(
+        "results", queryset=RankingResult.objects.filter(recommended=True), to_attr="leaders"
+    )
     return (
         ranking_runs(team=team)
         .annotate(offers=Count("results"))
@@ -85,13 +89,59 @@ def offer_warnings(warnings: list[dict[str, str]], *, shown: int = WARNINGS_SHOW
 
 
 def ranking_lesson(results: list[RankingResult]) -> dict[str, Any]:
-    """The offer with the cheapest rent and the one cheapest per effective training hour, and the
-    table rows of the results page (each result with its de-duplicated warnings)."""
+    """The offer with the cheapest rent and the recommended one (`cheapest_eth`, also
+    `recommended`: the cheapest per effective training hour among the eligible offers once risk
+    counts), and the table rows of the results page (each result with its de-duplicated
+    warnings). An excluded offer never gets the badge; with no eligible offer both are None (the
+    page then shows the run's decision headline instead of the lesson)."""
     rows = [{"result": r, "warnings": offer_warnings(r.warnings or [])} for r in results]
-    if not results:
-        return {"cheapest_rent": None, "cheapest_eth": None, "result_rows": rows}
+    best = next((r for r in results if r.recommended and r.eligible), None)
+    if best is None:
+        return {"cheapest_rent": None, "cheapest_eth": None, "recommended": None,
+                "result_rows": rows}  # fmt: skip
     return {
         "cheapest_rent": min(results, key=lambda r: (r.hourly_cost, r.rank)),
-        "cheapest_eth": min(results, key=lambda r: r.rank),
+        "cheapest_eth": best,
+        "recommended": best,
         "result_rows": rows,
+    }
+
+
+def team_risk_policy(*, team) -> eligibility.RiskPolicy:  # type: ignore[no-untyped-def]
+    """The team's risk policy, or the default one when the team has not set its own."""
+    from .models import TeamRiskPolicy
+
+    row = TeamRiskPolicy.objects.filter(team=team).first() if team is not None else None
+    return row.to_domain() if row is not None else eligibility.DEFAULT_POLICY
+
+
+def recommended_result(run: RankingRun) -> RankingResult | None:
+    """The offer a run recommends: the best eligible one by risk-adjusted cost per ETH, never
+    an excluded one; None when the policy excludes every offer (see `run.decision`)."""
+    return run.results.filter(recommended=True).first()
+
+
+def decision_rows(run: RankingRun) -> list[RankingResult]:
+    """The run's results in decision order: eligible offers by risk-adjusted cost per ETH, then
+    the excluded ones by cost (each with `eligibility_reasons`)."""
+    return list(run.results.order_by(F("decision_rank").asc(nulls_last=True), "rank"))
+
+
+def ranking_decision(run: RankingRun, results: list[RankingResult] | None = None) -> dict[str, Any]:
+    """What the page and the report say above the table: the headline and what decides a tie
+    (bilingual dicts for the `msg` filter), the policy used, the recommended result, the tied
+    and the excluded results (each with `eligibility_reasons`), and when the policy excluded
+    every offer, the offers the default policy would allow (`eligible_under_default`)."""
+    rows = results if results is not None else list(run.results.order_by("rank"))
+    d = run.decision or {}
+    return {
+        "headline": d.get("headline"),
+        "deciders": d.get("deciders", []),
+        "policy_note": d.get("policy_note"),
+        "recommended": next((r for r in rows if r.recommended), None),
+        "tie": bool(d.get("tie")),
+        "tied": [r for r in rows if r.tie_with_winner],
+        "excluded": [r for r in rows if not r.eligible],
+        "all_excluded": bool(d.get("all_excluded")),
+        "eligible_under_default": d.get("eligible_under_default", []),
     }

@@ -15,21 +15,22 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from domain import costmodel as cm
+from domain import eligibility
 from domain.messages import Message
+from domain.trainmodel.fit import screen as fit_screen
 from quotes.models import GpuModel, Quote, WorkloadProfile
 
+from .decision import OfferDecision, decide
 from .inputs import (
     finite,
-    gpus_from_dict,
     message_dicts,
-    offer_from_dict,
     result_dict,
-    workload_from_dict,
+    snapshot_inputs,
 )
 from .models import RankingResult, RankingRun
-from .selectors import ranking_quotes
+from .selectors import ranking_quotes, team_risk_policy
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: risk_policy and risk_findings
 
 
 # ---------------------------------------------------------------------------------------------
@@ -61,34 +62,56 @@ def workload_dict(w: WorkloadProfile) -> dict[str, Any]:
     }
 
 
-def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[tuple[str, dict[str, str]]]]:
-    """Critical due-diligence findings per vendor, with their subject (computed once per vendor)."""
-    from domain.credentials import Severity
+Finding = dict[str, str]  # {code, severity, subject, en, zh}
+
+
+def _vendor_findings(quotes: Iterable[Quote]) -> dict[int, list[Finding]]:
+    """Every due-diligence finding per vendor, with its severity and subject (computed live,
+    once per vendor, for the vendors whose denormalised count says they have any)."""
     from vendors.selectors import vendor_findings
 
-    flags: dict[int, list[tuple[str, dict[str, str]]]] = {}
+    found: dict[int, list[Finding]] = {}
     for quote in quotes:
         vendor = quote.vendor
-        if vendor.pk in flags:
+        if vendor.pk in found:
             continue
-        if not vendor.findings_critical:
-            flags[vendor.pk] = []
+        if not vendor.findings_total and not vendor.findings_critical:
+            found[vendor.pk] = []
             continue
-        found = vendor_findings(vendor)
-        flags[vendor.pk] = [
-            (f.subject, f.message.as_dict()) for f in found if f.severity == Severity.CRITICAL
+        found[vendor.pk] = [
+            {"severity": str(f.severity), "subject": f.subject, **f.message.as_dict()}
+            for f in vendor_findings(vendor)
         ]
-    return flags
+    return found
+
+
+def _for_quote(quote: Quote, findings: list[Finding]) -> list[Finding]:
+    """A vendor's findings that concern this offer: company-wide ones and those of the quote's own
+    data centre (another site's re-leased room or missing PFC says nothing about this offer)."""
+    own = f"datacentre:{quote.data_centre_id}"
+    return [f for f in findings if f["subject"] == own or not f["subject"].startswith("datacentre")]
+
+
+def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[tuple[str, dict[str, str]]]]:
+    """Critical findings per vendor with their subject (the form `_flags_for_quote` reads)."""
+    return {
+        pk: [(f["subject"], {"code": f["code"], "en": f["en"], "zh": f["zh"]})
+             for f in found if f["severity"] == "critical"]
+        for pk, found in _vendor_findings(quotes).items()
+    }  # fmt: skip
 
 
 def _flags_for_quote(quote: Quote, flags: list[tuple[str, dict[str, str]]]) -> list[dict[str, str]]:
-    """A vendor's red flags that concern this offer: company-wide ones and those of the quote's own
-    data centre (another site's re-leased room or missing PFC says nothing about this offer)."""
     own = f"datacentre:{quote.data_centre_id}"
+    return [m for subject, m in flags if not subject.startswith("datacentre:") or subject == own]
+
+
+def _flags(findings: list[Finding]) -> list[dict[str, str]]:
+    """The critical findings, as the cost model's warnings carry them."""
     return [
-        message
-        for subject, message in flags
-        if not subject.startswith("datacentre:") or subject == own
+        {"code": f["code"], "en": f["en"], "zh": f["zh"]}
+        for f in findings
+        if f["severity"] == "critical"
     ]
 
 
@@ -125,8 +148,19 @@ def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
     }
 
 
-def snapshot_build(*, workload: WorkloadProfile, quotes: list[Quote], fx: Mapping[str, float]):  # type: ignore[no-untyped-def]
-    flags = _vendor_flags(quotes)
+def snapshot_build(  # type: ignore[no-untyped-def]
+    *,
+    workload: WorkloadProfile,
+    quotes: list[Quote],
+    fx: Mapping[str, float],
+    policy: eligibility.RiskPolicy | None = None,
+):
+    """Every input of a run as JSON, the team's risk policy (or `policy`) and each offer's
+    due-diligence findings included, so that ranking it again gives the same decision."""
+    by_vendor = _vendor_findings(quotes)
+    per_quote = {q.pk: _for_quote(q, by_vendor[q.vendor_id]) for q in quotes}
+    if policy is None:
+        policy = team_risk_policy(team=workload.team)
     rates = {}
     for q in quotes:  # a quote's own rate fills in what the run did not give
         v = q.current_version
@@ -137,13 +171,15 @@ def snapshot_build(*, workload: WorkloadProfile, quotes: list[Quote], fx: Mappin
         "version": SNAPSHOT_VERSION,
         "workload": workload_dict(workload),
         "workload_name": workload.name,
-        "offers": [
-            offer_dict(q, _flags_for_quote(q, flags[q.vendor_id]))
-            for q in quotes
-            if q.current_version_id
-        ],
+        "offers": [offer_dict(q, _flags(per_quote[q.pk])) for q in quotes if q.current_version_id],
         "gpus": gpu_table(),
         "fx_to_cny": rates,
+        "risk_policy": eligibility.policy_to_dict(policy),
+        "risk_findings": {
+            str(q.current_version_id): per_quote[q.pk]
+            for q in quotes
+            if q.current_version_id and per_quote[q.pk]
+        },
     }
 
 
@@ -159,14 +195,16 @@ def rank_snapshot(
     bandwidth_scale: float = 1.0,
 ) -> cm.RankingOutcome:
     """Rank the offers of a snapshot (raises InputFileError / ModelInputError on bad input)."""
-    workload = workload_from_dict(snapshot["workload"])
+    workload, offers, gpus, fx = snapshot_inputs(snapshot)
     if overlap is not None:
         workload = replace(workload, overlap=overlap)
-    offers = [offer_from_dict(o, i) for i, o in enumerate(snapshot["offers"])]
-    gpus = gpus_from_dict(snapshot["gpus"])
     scenario = cm.Scenario(mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale)
-    fx = snapshot.get("fx_to_cny") or None
-    return cm.rank(workload, offers, gpus, fx_to_cny=fx, scenario=scenario)
+    # Offers on which the job fits in no parallel layout are problems, not results (MODEL.md).
+    fit = fit_screen(workload, offers)
+    outcome = cm.rank(
+        workload, [offers[i] for i in fit.keep], gpus, fx_to_cny=fx, scenario=scenario
+    )
+    return replace(outcome, problems=outcome.problems + fit.problems)
 
 
 def outcome_dict(outcome: cm.RankingOutcome) -> dict[str, Any]:
@@ -221,11 +259,9 @@ def ranking_start(
 
 def _enqueue(run: RankingRun) -> bool:
     """Send the run to a worker; False (run kept pending, noted) when the queue is down."""
-    from core.queue import enqueue
+    from core import jobs
 
-    from .tasks import compute_ranking
-
-    return enqueue(compute_ranking, run.pk, job_row=run)
+    return jobs.submit("rank", run)
 
 
 def _problem_messages(outcome: cm.RankingOutcome, offers: list[dict[str, Any]]) -> list[dict]:  # type: ignore[type-arg]
@@ -264,16 +300,24 @@ def ranking_compute(*, run_id: int, progress: Callable[[int], None] | None = Non
     if not run.snapshot["offers"]:
         empty = Message("no_offers", "No current quote to rank.", "没有可排名的当前报价。")
         problems.append({"id": "", "label": "", "messages": [empty.as_dict()]})
+    report(60)
+    decisions, decision = decide(run.snapshot, outcome)
     report(70)
-    _save_results(run, outcome, problems)
+    _save_results(run, outcome, problems, decisions, decision)
     report(100)
     return run
 
 
-def _save_results(run: RankingRun, outcome: cm.RankingOutcome, problems: list[dict]) -> None:  # type: ignore[type-arg]
+def _save_results(
+    run: RankingRun,
+    outcome: cm.RankingOutcome,
+    problems: list[dict],  # type: ignore[type-arg]
+    decisions: list[OfferDecision],
+    decision: dict[str, Any],
+) -> None:
     offers = {o["id"]: o for o in run.snapshot["offers"]}
     rows = []
-    for r in outcome.results:
+    for r, d in zip(outcome.results, decisions, strict=True):
         o = offers.get(r.offer_id, {})
         rows.append(
             RankingResult(
@@ -284,8 +328,8 @@ def _save_results(run: RankingRun, outcome: cm.RankingOutcome, problems: list[di
                 vendor_name=o.get("vendor", ""),
                 rank=r.rank,
                 cost_per_eth=r.cost_per_eth,
-                cost_per_eth_low=r.cost_per_eth_low,
-                cost_per_eth_high=r.cost_per_eth_high,
+                cost_per_eth_low=d.cost_per_eth_low,  # the full range (domain/uncertainty.py)
+                cost_per_eth_high=d.cost_per_eth_high,
                 currency=r.currency,
                 step_time_s=r.step_time_s,
                 compute_time_s=r.compute_time_s,
@@ -303,14 +347,27 @@ def _save_results(run: RankingRun, outcome: cm.RankingOutcome, problems: list[di
                 tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
                 monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
                 warnings=message_dicts(r.warnings),
+                eligible=d.eligible,
+                risk_action=d.risk_action,
+                risk_marks=d.risk_marks,
+                eligibility_reasons=d.eligibility_reasons,
+                risk_premium_pct=d.risk_premium_pct,
+                risk_premium_month=d.risk_premium_month,
+                risk_adjusted_cost_per_eth=d.risk_adjusted_cost_per_eth,
+                risk_adjusted_low=d.risk_adjusted_low,
+                risk_adjusted_high=d.risk_adjusted_high,
+                decision_rank=d.decision_rank,
+                tie_with_winner=d.tie_with_winner,
+                recommended=d.recommended,
             )
         )
     with transaction.atomic():
         RankingRun.objects.select_for_update().filter(pk=run.pk).first()
         RankingResult.objects.filter(run=run).delete()
         RankingResult.objects.bulk_create(rows, batch_size=1000)
-        RankingRun.objects.filter(pk=run.pk).update(problems=problems)
+        RankingRun.objects.filter(pk=run.pk).update(problems=problems, decision=decision)
     run.problems = problems
+    run.decision = decision
 
 
 def ranking_run_sync(*, run: RankingRun) -> RankingRun:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from domain import costmodel as cm
 from domain.messages import Message
 from domain.sensitivity import ParameterSensitivity, sensitivity
+from domain.trainmodel.fit import screen as fit_screen
 
 from .inputs import short_label, snapshot_inputs
 from .services import outcome_dict, rank_snapshot
@@ -95,6 +96,8 @@ def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
     """Per input (overlap, mfu, bandwidth), every offer's cost per ETH change (%) at its low and
     high setting, the winner's first, and whether another offer would win there."""
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
+    # Only offers the job fits on, as in the ranking itself (rank_snapshot).
+    offers = [offers[i] for i in fit_screen(workload, offers).keep]
     base = cm.rank(workload, offers, gpus, fx_to_cny=fx)
     rows = SensitivityRows()
     if not base.results:

@@ -52,14 +52,15 @@ def report_request(
         )
         report.full_clean()
         report.save()
-        transaction.on_commit(lambda: _enqueue(report.pk))
+        transaction.on_commit(lambda: _enqueue(report))
     return report
 
 
-def _enqueue(report_id: int) -> None:
-    from .tasks import generate_report
+def _enqueue(report: Report) -> bool:
+    """Send the report to a worker; False (report kept pending, noted) when the queue is down."""
+    from core import jobs
 
-    generate_report.delay(report_id)
+    return jobs.submit("report", report)
 
 
 def report_build_sync(

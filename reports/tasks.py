@@ -8,12 +8,8 @@ import threading
 from celery import shared_task
 from celery.signals import worker_process_init
 from django.conf import settings
-from django.core.exceptions import ValidationError
 
-from core.models import JobStatus
-
-from .models import Report
-from .services import report_generate
+from core import jobs
 
 log = logging.getLogger(__name__)
 
@@ -28,25 +24,9 @@ def _warm_chart_renderer(**_kwargs) -> None:  # type: ignore[no-untyped-def]
 
 
 def run_job(report_id: int) -> str:
-    """Job bookkeeping around `report_generate`; a finished report is left as it is."""
-    report = Report.objects.filter(pk=report_id).first()
-    if report is None:
-        return "missing"
-    if report.status == JobStatus.DONE and report.sha256:
-        return "done"
-    Report.objects.filter(pk=report_id).update(attempts=report.attempts + 1)
-    report.job_mark(status=JobStatus.RUNNING, progress=5)
-    try:
-        report_generate(report_id=report_id, progress=report.job_progress)
-    except ValidationError as exc:
-        report.job_mark(status=JobStatus.FAILED, error="; ".join(exc.messages))
-        return "failed"
-    except Exception as exc:
-        log.exception("report %s failed", report_id)
-        report.job_mark(status=JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
-        raise
-    report.job_mark(status=JobStatus.DONE, progress=100)
-    return "done"
+    """Generate a report in this process with the job bookkeeping (core.jobs); a finished
+    report is left as it is."""
+    return jobs.run("report", report_id)
 
 
 @shared_task(

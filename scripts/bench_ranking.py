@@ -3,8 +3,8 @@
 Run: DJANGO_SETTINGS_MODULE=portal.settings .venv/bin/python scripts/bench_ranking.py
 (SQLite by default, PostgreSQL with DATABASE_URL). Creates a throwaway team, bulk-creates the
 quotes, times (a) loading them exactly as a ranking does (`rankings.selectors.ranking_quotes`) and
-(b) ranking them (snapshot build + `rank_snapshot`, the code path of the web ranking), prints both
-and the ratio (goal <= 2), then deletes the team.
+(b) ranking them (snapshot build + `rank_snapshot` + `decide`: eligibility, ranges and ties, the
+code path of the web ranking), prints both and the ratio (goal <= 2), then deletes the team.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from django.db import transaction  # noqa: E402
 
 from accounts.models import Team  # noqa: E402
 from quotes.models import GpuModel, Quote, QuoteVersion, WorkloadProfile  # noqa: E402
+from rankings.decision import decide  # noqa: E402
 from rankings.selectors import ranking_quotes  # noqa: E402
 from rankings.services import rank_snapshot, snapshot_build  # noqa: E402
 from vendors.models import DataCentre, NetworkProfile, Vendor  # noqa: E402
@@ -87,9 +88,16 @@ def main() -> None:
         t0 = time.perf_counter()
         outcome = rank_snapshot(snapshot)
         rank_s = time.perf_counter() - t0
-        total = build_s + rank_s
+        t0 = time.perf_counter()
+        decisions, _decision = decide(snapshot, outcome)
+        decide_s = time.perf_counter() - t0
+        total = build_s + rank_s + decide_s
         print(f"load {len(quotes)} quotes from the database: {load_s:.3f} s")
-        print(f"rank them (snapshot {build_s:.3f} s + model {rank_s:.3f} s): {total:.3f} s")
+        print(
+            f"rank them (snapshot {build_s:.3f} s + model {rank_s:.3f} s + decision "
+            f"{decide_s:.3f} s): {total:.3f} s"
+        )
+        print(f"eligible {sum(d.eligible for d in decisions)}, tied {len(_decision['tied'])}")
         print(f"ranked {len(outcome.results)}, problems {len(outcome.problems)}")
         print(f"ratio rank / load = {total / load_s:.2f} (goal <= 2)")
     finally:

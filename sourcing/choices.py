@@ -59,3 +59,23 @@ class AuditVerb(models.TextChoices):
     ACCEPTANCE_UPLOADED = "acceptance_uploaded", _("Acceptance logs uploaded")
     ACCEPTANCE_CONFIRMED = "acceptance_confirmed", _("Acceptance confirmed")
     ACCEPTANCE_FLAGGED = "acceptance_flagged", _("Acceptance flagged")
+    SEALING_CHANGED = "sealing_changed", _("Sealing changed")
+    DEADLINE_CHANGED = "deadline_changed", _("Deadline changed")
+    EXTENSION_PROPOSED = "extension_proposed", _("Deadline extension proposed")
+    EXTENSION_APPROVED = "extension_approved", _("Deadline extension approved")
+    EXTENSION_REJECTED = "extension_rejected", _("Deadline extension rejected")
+    EXTENSION_MAILED = "extension_mailed", _("Suppliers told of the extension")
+    INVITATION_MAIL_FAILED = "invitation_mail_failed", _("Invitation e-mail failed")
+    INVITATION_RESENT = "invitation_resent", _("Invitation sent again")
+
+
+class MailStatus(models.TextChoices):
+    PENDING = "pending", _("Sending")
+    SENT = "sent", _("Sent")
+    FAILED = "failed", _("Failed")
+
+
+class ExtensionState(models.TextChoices):
+    PROPOSED = "proposed", _("Proposed (awaiting an admin)")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")

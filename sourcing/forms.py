@@ -126,3 +126,25 @@ class UploadForm(CapfirstLabels, forms.Form):
 class AcceptInvitationForm(CapfirstLabels, forms.Form):
     username = forms.CharField(label=_("user name"), max_length=150)
     password = forms.CharField(label=_("password"), widget=forms.PasswordInput)
+
+
+class ExtensionForm(CapfirstLabels, forms.Form):
+    """Propose a later deadline for a published RFQ; another admin approves it."""
+
+    deadline = forms.DateTimeField(
+        label=_("new deadline"),
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+    reason = forms.CharField(
+        label=_("reason (sent to the suppliers)"), widget=forms.Textarea, max_length=2000
+    )
+
+
+class ExtensionDecisionForm(CapfirstLabels, forms.Form):
+    extension = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=2**31 - 1)
+    decision = forms.ChoiceField(choices=[("approve", _("Approve")), ("reject", _("Reject"))])
+    comment = forms.CharField(label=_("comment"), widget=forms.Textarea, required=False)
+
+
+class ResendForm(forms.Form):
+    invitation = forms.IntegerField(min_value=1, max_value=2**31 - 1)

@@ -14,7 +14,15 @@ from django.utils.translation import gettext_lazy as _
 from core.models import Job, TeamScoped
 from domain.regions import PROVINCE_CHOICES
 
-from .choices import ACTIVE_AWARD_STATES, AuditVerb, AwardState, FabricRequirement, RfqState
+from .choices import (
+    ACTIVE_AWARD_STATES,
+    AuditVerb,
+    AwardState,
+    ExtensionState,
+    FabricRequirement,
+    MailStatus,
+    RfqState,
+)
 
 DEFAULT_WEIGHTS = {"cost": 0.6, "network": 0.2, "diligence": 0.1, "sla": 0.1}
 
@@ -157,7 +165,10 @@ class SupplierAccount(models.Model):
 class Invitation(models.Model):
     """An e-mailed, single-use link inviting one vendor to answer one RFQ.
 
-    Only the SHA-256 of the token is stored; the token itself exists only in the e-mail.
+    Only the SHA-256 of the token is stored; the token itself exists only in the e-mail. The
+    e-mail goes out after the invitation is committed; ``mail_status`` says whether it left
+    (``mailed_at``) or failed (``mail_error``), and a failed one can be sent again with a new
+    token.
     """
 
     rfq = models.ForeignKey(Rfq, on_delete=models.CASCADE, related_name="invitations")
@@ -176,6 +187,12 @@ class Invitation(models.Model):
         blank=True,
         related_name="+",
     )
+    mail_status = models.CharField(
+        _("e-mail"), max_length=8, choices=MailStatus.choices, default=MailStatus.PENDING
+    )
+    mail_error = models.TextField(_("e-mail error"), blank=True)
+    mail_attempts = models.PositiveSmallIntegerField(_("e-mail attempts"), default=0)
+    mailed_at = models.DateTimeField(_("e-mailed at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("invitation")
@@ -184,6 +201,10 @@ class Invitation(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["rfq", "vendor"], name="invitation_one_per_vendor"),
             models.UniqueConstraint(fields=["rfq", "email"], name="invitation_one_per_email"),
+            models.CheckConstraint(
+                condition=Q(mail_status__in=[s.value for s in MailStatus]),
+                name="invitation_mail_status_valid",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -308,6 +329,63 @@ class Award(models.Model):
     @property
     def team_id(self) -> int:
         """The RFQ's team, so the team permission classes can check an award like any row."""
+        return self.rfq.team_id
+
+
+class DeadlineExtension(models.Model):
+    """A later deadline for a published RFQ: proposed with a reason, approved by another admin.
+
+    On approval the RFQ's deadline moves and every invited supplier is e-mailed the reason.
+    At most one proposal per RFQ waits for a decision.
+    """
+
+    rfq = models.ForeignKey(Rfq, on_delete=models.CASCADE, related_name="extensions")
+    old_deadline = models.DateTimeField(_("deadline before"))
+    new_deadline = models.DateTimeField(_("new deadline"))
+    reason = models.TextField(_("reason (sent to the suppliers)"))
+    state = models.CharField(
+        _("state"), max_length=16, choices=ExtensionState.choices, default=ExtensionState.PROPOSED
+    )
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    proposed_at = models.DateTimeField(_("proposed at"), default=timezone.now)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decision_comment = models.TextField(_("approver's comment"), blank=True)
+    notified_at = models.DateTimeField(_("suppliers told at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("deadline extension")
+        verbose_name_plural = _("deadline extensions")
+        ordering = ["rfq_id", "-proposed_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rfq"],
+                condition=Q(state=ExtensionState.PROPOSED),
+                name="extension_one_pending_per_rfq",
+            ),
+            models.CheckConstraint(
+                condition=Q(new_deadline__gt=models.F("old_deadline")),
+                name="extension_is_later",
+            ),
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("proposed_by")),
+                name="extension_approver_differs",
+            ),
+            models.CheckConstraint(
+                condition=Q(state__in=[s.value for s in ExtensionState]),
+                name="extension_state_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rfq} → {self.new_deadline:%Y-%m-%d %H:%M} ({self.get_state_display()})"
+
+    @property
+    def team_id(self) -> int:
         return self.rfq.team_id
 
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
-from .choices import RfqState
-from .models import Answer, AuditEvent, Award, Invitation, Rfq, SupplierAccount
+from .choices import ExtensionState, RfqState
+from .models import Answer, AuditEvent, Award, DeadlineExtension, Invitation, Rfq, SupplierAccount
 from .terms import PRICE_FIELDS
 
 VERDICT_SCORES = {"pass": 1.0, "warn": 0.6, "fail": 0.0, "unknown": 0.0, "": 0.0}
@@ -59,6 +59,14 @@ def rfq_awards(rfq: Rfq) -> list[Award]:
     )
 
 
+def rfq_extensions(rfq: Rfq) -> list[DeadlineExtension]:
+    return list(rfq.extensions.select_related("proposed_by", "decided_by").order_by("-pk"))
+
+
+def pending_extension(extensions: list[DeadlineExtension]) -> DeadlineExtension | None:
+    return next((e for e in extensions if e.state == ExtensionState.PROPOSED), None)
+
+
 def rfq_audit(rfq: Rfq) -> list[AuditEvent]:
     return list(rfq.audit_events.select_related("actor").order_by("at", "pk"))
 
@@ -67,7 +75,10 @@ AUDIT_DETAIL_LABELS = {
     "title": _("title"), "deadline": _("deadline"), "vendor": _("vendor"), "email": _("e-mail"),
     "file": _("file"), "revision": _("revision"), "answers": _("answers"),
     "ranking_run": _("ranking"), "award": _("award"), "rationale": _("rationale"),
-    "comment": _("comment"), "reasons": _("reasons"),
+    "comment": _("comment"), "reasons": _("reasons"), "reason": _("reason"),
+    "deadline_before": _("deadline before"), "sealed_before": _("sealed before"),
+    "sealed_after": _("sealed after"), "extension": _("extension"), "sent": _("sent to"),
+    "failed": _("failed for"), "error": _("error"),
 }  # fmt: skip
 
 
@@ -75,9 +86,15 @@ def audit_detail(event: AuditEvent) -> list[tuple[str, str]]:
     """An audit event's detail as (translated label, readable value) pairs, for the page."""
     rows = []
     for key, value in (event.detail or {}).items():
-        if key == "deadline" and isinstance(value, str) and parse_datetime(value):
+        if (
+            key in ("deadline", "deadline_before")
+            and isinstance(value, str)
+            and parse_datetime(value)
+        ):
             value = timezone.localtime(parse_datetime(value)).strftime("%Y-%m-%d %H:%M")
-        elif key in ("ranking_run", "award") and value:
+        elif isinstance(value, bool):
+            value = _("yes") if value else _("no")
+        elif key in ("ranking_run", "award", "extension") and value:
             value = f"#{value}"
         elif isinstance(value, list):
             if not value:

@@ -13,21 +13,29 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.models import Membership
+from accounts.services import user_create
+from domain.rfq_rules import (
+    CONTROL_CHARACTERS,
+    RfqTiming,
+    has_control_characters,
+    published_change_refusals,
+)
 
-from .choices import AuditVerb, AwardState, RfqState
+from .choices import ACTIVE_AWARD_STATES, AuditVerb, AwardState, MailStatus, RfqState
 from .models import Answer, AuditEvent, Award, Invitation, Rfq, SupplierAccount
 from .terms import terms_clean, terms_from_json
+
+
+class Conflict(ValidationError):
+    """Someone else changed the row first (a concurrent decision); the API answers 409."""
+
 
 RFQ_FIELDS = (
     "title", "workload", "nodes", "min_internode_gbps", "fabric", "require_pfc", "require_ecn",
@@ -71,7 +79,13 @@ def _bad_weight(value: Any) -> bool:
     )
 
 
+def timing(rfq: Rfq) -> RfqTiming:
+    return RfqTiming(state=rfq.state, sealed=rfq.sealed, deadline=rfq.deadline)
+
+
 def _rfq_clean(rfq: Rfq) -> None:
+    if has_control_characters(rfq.title or ""):  # the title goes into mail subjects
+        raise ValidationError({"title": CONTROL_CHARACTERS.text(get_language())})
     if rfq.workload_id and rfq.workload.team_id != rfq.team_id:
         raise ValidationError({"workload": _("Choose one of your team's workloads.")})
     weights = rfq.weights or {}
@@ -122,22 +136,48 @@ def rfq_create(*, team, user, data: dict[str, Any], now=None) -> Rfq:  # type: i
     return rfq
 
 
-def rfq_update(*, rfq: Rfq, user, data: dict[str, Any], now=None) -> Rfq:  # type: ignore[no-untyped-def]
-    """Change a draft, or a published RFQ before its deadline (suppliers see the new terms)."""
+def rfq_update(*, rfq: Rfq, user, data: dict[str, Any], now=None, draft_only: bool = False) -> Rfq:  # type: ignore[no-untyped-def]
+    """Change a draft, or a published RFQ before its deadline (suppliers see the new terms).
+
+    Checked on the locked row: once published, sealing may only be switched on and the deadline
+    only moves by an approved extension (`domain.rfq_rules.published_change_refusals`). Every
+    edit is audited, a change of sealing or deadline with its before and after.
+    """
     now = now or timezone.now()
-    if rfq.state not in (RfqState.DRAFT, RfqState.PUBLISHED) or now >= rfq.deadline:
-        raise ValidationError(_("This RFQ can no longer be changed."))
-    for key in RFQ_FIELDS:
-        if key in data:
-            setattr(rfq, key, data[key])
-    _rfq_clean(rfq)
-    if rfq.deadline <= now:
-        raise ValidationError({"deadline": _("The deadline must be in the future.")})
     with transaction.atomic():
-        rfq.save()
+        locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
+        if draft_only:
+            refusal = rfq_draft_edit_refusal(locked, now)
+            if refusal:
+                raise ValidationError(refusal, "not_draft")
+        if locked.state not in (RfqState.DRAFT, RfqState.PUBLISHED) or now >= locked.deadline:
+            raise ValidationError(_("This RFQ can no longer be changed."), "closed")
+        before = timing(locked)
+        for key in RFQ_FIELDS:
+            if key in data:
+                setattr(locked, key, data[key])
+        refusals = published_change_refusals(before, timing(locked))
+        if refusals:
+            lang = get_language()
+            raise ValidationError({k: m.text(lang) for k, m in refusals.items()}, "published")
+        _rfq_clean(locked)
+        if locked.deadline <= now:
+            raise ValidationError({"deadline": _("The deadline must be in the future.")})
+        locked.save()
         if "gpu_models" in data:
-            rfq.gpu_models.set(data["gpu_models"])
-    return rfq
+            locked.gpu_models.set(data["gpu_models"])
+        _audit_edit(locked, user, before)
+    return locked
+
+
+def _audit_edit(rfq: Rfq, user, before: RfqTiming) -> None:  # type: ignore[no-untyped-def]
+    audit(rfq, AuditVerb.EDITED, user, title=rfq.title)
+    if rfq.sealed != before.sealed:
+        audit(rfq, AuditVerb.SEALING_CHANGED, user, sealed_before=before.sealed,
+              sealed_after=rfq.sealed)  # fmt: skip
+    if rfq.deadline != before.deadline:
+        audit(rfq, AuditVerb.DEADLINE_CHANGED, user, deadline_before=before.deadline.isoformat(),
+              deadline=rfq.deadline.isoformat())  # fmt: skip
 
 
 def rfq_draft_edit_refusal(rfq: Rfq, now=None) -> str:  # type: ignore[no-untyped-def]
@@ -156,27 +196,21 @@ def rfq_draft_edit_refusal(rfq: Rfq, now=None) -> str:  # type: ignore[no-untype
 
 
 def rfq_update_draft(*, rfq: Rfq, user, data: dict[str, Any], now=None) -> Rfq:  # type: ignore[no-untyped-def]
-    """The edit page's save: like `rfq_update`, for a draft only (re-checked under a row lock)."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
-        refusal = rfq_draft_edit_refusal(locked, now)
-        if refusal:
-            raise ValidationError(refusal, "not_draft")
-        rfq = rfq_update(rfq=rfq, user=user, data=data, now=now)
-        audit(rfq, AuditVerb.EDITED, user, title=rfq.title)
-    return rfq
+    """The edit page's save: `rfq_update` for a draft only (re-checked under the row lock)."""
+    return rfq_update(rfq=rfq, user=user, data=data, now=now, draft_only=True)
 
 
 def rfq_publish(*, rfq: Rfq, user, now=None) -> Rfq:  # type: ignore[no-untyped-def]
     now = now or timezone.now()
-    if rfq.state != RfqState.DRAFT:
-        raise ValidationError(_("Only a draft RFQ can be published."))
-    if rfq.deadline <= now:
-        raise ValidationError(
-            {"deadline": _("The deadline has passed; move it before publishing.")}
-        )
     with transaction.atomic():
+        locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
+        if locked.state != RfqState.DRAFT:
+            raise ValidationError(_("Only a draft RFQ can be published."))
+        if locked.deadline <= now:
+            raise ValidationError(
+                {"deadline": _("The deadline has passed; move it before publishing.")}
+            )
+        rfq.deadline, rfq.sealed = locked.deadline, locked.sealed
         Rfq.objects.filter(pk=rfq.pk).update(state=RfqState.PUBLISHED, published_at=now)
         rfq.state, rfq.published_at = RfqState.PUBLISHED, now
         audit(rfq, AuditVerb.PUBLISHED, user, deadline=rfq.deadline.isoformat())
@@ -208,15 +242,14 @@ def invitation_create(*, rfq: Rfq, user, vendor, email: str, base_url: str = "",
     token = secrets.token_urlsafe(32)
     invitation = Invitation(
         rfq=rfq, vendor=vendor, email=email, token_sha256=token_digest(token), created_by=user,
-        sent_at=now,
+        sent_at=now, mail_status=MailStatus.PENDING,
     )  # fmt: skip
     invitation.full_clean(exclude=["rfq", "vendor"])
     try:
         with transaction.atomic():
             invitation.save()
             audit(rfq, AuditVerb.INVITED, user, vendor=str(vendor), email=email)
-            link = f"{base_url.rstrip('/')}/sourcing/invite/{token}/"
-            transaction.on_commit(lambda: _send_invitation(invitation, link))
+            _deliver_on_commit(invitation, token, base_url)
     except IntegrityError as exc:  # a concurrent duplicate
         raise ValidationError(
             _("This vendor is already invited to this RFQ."), "duplicate"
@@ -224,11 +257,59 @@ def invitation_create(*, rfq: Rfq, user, vendor, email: str, base_url: str = "",
     return invitation, token
 
 
-def _send_invitation(invitation: Invitation, link: str) -> None:
-    context = {"invitation": invitation, "rfq": invitation.rfq, "link": link}
-    body = render_to_string("sourcing/email_invitation.txt", context)
-    subject = _("Request for quotation: %(title)s") % {"title": invitation.rfq.title}
-    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [invitation.email])
+def _deliver_on_commit(invitation: Invitation, token: str, base_url: str) -> None:
+    from .mail import invitation_deliver
+
+    pk = invitation.pk
+    transaction.on_commit(
+        lambda: invitation_deliver(invitation_id=pk, token=token, base_url=base_url)
+    )
+
+
+STALE_PENDING_MAIL = timedelta(minutes=15)  # a send that never recorded its outcome
+
+
+def invitation_resend_refusal(invitation: Invitation, now=None) -> str:  # type: ignore[no-untyped-def]
+    """Why this invitation cannot be sent again ("" when it can: its mail failed)."""
+    now = now or timezone.now()
+    rfq = invitation.rfq
+    if invitation.accepted_at is not None:
+        return _("This invitation was already accepted.")
+    if rfq.state not in (RfqState.DRAFT, RfqState.PUBLISHED) or now >= rfq.deadline:
+        return _("Invitations are closed: the deadline has passed.")
+    stale = invitation.mail_status == MailStatus.PENDING and (
+        now - invitation.sent_at >= STALE_PENDING_MAIL
+    )
+    if invitation.mail_status != MailStatus.FAILED and not stale:
+        return _("Only an invitation whose e-mail failed can be sent again.")
+    return ""
+
+
+def invitation_resend(*, invitation: Invitation, user, base_url: str = "", now=None):  # type: ignore[no-untyped-def]
+    """Send a failed invitation again with a new token (the old link stops working)."""
+    now = now or timezone.now()
+    if not _can_write(user):
+        raise ValidationError(_("Only analysts and admins can send invitations."))
+    with transaction.atomic():
+        Rfq.objects.select_for_update().get(pk=invitation.rfq_id)
+        locked = (
+            Invitation.objects.select_for_update(of=("self",))
+            .select_related("rfq", "vendor")
+            .get(pk=invitation.pk)
+        )
+        refusal = invitation_resend_refusal(locked, now)
+        if refusal:
+            raise ValidationError(refusal, "not_resendable")
+        token = secrets.token_urlsafe(32)
+        locked.token_sha256, locked.mail_status, locked.mail_error = (
+            token_digest(token), MailStatus.PENDING, "",
+        )  # fmt: skip
+        locked.sent_at = now
+        locked.save(update_fields=["token_sha256", "mail_status", "mail_error", "sent_at"])
+        audit(locked.rfq, AuditVerb.INVITATION_RESENT, user, vendor=str(locked.vendor),
+              email=locked.email)  # fmt: skip
+        _deliver_on_commit(locked, token, base_url)
+    return locked, token
 
 
 def invitation_for_token(token: str) -> Invitation | None:
@@ -267,24 +348,11 @@ def _account_for(invitation: Invitation, user, username: str, password: str) -> 
         if account is None or account.vendor_id != invitation.vendor_id:
             raise ValidationError(_("This invitation is for another vendor's account."))
         return account
-    User = get_user_model()
-    username = (username or "").strip()
-    if not username or User.objects.filter(username__iexact=username).exists():
-        raise ValidationError({"username": _("Choose another user name.")})
-    try:  # the user model's own rules: at most 150 characters, letters, digits and @.+-_
-        User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
-    except ValidationError as exc:
-        raise ValidationError({"username": exc.messages}) from exc
-    validate_password(password)
-    new = User.objects.create_user(username=username, password=password, email=invitation.email)
+    # One rule for new log-ins (accounts.services.user_create): the name is refused when taken
+    # in any spelling (NFKC + case folding), so a full-width copy of a name is a 400, not a 500.
+    new = user_create(username=(username or "").strip(), password=password, email=invitation.email)
     return SupplierAccount.objects.create(user=new, vendor=invitation.vendor)
 
-
-def supplier_account_create(*, vendor, username: str, password: str, email: str = ""):  # type: ignore[no-untyped-def]
-    """A supplier login without an invitation link (demo loader, admin)."""
-    User = get_user_model()
-    user = User.objects.create_user(username=username, password=password, email=email)
-    return SupplierAccount.objects.create(user=user, vendor=vendor)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,8 +546,6 @@ def award_propose(  # type: ignore[no-untyped-def]
         raise ValidationError(_("An award can be proposed once the RFQ is closed."))
     if answer.rfq_id != rfq.pk:
         raise ValidationError({"answer": _("This answer belongs to another RFQ.")})
-    if Award.objects.filter(rfq=rfq, state=AwardState.PROPOSED).exists():
-        raise ValidationError(_("An award proposal is already waiting for approval."))
     award = Award(
         rfq=rfq, answer=answer, rationale=rationale, proposed_by=user, proposed_at=now,
         min_line_fraction=min_line_fraction, min_pairs=min_pairs or rfq.kit_pairs,
@@ -487,6 +553,14 @@ def award_propose(  # type: ignore[no-untyped-def]
     )  # fmt: skip
     award.full_clean(exclude=["rfq", "answer"])
     with transaction.atomic():
+        # Checked on the locked RFQ, so two simultaneous proposals make one and one clear refusal.
+        locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
+        if locked.state != RfqState.CLOSED:
+            raise Conflict(_("An award can be proposed once the RFQ is closed."), "not_closed")
+        if Award.objects.filter(rfq=rfq, state__in=ACTIVE_AWARD_STATES).exists():
+            raise Conflict(
+                _("An award proposal is already waiting for approval."), "already_proposed"
+            )
         award.save()
         audit(rfq, AuditVerb.AWARD_PROPOSED, user, award=award.pk, vendor=str(answer.vendor),
               rationale=rationale)  # fmt: skip
@@ -494,28 +568,40 @@ def award_propose(  # type: ignore[no-untyped-def]
 
 
 def award_decide(*, award: Award, user, approve: bool, comment: str, now=None) -> Award:  # type: ignore[no-untyped-def]
-    """The approver (a different analyst or admin) approves or rejects, always with a comment."""
+    """The approver (a different analyst or admin) approves or rejects, always with a comment.
+
+    Exactly one decision per award: the award row is locked and its state read inside the
+    transaction, so of two simultaneous decisions the second sees the first and gets `Conflict`.
+    """
     now = now or timezone.now()
     if not _can_write(user):
         raise ValidationError(_("Only analysts and admins can approve or reject an award."))
     if award.proposed_by_id == user.pk:
         raise ValidationError(_("You proposed this award: another analyst or admin must decide."))
-    if award.state != AwardState.PROPOSED:
-        raise ValidationError(_("This award was already decided."))
     if not (comment or "").strip():
         raise ValidationError({"comment": _("Give a comment with your decision.")})
-    award.state = AwardState.APPROVED if approve else AwardState.REJECTED
-    award.decided_by, award.decided_at, award.decision_comment = user, now, comment.strip()
-    if approve:
-        award.trial_ends_at = now + timedelta(days=award.trial_days)
     with transaction.atomic():
-        award.save()
+        locked = (
+            Award.objects.select_for_update(of=("self",)).select_related("rfq").get(pk=award.pk)
+        )
+        if locked.state != AwardState.PROPOSED:
+            raise Conflict(
+                _("This award was already decided (%(state)s); your decision was not recorded.")
+                % {"state": locked.get_state_display()},
+                "already_decided",
+            )
+        locked.state = AwardState.APPROVED if approve else AwardState.REJECTED
+        locked.decided_by, locked.decided_at = user, now
+        locked.decision_comment = comment.strip()
         if approve:
-            Rfq.objects.filter(pk=award.rfq_id).update(state=RfqState.AWARDED)
-            award.rfq.state = RfqState.AWARDED
+            locked.trial_ends_at = now + timedelta(days=locked.trial_days)
+        locked.save()
+        if approve:
+            Rfq.objects.filter(pk=locked.rfq_id).update(state=RfqState.AWARDED)
+            locked.rfq.state = RfqState.AWARDED
         verb = AuditVerb.AWARD_APPROVED if approve else AuditVerb.AWARD_REJECTED
-        audit(award.rfq, verb, user, award=award.pk, comment=award.decision_comment)
-    return award
+        audit(locked.rfq, verb, user, award=locked.pk, comment=locked.decision_comment)
+    return locked
 
 
 def award_acceptance_upload(*, award: Award, user, upload, now=None):  # type: ignore[no-untyped-def]

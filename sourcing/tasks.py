@@ -6,10 +6,12 @@ import logging
 
 from celery import shared_task
 
+from core import jobs
 from core.models import JobStatus
 
+from .mail import extension_notify
 from .models import Rfq
-from .services import award_acceptance_check, rfq_close, rfqs_due_ids
+from .services import award_acceptance_check, rfqs_due_ids
 
 log = logging.getLogger(__name__)
 
@@ -19,26 +21,15 @@ def close_due_rfqs() -> list[int]:
     """Beat job: queue the closing of every published RFQ whose deadline has passed."""
     due = rfqs_due_ids()
     for rfq_id in due:
-        Rfq.objects.filter(pk=rfq_id, status=JobStatus.PENDING).update(progress=0)
-        close_rfq.delay(rfq_id)
+        rfq = Rfq.objects.filter(pk=rfq_id, status=JobStatus.PENDING).first()
+        if rfq is not None:
+            jobs.submit("close_rfq", rfq)
     return due
 
 
 def close_job(rfq_id: int) -> str:
-    """Job bookkeeping on the RFQ row around `rfq_close`; a second run is "skipped"."""
-    rfq = Rfq.objects.filter(pk=rfq_id).first()
-    if rfq is None:
-        return "missing"
-    Rfq.objects.filter(pk=rfq_id).update(attempts=rfq.attempts + 1)
-    try:
-        outcome = rfq_close(rfq_id=rfq_id)
-    except Exception as exc:
-        log.exception("closing RFQ %s failed", rfq_id)
-        rfq.job_mark(status=JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
-        raise
-    if outcome == "closed":
-        rfq.job_mark(status=JobStatus.DONE, progress=100)
-    return outcome
+    """Close one RFQ with the job bookkeeping (core.jobs); a second run is "skipped"."""
+    return jobs.run("close_rfq", rfq_id)
 
 
 @shared_task(
@@ -58,3 +49,9 @@ def check_acceptance(self, award_id: int) -> str:  # type: ignore[no-untyped-def
     if outcome == "pending" and not self.request.is_eager:
         raise self.retry(countdown=10)
     return outcome
+
+
+@shared_task(acks_late=True)
+def notify_deadline_extension(extension_id: int) -> dict[str, list[str]]:
+    """Mail the invited suppliers an approved extension; a second run mails nobody."""
+    return extension_notify(extension_id=extension_id)

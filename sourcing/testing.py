@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from smtplib import SMTPServerDisconnected
 from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.mail.backends.base import BaseEmailBackend
 from django.utils import timezone
 
 from .models import Rfq
@@ -33,3 +35,10 @@ def demo_log(name: str, salt: bytes = b"") -> SimpleUploadedFile:
 def pass_deadline(rfq: Rfq) -> None:
     Rfq.objects.filter(pk=rfq.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     rfq.refresh_from_db()
+
+
+class FailingEmailBackend(BaseEmailBackend):
+    """A mail server that drops every connection (settings.EMAIL_BACKEND in tests)."""
+
+    def send_messages(self, email_messages):  # type: ignore[no-untyped-def]
+        raise SMTPServerDisconnected("Connection unexpectedly closed")

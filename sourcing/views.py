@@ -10,12 +10,23 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views import View
 
+from accounts.choices import Role
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 
-from . import selectors, services
-from .forms import DecisionForm, InviteForm, ProposeForm, RfqForm, UploadForm
+from . import deadlines, selectors, services
+from .choices import MailStatus
+from .forms import (
+    DecisionForm,
+    ExtensionDecisionForm,
+    ExtensionForm,
+    InviteForm,
+    ProposeForm,
+    ResendForm,
+    RfqForm,
+    UploadForm,
+)
 from .kit import rfq_kit
-from .models import Rfq
+from .models import Invitation, Rfq
 from .terms import terms_compliance
 
 
@@ -107,6 +118,8 @@ class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
         rows = [{"answer": a, "terms": selectors.answer_terms_for_team(rfq, a),
                  "compliance": terms_compliance(rfq, a.terms)} for a in answers]  # fmt: skip
         awards = selectors.rfq_awards(rfq)
+        extensions = selectors.rfq_extensions(rfq)
+        pending = selectors.pending_extension(extensions)
         return {
             "rfq": rfq, "kit": rfq_kit(rfq), "answers": rows,
             "prices_visible": rfq.prices_visible(), "invitations": selectors.rfq_invitations(rfq),
@@ -117,6 +130,12 @@ class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
             "propose_form": forms.get("propose_form")
             or ProposeForm(rfq=rfq, answers=answers),
             "decision_form": DecisionForm(), "upload_form": UploadForm(),
+            "extensions": extensions, "pending_extension": pending,
+            "extension_form": ExtensionForm(),
+            "extension_decision_form": ExtensionDecisionForm(
+                initial={"extension": pending.pk if pending else None}
+            ),
+            "is_admin": self.membership.role == Role.ADMIN,
         }  # fmt: skip
 
 
@@ -133,10 +152,11 @@ class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
                 form = InviteForm(request.POST, team=self.team)
                 if not form.is_valid():
                     raise ValidationError(form.errors.as_text())
-                services.invitation_create(rfq=rfq, user=request.user,
-                                           base_url=request.build_absolute_uri("/"),
-                                           **form.cleaned_data)  # fmt: skip
-                messages.success(request, _("Invitation sent."))
+                invitation, _token = services.invitation_create(
+                    rfq=rfq, user=request.user, base_url=request.build_absolute_uri("/"),
+                    **form.cleaned_data,
+                )  # fmt: skip
+                _report_mail(request, invitation, _("Invitation sent."))
             elif op == "propose":
                 answers = selectors.rfq_answers(rfq)
                 form = ProposeForm(request.POST, rfq=rfq, answers=answers)
@@ -146,12 +166,67 @@ class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
                 answer = next(a for a in answers if str(a.pk) == d.pop("answer"))
                 services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
                 messages.success(request, _("Award proposed; waiting for an approver."))
+            elif op in EXTRA_OPS:
+                done = EXTRA_OPS[op](request, rfq)
+                if done:
+                    messages.success(request, done)
             else:
                 raise Http404
         except ValidationError as exc:
             messages.error(request, error_text(exc))
             return redirect("sourcing:detail", pk=rfq.pk)
         return redirect("sourcing:detail", pk=rfq.pk)
+
+
+def _resend(request, rfq: Rfq) -> str:  # type: ignore[no-untyped-def]
+    form = ResendForm(request.POST)
+    if not form.is_valid():
+        raise ValidationError(_("Choose an invitation of this RFQ."))
+    invitation = Invitation.objects.filter(rfq=rfq, pk=form.cleaned_data["invitation"]).first()
+    if invitation is None:
+        raise ValidationError(_("Choose an invitation of this RFQ."))
+    invitation, _token = services.invitation_resend(
+        invitation=invitation, user=request.user, base_url=request.build_absolute_uri("/")
+    )
+    return _report_mail(request, invitation, _("Invitation sent again with a new link."))
+
+
+def _report_mail(request, invitation: Invitation, sent: str) -> str:  # type: ignore[no-untyped-def]
+    """The mail went out after commit (already, outside a test's captured transaction): say
+    so, or warn that it failed and can be sent again."""
+    invitation.refresh_from_db(fields=["mail_status", "mail_error"])
+    if invitation.mail_status == MailStatus.FAILED:
+        text = _("The invitation is saved but its e-mail failed (%(error)s); use “Send again”.")
+        messages.warning(request, text % {"error": invitation.mail_error})
+        return ""
+    messages.success(request, sent)
+    return ""
+
+
+def _extend(request, rfq: Rfq) -> str:  # type: ignore[no-untyped-def]
+    form = ExtensionForm(request.POST)
+    if not form.is_valid():
+        raise ValidationError(form.errors.as_text())
+    deadlines.deadline_extension_propose(rfq=rfq, user=request.user, **form.cleaned_data)
+    return _("Extension proposed; another admin must approve it.")
+
+
+def _decide_extension(request, rfq: Rfq) -> str:  # type: ignore[no-untyped-def]
+    form = ExtensionDecisionForm(request.POST)
+    if not form.is_valid():
+        raise ValidationError(form.errors.as_text())
+    extension = rfq.extensions.filter(pk=form.cleaned_data["extension"]).first()
+    if extension is None:
+        raise ValidationError(_("Choose an extension of this RFQ."))
+    approve = form.cleaned_data["decision"] == "approve"
+    deadlines.deadline_extension_decide(extension=extension, user=request.user, approve=approve,
+                                        comment=form.cleaned_data["comment"])  # fmt: skip
+    if approve:
+        return _("Deadline extended; the invited suppliers are being told.")
+    return _("Extension rejected.")
+
+
+EXTRA_OPS = {"resend": _resend, "extend": _extend, "extension-decide": _decide_extension}
 
 
 class AwardActionView(TeamWriteMixin, View):
@@ -178,6 +253,6 @@ class AwardActionView(TeamWriteMixin, View):
                 services.award_acceptance_check(award_id=award.pk)
             else:
                 raise Http404
-        except ValidationError as exc:
+        except ValidationError as exc:  # a Conflict too: someone decided first
             messages.error(request, error_text(exc))
         return redirect("sourcing:detail", pk=award.rfq_id)

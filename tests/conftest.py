@@ -174,3 +174,14 @@ def _is_transactional(request) -> bool:  # type: ignore[no-untyped-def]
     if marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])):
         return True
     return "transactional_db" in request.fixturenames or "live_server" in request.fixturenames
+
+
+@pytest.fixture(autouse=True)
+def _default_language_after_each_test():  # type: ignore[no-untyped-def]
+    """A request in Chinese leaves its language active in the thread: later tests that read
+    messages in English must not depend on the order they run in."""
+    yield
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)

@@ -1,8 +1,10 @@
 from django.contrib import admin
 
 from core.admin import TeamScopedAdmin
+from core.deletion import delete_queryset_with_files
 
 from .models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
+from .services import vendor_delete
 
 
 @admin.register(Vendor)
@@ -23,6 +25,12 @@ class VendorAdmin(TeamScopedAdmin):
         "findings_total",
         "findings_checked_at",
     )
+
+    def delete_model(self, request, obj) -> None:  # type: ignore[no-untyped-def]
+        vendor_delete(vendor=obj)  # the uploaded files go too, after the commit
+
+    def delete_queryset(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+        delete_queryset_with_files(queryset)
 
 
 class _VendorChildAdmin(TeamScopedAdmin):

@@ -44,7 +44,7 @@ def cert_facts(cert: Certification) -> CertificationFacts:
     return CertificationFacts(
         ref=f"certification:{cert.pk}",
         kind=cert.kind,
-        name=cert.name,
+        name=cert.name or str(cert),
         number=cert.number,
         issuer=cert.issuer,
         valid_until=cert.valid_until,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models, transaction
 from django.utils import timezone
 
+from core.deletion import delete_with_files
 from domain.credentials import Severity
 
 from .models import Vendor
@@ -58,8 +59,16 @@ def vendor_child_save(*, instance: models.Model, vendor: Vendor, user) -> models
 
 @transaction.atomic
 def vendor_child_delete(*, instance: models.Model, vendor: Vendor) -> None:
-    instance.delete()
+    """Delete a credential, data centre (with its network) or SLA; evidence files after commit."""
+    delete_with_files(instance)
     vendor_refresh_findings(vendor=vendor)
+
+
+def vendor_delete(*, vendor: Vendor) -> None:
+    """Delete a vendor and everything that cascades from it (credentials, data centres, quotes,
+    test runs and their logs, sourcing invitations and answers); every uploaded file those rows
+    held (evidence, raw logs) is removed after the transaction commits, none on a rollback."""
+    delete_with_files(vendor)
 
 
 def vendors_refresh_all() -> int:

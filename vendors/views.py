@@ -7,7 +7,6 @@ from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views import View
 
@@ -204,7 +203,3 @@ class EvidenceDownloadView(TeamRequiredMixin, View):
         if not obj.evidence:
             raise Http404
         return FileResponse(obj.evidence.open("rb"), as_attachment=True)
-
-
-def vendor_url(vendor: Vendor) -> str:
-    return reverse("vendors:detail", kwargs={"pk": vendor.pk})

@@ -15,6 +15,7 @@ from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
 from core.queue import unavailable_body, was_unqueued
+from vendors.models import Vendor
 
 from .. import selectors
 from ..choices import TestKind, Verdict
@@ -32,7 +33,11 @@ from . import serializers as s
 class BenchmarkLogFilter(django_filters.FilterSet):
     test_kind = django_filters.ChoiceFilter(choices=TestKind.choices)
     verdict = django_filters.ChoiceFilter(choices=Verdict.choices)
-    vendor = django_filters.NumberFilter(field_name="test_run__vendor")
+    # A model choice (scoped to the team by core.filters): a vendor id that is not the team's
+    # is refused like a missing one.
+    vendor = django_filters.ModelChoiceFilter(
+        field_name="test_run__vendor", queryset=Vendor.objects.all()
+    )
 
     class Meta:
         model = BenchmarkLog
@@ -84,10 +89,12 @@ class BenchmarkLogViewSet(
         responses={201: s.UploadResultSerializer, 503: s.UploadQueueUnavailableSerializer},
     )
     def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
-        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        # The input is built field by field: copying request.data deep-copies every uploaded
+        # file, and a file over FILE_UPLOAD_MAX_MEMORY_SIZE (an open temporary file) cannot be.
         files = request.FILES.getlist("files") or request.FILES.getlist("file")
         upload = s.UploadSerializer(
-            data={"test_run": data.get("test_run"), "files": files}, context={"request": request}
+            data={"test_run": request.data.get("test_run"), "files": files},
+            context={"request": request},
         )
         upload.is_valid(raise_exception=True)
         team = _team(request)

@@ -314,10 +314,11 @@ def nccl_average_recomputed() -> Message:
 def nccl_average_small_sizes(avg_gbps: float, largest_gbps: float) -> Message:
     return Message(
         "nccl_average_small_sizes",
-        f"The average bus bandwidth ({avg_gbps:.1f} Gbit/s) includes small, latency-bound sizes; "
-        f"at the largest size busbw is {largest_gbps:.1f} Gbit/s.",
-        f"平均总线带宽（{avg_gbps:.1f} Gbit/s）包含了受延迟限制的小消息；最大消息尺寸下的 busbw 为 "
-        f"{largest_gbps:.1f} Gbit/s。",
+        f"nccl-tests' average bus bandwidth ({avg_gbps:.1f} Gbit/s) includes small, "
+        f"latency-bound sizes; the figure used is the busbw at the largest size, "
+        f"{largest_gbps:.1f} Gbit/s (the average is kept as a secondary figure).",
+        f"nccl-tests 的平均总线带宽（{avg_gbps:.1f} Gbit/s）包含了受延迟限制的小消息；采用的数值是"
+        f"最大消息尺寸下的 busbw，{largest_gbps:.1f} Gbit/s（平均值作为次要数值保留）。",
     )
 
 

@@ -2,7 +2,9 @@
 
 A single pair at full speed proves nothing about congestion; the figure the cost model takes is
 the 5th percentile of every pair's interval throughput pooled together (COST-MODEL.md step 3),
-because an all-reduce runs at the pace of its slowest link at its slowest moments.
+because an all-reduce runs at the pace of its slowest link at its slowest moments. TCP warm-up
+(slow start) is not such a moment: it is left out of the pool by the rule in warmup.py, and
+what was dropped is recorded (``warmup_intervals``, ``warmup_s`` and a warning).
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from domain.benchlogs import catalogue_checks as msg
+from domain.benchlogs import fidelity
 from domain.benchlogs.measures import jain_index, percentile
 from domain.benchlogs.result import COLLECTIVE, LINK, BenchResult
+from domain.benchlogs.warmup import Warmup, warmup
 from domain.messages import Message
 
 
@@ -31,6 +35,8 @@ class RunSummary:
     p50_gbps: float | None
     measured_kind: str
     warnings: tuple[Message, ...]
+    warmup_intervals: int = 0
+    warmup_s: float = 0.0
 
     @property
     def measured_gbps(self) -> float | None:
@@ -48,7 +54,7 @@ def summarise_run(results: Sequence[BenchResult], *, line_rate_gbps: float | Non
     if len(usable) < len(results):
         warnings.append(msg.run_excluded(len(results) - len(usable)))
     rates = [r.throughput_gbps for r in usable if r.throughput_gbps is not None]
-    pool = _pooled_intervals(usable, warnings)
+    pool, warm = _pooled_intervals(usable, warnings)
     kinds = {r.measured_kind for r in usable}
     if len(kinds) > 1:
         warnings.append(msg.run_mixed_kinds())
@@ -68,22 +74,35 @@ def summarise_run(results: Sequence[BenchResult], *, line_rate_gbps: float | Non
         p50_gbps=percentile(pool, 0.5),
         measured_kind=COLLECTIVE if kinds == {COLLECTIVE} else LINK,
         warnings=tuple(warnings),
+        warmup_intervals=sum(w.intervals for w in warm),
+        warmup_s=sum(w.seconds or 0.0 for w in warm),
     )
 
 
-def _pooled_intervals(results: list[BenchResult], warnings: list[Message]) -> list[float]:
+def _pooled_intervals(
+    results: list[BenchResult], warnings: list[Message]
+) -> tuple[list[float], list[Warmup]]:
+    """Every pair's steady intervals pooled; TCP warm-up is left out (warmup.py)."""
     pool: list[float] = []
+    warm: list[Warmup] = []
     without = 0
     for result in results:
         if result.interval_gbps:
-            pool.extend(result.interval_gbps)
+            found = warmup(result)
+            if found.intervals:
+                warm.append(found)
+            pool.extend(result.interval_gbps[found.dropped :])
         elif result.throughput_gbps is not None:
             # perftest and nccl-tests print one figure per run: it stands in for its intervals.
             pool.append(result.throughput_gbps)
             without += 1
     if without:
         warnings.append(msg.run_without_intervals(without))
-    return pool
+    if warm:
+        intervals = sum(w.intervals for w in warm)
+        seconds = sum(w.seconds or 0.0 for w in warm)
+        warnings.append(fidelity.warmup_dropped(len(warm), intervals, seconds))
+    return pool, warm
 
 
 def _overlapping(results: list[BenchResult]) -> bool:

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.benchlogs import catalogue
+from domain.benchlogs import catalogue, fidelity
+from domain.benchlogs.directions import one_direction
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_intervals import BadValue, IntervalAccumulator, num
 from domain.benchlogs.iperf3_text import parse_iperf3_text_lines
@@ -24,6 +25,7 @@ from domain.benchlogs.result import (
     BenchResult,
     StreamSummary,
 )
+from domain.benchlogs.udp import receiver_series
 from domain.messages import Message
 
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?[\w.+-]*)")
@@ -89,6 +91,20 @@ def build_result(parts: JsonParts, *, damage: str | None) -> BenchResult:
     bidir = bool(test_start.get("bidir")) or acc.saw_bidir or "sum_sent_bidir_reverse" in end
     figures = _figures(test, end, bidir, acc)
     error = _error(error_text)
+    return receiver_series(one_direction(_result(parts, test, bidir, figures, error, damage)))
+
+
+def _result(  # noqa: PLR0913 - the parts build_result computed, assembled in one place
+    parts: JsonParts,
+    test: str | None,
+    bidir: bool,
+    figures: _Figures,
+    error: Message | None,
+    damage: str | None,
+) -> BenchResult:
+    members, acc = parts.members, parts.intervals
+    start, end = _dict(members.get("start")), _dict(members.get("end"))
+    test_start = _dict(start.get("test_start"))
     return BenchResult(
         tool="iperf3",
         test=test,
@@ -303,6 +319,8 @@ def _interval_warnings(acc: IntervalAccumulator) -> list[Message]:
         warnings.append(catalogue.omitted_intervals(acc.omitted))
     if acc.zero_length:
         warnings.append(catalogue.zero_length_intervals(acc.zero_length))
+    if acc.repeated:
+        warnings.append(fidelity.repeated_intervals(acc.repeated))
     if acc.damaged:
         warnings.append(catalogue.skipped_lines(acc.damaged))
     return warnings

@@ -75,6 +75,7 @@ class IntervalAccumulator:
         self.omitted = 0
         self.zero_length = 0
         self.damaged = 0
+        self.repeated = 0
         self._streams: dict[int, array[float]] = {}
         # The socket layout of the last interval, for the fast path (see _add_fast).
         self._layout: tuple[int, ...] = ()
@@ -125,6 +126,8 @@ class IntervalAccumulator:
         # `x - x` is nan for inf and nan; end <= start and seconds <= 0 are zero-length.
         if checksum - checksum != 0 or end <= start or seconds <= 0:
             return False
+        if self.end_s and end == self.end_s[-1]:
+            return False  # a repeated interval: the validated path counts it
         retransmits, packets = total.get("retransmits", 0), total.get("packets", 0)
         if type(retransmits) is not int or type(packets) is not int:
             return False
@@ -160,6 +163,10 @@ class IntervalAccumulator:
         seconds = num(total.get("seconds", end - start))
         if seconds <= 0 or end <= start:
             self.zero_length += 1
+            return
+        if self.count and (self.start_s[-1], self.end_s[-1]) == (start, end):
+            # A client whose server is stopped writes its last interval a second time.
+            self.repeated += 1
             return
         forward = num(total["bits_per_second"]) / 1e9
         reverse_sum = obj(interval["sum_bidir_reverse"]) if "sum_bidir_reverse" in interval else {}

@@ -20,6 +20,7 @@ from ijson.common import ObjectBuilder
 
 from domain.benchlogs.iperf3_build import JsonParts, build_result
 from domain.benchlogs.iperf3_intervals import IntervalAccumulator
+from domain.benchlogs.iperf3_json_fast import parse_iperf3_json_fast
 from domain.benchlogs.result import BenchResult
 from domain.benchlogs.textio import ByteSource
 
@@ -125,6 +126,9 @@ class _Prefixed:
 
 
 def parse_iperf3_json(stream: ByteSource, *, buf_size: int = BUF_SIZE) -> BenchResult:
+    fast = parse_iperf3_json_fast(stream)
+    if fast is not None:
+        return fast
     tee = _TeeReader(stream)
     acc = IntervalAccumulator()
     server_acc = IntervalAccumulator()

@@ -11,12 +11,14 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from domain.benchlogs import catalogue
+from domain.benchlogs import catalogue, fidelity
 from domain.benchlogs import iperf3_text_lines as grammar
+from domain.benchlogs.directions import one_direction
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_text_lines import Row
 from domain.benchlogs.iperf3_text_summary import TextFigures, summary_figures
 from domain.benchlogs.result import BIDIR, FORWARD, REVERSE, TCP, UDP, BenchResult, Series
+from domain.benchlogs.udp import receiver_series
 from domain.messages import Message
 
 # A printed count this large is damage; it would not fit the compact per-interval arrays.
@@ -36,26 +38,42 @@ class _SlotSeries:
         self.retransmits = array("q")
         self.packets = array("q")
         self.zero_length = 0
+        self.repeated = 0
         self.columns: dict[str, array[float]] = {}
-        self._slot: tuple[float, float] | None = None
         self._rows: list[Row] = []
+        self._keys: set[tuple[str, str | None]] = set()
 
     def add(self, row: Row) -> None:
-        if row.slot != self._slot:
+        """Rows belong to one reporting interval until the block ends.
+
+        A block is what iperf3 prints per interval: each stream's row, then the [SUM] row(s)
+        when there are several streams. Each stream computes its own interval times, so under
+        load a stream prints ``27.00-28.05`` while [SUM] prints ``27.00-28.04``: the printed
+        times cannot be the grouping key. A block ends at a separator line (printed after each
+        [SUM] block) or when a stream or [SUM] row of the block comes again (single-stream logs
+        print neither [SUM] nor separators).
+        """
+        key = (row.ident, row.role)
+        if key in self._keys:
             self.flush()
-            self._slot = row.slot
+        self._keys.add(key)
         self._rows.append(row)
 
     def flush(self) -> None:
         rows, self._rows = self._rows, []
-        if not rows or self._slot is None:
-            return
-        start, end = self._slot
-        if end <= start:
-            self.zero_length += 1
+        self._keys = set()
+        if not rows:
             return
         sums = [row for row in rows if row.ident == "SUM"]
         streams = [row for row in rows if row.ident != "SUM"]
+        start, end = (sums or streams)[0].slot
+        if end <= start:
+            self.zero_length += 1
+            return
+        if len(self.total) and (self.start_s[-1], self.end_s[-1]) == (start, end):
+            # A client whose server is stopped prints its last interval a second time.
+            self.repeated += 1
+            return
         chosen = sums or streams
         self.bytes.append(sum(row.bytes for row in chosen))
         self._counts(chosen)
@@ -120,6 +138,8 @@ class _Session:
     done: bool = False
     skipped: int = 0
     version: str | None = None
+    stopped_text: str | None = None
+    omitted: set[tuple[float, float]] = field(default_factory=set)
 
     @property
     def has_data(self) -> bool:
@@ -136,13 +156,34 @@ class _Reader:
     def __init__(self) -> None:
         self.sessions = [_Session()]
         self.version: str | None = None
+        self.orphans: list[str] = []
+        self.orphan_error = False
+
+    def finish(self) -> list[_Session]:
+        """The sessions with content; status lines printed ahead of them go to the last one."""
+        sessions = [session for session in self.sessions if session.has_content]
+        if self.orphans and sessions:
+            last = sessions[-1]
+            last.stopped_text = self.orphans[-1]
+            if self.orphan_error and last.error_text is None:
+                last.error_text = self.orphans[-1]
+            elif last.interrupt_text is None and last.error_text is None:
+                last.interrupt_text = self.orphans[-1]
+        return sessions
 
     @property
     def current(self) -> _Session:
         return self.sessions[-1]
 
     def _new_session(self, role: str) -> _Session:
-        if self.current.has_content or self.current.role is not None:
+        current = self.current
+        if current.role is None and not current.has_data and current.has_content:
+            # ``iperf3 -s > f 2>&1``: stderr is unbuffered and stdout is not, so the server's
+            # "iperf3: interrupt …" lands before the tests it ended. It is held for the last test.
+            self.orphans.extend(t for t in (current.error_text, current.interrupt_text) if t)
+            self.orphan_error = self.orphan_error or current.error_text is not None
+            self.sessions[-1] = _Session()
+        elif current.has_content or current.role is not None:
             self.sessions.append(_Session())
         self.current.role = role
         return self.current
@@ -152,7 +193,9 @@ class _Reader:
         if not line:
             return
         separator = grammar.SEPARATOR.match(line) is not None
-        if not separator:
+        if separator:
+            self.current.slots.flush()
+        else:
             self._dispatch(line)
         self.current.after_separator = separator
 
@@ -210,6 +253,9 @@ class _Reader:
         return True
 
     def _add_row(self, session: _Session, row: Row) -> None:
+        if row.omitted:
+            session.omitted.add(row.slot)
+            return
         if row.datagrams is not None and session.retr_column:
             # A lone number after the rate is Retr when the TCP header says so (a SUM line
             # carries no Cwnd), and a datagram count only in UDP tables.
@@ -229,7 +275,7 @@ def parse_iperf3_text_all(lines: Iterable[str]) -> tuple[BenchResult, ...]:
     reader = _Reader()
     for line in lines:
         reader.feed(line)
-    sessions = [session for session in reader.sessions if session.has_content]
+    sessions = reader.finish()
     if not sessions:
         raise BenchLogError(catalogue.no_results("iperf3"))
     return tuple(_build(session, reader.version) for session in sessions)
@@ -251,14 +297,27 @@ def _replace_warnings(result: BenchResult, warnings: tuple[Message, ...]) -> Ben
 
 def _build(session: _Session, version: str | None) -> BenchResult:
     session.slots.flush()
-    slots = session.slots
-    bidir = bool(session.roles)
     figures = summary_figures(session.summary, udp=session.udp)
     error = _error(session)
     truncated = _is_truncated(session, figures.complete, error)
     throughput, warnings = _throughput(session, figures, error)
     if truncated:
         warnings.append(catalogue.truncated_log())
+    result = _result(session, version, figures, throughput, warnings, error, truncated)
+    return receiver_series(one_direction(result))
+
+
+def _result(  # noqa: PLR0913 - the parts _build computed, assembled in one place
+    session: _Session,
+    version: str | None,
+    figures: TextFigures,
+    throughput: float | None,
+    warnings: list[Message],
+    error: Message | None,
+    truncated: bool,
+) -> BenchResult:
+    slots = session.slots
+    bidir = bool(session.roles)
     return BenchResult(
         tool="iperf3",
         test=(UDP if session.udp else TCP) if session.has_data else None,
@@ -278,6 +337,7 @@ def _build(session: _Session, version: str | None) -> BenchResult:
         interval_retransmits=slots.per_interval(slots.retransmits),
         interval_packets=slots.per_interval(slots.packets),
         zero_length_intervals=slots.zero_length,
+        omitted_intervals=len(session.omitted),
         series=slots.series(),
         per_stream=figures.per_stream,
         per_direction=figures.per_direction if bidir else (),
@@ -306,6 +366,12 @@ def _throughput(
     warnings: list[Message] = []
     if slots.zero_length:
         warnings.append(catalogue.zero_length_intervals(slots.zero_length))
+    if slots.repeated:
+        warnings.append(fidelity.repeated_intervals(slots.repeated))
+    if session.omitted:
+        warnings.append(catalogue.omitted_intervals(len(session.omitted)))
+    if session.stopped_text is not None and session.role == "server" and session.has_data:
+        warnings.append(fidelity.server_stopped(session.stopped_text))
     if session.skipped:
         warnings.append(catalogue.skipped_lines(session.skipped))
     throughput = figures.throughput_gbps

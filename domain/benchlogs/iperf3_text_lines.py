@@ -26,6 +26,7 @@ _UDP_TAIL = re.compile(
 )
 _SIDE_TAIL = re.compile(rf"^\s+(?:(?P<retr>{_COUNT})\s+)?(?P<side>sender|receiver)\s*$")
 _TCP_TAIL = re.compile(rf"^\s+(?P<retr>{_COUNT})\s+(?P<cwnd>{_NUMBER})\s+[KMGT]?Bytes\s*$")
+_OMITTED = "(omitted)"
 _DATAGRAM_TAIL = re.compile(rf"^\s+(?P<datagrams>{_COUNT})\s*$")
 
 CONNECTING = re.compile(r"^Connecting to host (?P<host>\S+?),? port (?P<port>\d{1,5})")
@@ -60,6 +61,7 @@ class Row:
     lost: int | None = None
     total: int | None = None
     datagrams: int | None = None
+    omitted: bool = False
 
     @property
     def slot(self) -> tuple[float, float]:
@@ -81,7 +83,10 @@ def parse_row(line: str) -> Row | None:
     match = _ROW.match(line)
     if match is None:
         return None
-    tail = _parse_tail(match.group("rest"))
+    rest = match.group("rest")
+    # -O warm-up rows end with "(omitted)"; they are read, then left out of the series.
+    omitted = rest.rstrip().endswith(_OMITTED)
+    tail = _parse_tail(rest.rstrip()[: -len(_OMITTED)] if omitted else rest)
     if tail is None:
         return None
     return Row(
@@ -97,6 +102,7 @@ def parse_row(line: str) -> Row | None:
         lost=tail.lost,
         total=tail.total,
         datagrams=tail.datagrams,
+        omitted=omitted,
     )
 
 

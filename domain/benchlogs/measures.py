@@ -52,10 +52,16 @@ def coefficient_of_variation(values: Sequence[float]) -> float | None:
 
 
 def line_rate_efficiency(result: BenchResult, line_rate_gbps: float | None) -> float | None:
-    """Throughput ÷ line rate; a bidirectional figure is compared with both directions' rate."""
+    """Throughput ÷ line rate, one direction against one port.
+
+    A parsed bidirectional result's throughput is already one direction (directions.py). A
+    result stored before that rule (bidir with neither ``bidir_total_gbps`` nor
+    ``direction_used``) holds the sum of both, so it is compared with twice the line rate.
+    """
     if result.throughput_gbps is None or not line_rate_gbps or line_rate_gbps <= 0:
         return None
-    directions = 2 if result.direction == BIDIR else 1
+    summed = result.bidir_total_gbps is None and result.direction_used is None
+    directions = 2 if result.direction == BIDIR and summed else 1
     return result.throughput_gbps / (line_rate_gbps * directions)
 
 

@@ -75,8 +75,8 @@ def infer_collective(
         if ranks and ranks > 1 and ratio == ranks:
             if redops:
                 return "reduce_scatter"
-            if "redop" not in columns:
-                return "all_gather"  # old builds print no redop column for all_gather only
+            # Old builds print no redop column for all_gather; newer ones print "none" in it.
+            return "all_gather"
     raise BenchLogError(catalogue.nccl_collective_unknown())
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from domain.benchlogs import catalogue
+from domain.benchlogs.directions import perftest_one_direction
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.perftest import Column, PerftestLog, Report, read_perftest
 from domain.benchlogs.result import (
@@ -85,6 +86,21 @@ def _build(report: Report, log: PerftestLog) -> BenchResult:
     fabric, fabric_warning = _fabric(report)
     warnings = _warnings(report, sizes, latency, truncated) + fabric_warning
     qps = report.header.get("Number of qps", "")
+    return perftest_one_direction(
+        _result(report, op, latency, sizes, fabric, warnings, truncated, qps)
+    )
+
+
+def _result(  # noqa: PLR0913 - the parts _build computed, assembled in one place
+    report: Report,
+    op: str,
+    latency: bool,
+    sizes: tuple[SizeRow, ...],
+    fabric: str | None,
+    warnings: list[Message],
+    truncated: bool,
+    qps: str,
+) -> BenchResult:
     return BenchResult(
         tool=f"ib_{op}_{'lat' if latency else 'bw'}",
         test=RDMA_LAT if latency else RDMA_BW,
@@ -183,8 +199,6 @@ def _warnings(
         warnings.append(catalogue.perftest_interleaved())
     if report.cpu_warning:
         warnings.append(catalogue.perftest_cpu_frequency())
-    if "Bidirectional" in report.extra:
-        warnings.append(catalogue.perftest_bidirectional())
     if not latency and all(row.bw_peak_gbps is None for row in sizes):
         warnings.append(catalogue.perftest_peak_not_measured())
     if latency and all(row.latency and row.latency.p99_us is None for row in sizes):

@@ -101,9 +101,16 @@ class SizeRow:
 class BenchResult:
     """A parsed benchmark log.
 
-    ``throughput_gbps`` is the receiver-side figure that counts (for nccl-tests: the average bus
-    bandwidth, with ``measured_kind`` = ``collective``). It is None when the log cannot vouch
-    for it, e.g. after an iperf3 error; ``error`` then says why.
+    ``throughput_gbps`` is the receiver-side figure that counts, always one direction (for
+    nccl-tests: the bus bandwidth at the largest message size, with ``measured_kind`` =
+    ``collective``; nccl-tests' own average over all sizes is ``avg_busbw_gbps``). It is None
+    when the log cannot vouch for it, e.g. after an iperf3 error; ``error`` then says why.
+
+    Bidirectional tests (iperf3 ``--bidir``, perftest ``-b``) keep each direction in
+    ``per_direction`` and the sum in ``bidir_total_gbps``; ``throughput_gbps`` and
+    ``interval_gbps`` are the lower direction, named by ``direction_used`` (see directions.py).
+    UDP: ``interval_gbps`` is what the receiver got; the client's sending rate per interval,
+    when that is what the log printed, is ``interval_sent_gbps``.
     """
 
     tool: str
@@ -114,6 +121,10 @@ class BenchResult:
     throughput_gbps: float | None = None
     sender_gbps: float | None = None
     measured_kind: str = LINK
+    avg_busbw_gbps: float | None = None
+    bidir_total_gbps: float | None = None
+    direction_used: str | None = None
+    interval_sent_gbps: tuple[float, ...] = ()
     interval_start_s: tuple[float, ...] = ()
     interval_end_s: tuple[float, ...] = ()
     interval_gbps: tuple[float, ...] = ()

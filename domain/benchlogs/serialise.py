@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 from domain.benchlogs.measures import coefficient_of_variation, percentile
-from domain.benchlogs.result import BenchResult
+from domain.benchlogs.result import BenchResult, LatencyStats, StreamSummary
+from domain.benchlogs.warmup import warmup
 from domain.messages import Message
 
 KEYS = (
@@ -32,6 +33,15 @@ KEYS = (
     "link_type",
     "warnings",
     "error",
+    # Added for issue 16; stored results without them still load (missing = not measured).
+    "avg_busbw_gbps",
+    "bidir_total_gbps",
+    "direction_used",
+    "directions",
+    "interval_sent_gbps",
+    "omitted_intervals",
+    "warmup",
+    "latency_sizes",
 )
 
 
@@ -77,6 +87,56 @@ def result_to_json(result: BenchResult, file: str) -> dict[str, object]:
         "link_type": result.link_type,
         "warnings": [warning.en for warning in result.warnings],
         "error": result.error.en if result.error else None,
+        **fidelity_fields(result),
+    }
+
+
+def fidelity_fields(result: BenchResult) -> dict[str, object]:
+    """Per-direction figures, the latency size table, warm-up and the nccl-tests average."""
+    found = warmup(result)
+    return {
+        "avg_busbw_gbps": _f(result.avg_busbw_gbps),
+        "bidir_total_gbps": _f(result.bidir_total_gbps),
+        "direction_used": result.direction_used,
+        "directions": [_direction(summary) for summary in result.per_direction],
+        "interval_sent_gbps": [_f(value) for value in result.interval_sent_gbps],
+        "omitted_intervals": result.omitted_intervals,
+        "warmup": None
+        if not found.intervals
+        else {
+            "dropped": found.dropped,
+            "omitted": found.omitted,
+            "seconds": _f(found.seconds),
+            "rule": found.rule,
+        },
+        "latency_sizes": [
+            {"bytes": row.bytes, "iterations": row.iterations, **_latency(row.latency)}
+            for row in result.sizes
+            if row.latency is not None
+        ],
+    }
+
+
+def _direction(summary: StreamSummary) -> dict[str, object]:
+    return {
+        "label": summary.label,
+        "receiver_gbps": _f(summary.receiver_gbps),
+        "sender_gbps": _f(summary.sender_gbps),
+        "bytes_received": _f(summary.bytes_received),
+        "bytes_sent": _f(summary.bytes_sent),
+        "retransmits": summary.retransmits,
+    }
+
+
+def _latency(stats: LatencyStats) -> dict[str, float | None]:
+    return {
+        "min": _f(stats.min_us),
+        "typical": _f(stats.typical_us),
+        "avg": _f(stats.avg_us),
+        "max": _f(stats.max_us),
+        "stdev": _f(stats.stdev_us),
+        "p99": _f(stats.p99_us),
+        "p999": _f(stats.p999_us),
     }
 
 
@@ -84,4 +144,5 @@ def error_to_json(file: str, message: Message) -> dict[str, object]:
     """The same shape for a file that could not be parsed at all."""
     shape: dict[str, object] = dict.fromkeys(KEYS)
     shape.update(file=file, intervals=0, interval_gbps=[], sizes=[], warnings=[], error=message.en)
+    shape.update(directions=[], interval_sent_gbps=[], omitted_intervals=0, latency_sizes=[])
     return shape

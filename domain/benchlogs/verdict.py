@@ -71,6 +71,11 @@ class Thresholds:
         return self.tcp_min_efficiency
 
 
+# The one source of default thresholds: ``benchmarks.parsing.Limits`` and the
+# ``AcceptanceThresholds`` model defaults read their values from here.
+DEFAULT_THRESHOLDS = Thresholds()
+
+
 @dataclass(frozen=True)
 class Verdict:
     status: str

@@ -62,14 +62,14 @@ FACILITY_CATALOGUE: dict[str, tuple[Severity, str, str]] = {
     ),
     "certification_unverified": (
         _I,
-        "The certificate is only claimed; verify it on the CNCA certification information "
+        "Certificate {name} is only claimed; verify it on the CNCA certification information "
         "platform.",
-        "该证书仅为声称，请在全国认证认可信息公共服务平台查验。",
+        "证书“{name}”仅为声称，请在全国认证认可信息公共服务平台查验。",
     ),
     "certification_rejected": (
         _C,
-        "A reviewer rejected this certificate: it is fake, expired or belongs to someone else.",
-        "该证书已被审核驳回：证书虚假、过期或不属于该供应商。",
+        "A reviewer rejected certificate {name}: it is fake, expired or belongs to someone else.",
+        "证书“{name}”已被审核驳回：证书虚假、过期或不属于该供应商。",
     ),
     # data centres
     "data_centre_re_leased": (
@@ -113,13 +113,14 @@ FACILITY_CATALOGUE: dict[str, tuple[Severity, str, str]] = {
     ),
     "data_centre_unverified": (
         _I,
-        "The data centre is only claimed; visit it or ask for the operator contract and photos.",
-        "该机房仅为声称，请实地考察或索取机房运营合同及现场照片。",
+        "Data centre {name} is only claimed; visit it or ask for the operator contract and "
+        "photos.",
+        "机房“{name}”仅为声称，请实地考察或索取机房运营合同及现场照片。",
     ),
     "data_centre_rejected": (
         _C,
-        "A reviewer rejected this data centre claim: the vendor does not have it as described.",
-        "该机房信息已被审核驳回：供应商并不具备所述机房。",
+        "A reviewer rejected data centre {name}: the vendor does not have it as described.",
+        "机房“{name}”已被审核驳回：供应商并不具备所述机房。",
     ),
     # networks
     "network_profile_missing": (
@@ -130,14 +131,14 @@ FACILITY_CATALOGUE: dict[str, tuple[Severity, str, str]] = {
     ),
     "network_unverified": (
         _I,
-        "The network profile is only claimed; verify it with ib_write_bw / iperf3 runs across "
+        "The network of {name} is only claimed; verify it with ib_write_bw / iperf3 runs across "
         "many server pairs at once during the trial.",
-        "网络配置仅为声称，请在测试期用 ib_write_bw / iperf3 做多节点并发测试验证。",
+        "“{name}”的网络配置仅为声称，请在测试期用 ib_write_bw / iperf3 做多节点并发测试验证。",
     ),
     "network_rejected": (
         _C,
-        "A reviewer rejected this network profile: the benchmarks or inspection contradicted it.",
-        "该网络配置已被审核驳回：实测或核查结果与之不符。",
+        "A reviewer rejected the network of {name}: the benchmarks or inspection contradicted it.",
+        "“{name}”的网络配置已被审核驳回：实测或核查结果与之不符。",
     ),
     "roce_without_pfc": (
         _C,

@@ -87,15 +87,16 @@ LICENCE_CATALOGUE: dict[str, tuple[Severity, str, str]] = {
     ),
     "licence_unverified": (
         _W,
-        "The licence is only claimed. Look it up in the MIIT licence system (电信业务市场综合"
+        "Licence {name} is only claimed. Look it up in the MIIT licence system (电信业务市场综合"
         "管理信息系统) and record who checked it and when.",
-        "该许可证仅为供应商声称，请在工信部电信业务市场综合管理信息系统中查验，并记录查验人和时间。",
+        "许可证 {name} 仅为供应商声称，请在工信部电信业务市场综合管理信息系统中查验，"
+        "并记录查验人和时间。",
     ),
     "licence_rejected": (
         _C,
-        "A reviewer rejected this licence: treat the vendor as unlicensed until a valid one is "
+        "A reviewer rejected licence {name}: treat the vendor as unlicensed until a valid one is "
         "shown.",
-        "该许可证已被审核驳回，在出示有效许可证前应视为无证经营。",
+        "许可证 {name} 已被审核驳回，在出示有效许可证前应视为无证经营。",
     ),
     "licence_missing": (
         _C,
@@ -166,14 +167,15 @@ LICENCE_CATALOGUE: dict[str, tuple[Severity, str, str]] = {
     # ICP filings
     "icp_filing_unverified": (
         _I,
-        "The ICP filing is only claimed; look it up in the MIIT ICP filing system (it shows the "
+        "ICP filing {name} is only claimed; look it up in the MIIT ICP filing system (it shows the "
         "registered entity, which should match the vendor).",
-        "该 ICP 备案仅为声称，请在工信部 ICP 备案管理系统查询，核对备案主体是否与供应商一致。",
+        "ICP 备案 {name} 仅为声称，请在工信部 ICP 备案管理系统查询，核对备案主体是否与供应商一致。",
     ),
     "icp_filing_rejected": (
         _W,
-        "A reviewer rejected this ICP filing: it does not belong to the vendor or does not exist.",
-        "该 ICP 备案已被审核驳回：备案不属于该供应商或并不存在。",
+        "A reviewer rejected ICP filing {name}: it does not belong to the vendor or does not "
+        "exist.",
+        "ICP 备案 {name} 已被审核驳回：备案不属于该供应商或并不存在。",
     ),
     "icp_filing_is_licence_number": (
         _W,

@@ -99,11 +99,14 @@ def _context(facts: VendorFacts, today: date) -> _Context:
     )
 
 
-def _state(kind: str, subject: str, state: str) -> Iterator[Finding]:
+def _state(kind: str, subject: str, state: str, name: str = "") -> Iterator[Finding]:
+    """The verification finding of one record, naming it (three certificates only claimed must
+    read as three different findings)."""
+    name = name.strip() or "—"
     if state == REJECTED:
-        yield flag(f"{kind}_rejected", subject)
+        yield flag(f"{kind}_rejected", subject, name=name)
     elif state != VERIFIED:
-        yield flag(f"{kind}_unverified", subject)
+        yield flag(f"{kind}_unverified", subject, name=name)
 
 
 def _services(services: Iterable[str]) -> dict[str, str]:

@@ -52,7 +52,7 @@ def _certificate(cert: CertificationFacts, today: date) -> Iterator[Finding]:
 def _certifications(ctx: _Context) -> Iterator[Finding]:
     held: set[str] = set()
     for cert in ctx.facts.certifications:
-        yield from _state("certification", cert.ref, cert.state)
+        yield from _state("certification", cert.ref, cert.state, cert.name)
         if cert.state == REJECTED:
             continue
         held.add(cert.kind)
@@ -90,12 +90,12 @@ def _data_centre(dc: DataCentreFacts) -> Iterator[Finding]:
 
 def _data_centres(ctx: _Context) -> Iterator[Finding]:
     for dc in ctx.facts.data_centres:
-        yield from _state("data_centre", dc.ref, dc.state)
+        yield from _state("data_centre", dc.ref, dc.state, dc.name)
         if dc.state == REJECTED:
             continue
         yield from _data_centre(dc)
         if dc.network is not None:
-            yield from _state("network", dc.ref, dc.network.state)
+            yield from _state("network", dc.ref, dc.network.state, dc.name)
             if dc.network.state != REJECTED:
                 yield from _network(dc.ref, dc.network)
 

@@ -99,7 +99,7 @@ def _licence_number_facts(
 
 def _licence_records(ctx: _Context) -> Iterator[Finding]:
     for lic in ctx.facts.licences:
-        yield from _state("licence", lic.ref, lic.state)
+        yield from _state("licence", lic.ref, lic.state, lic.number)
         if lic.state == REJECTED:
             continue
         number, problem = _parse_licence(lic)
@@ -193,7 +193,7 @@ def _licence_regions(ctx: _Context) -> Iterator[Finding]:
 
 def _icp_filings(ctx: _Context) -> Iterator[Finding]:
     for filing in ctx.facts.icp_filings:
-        yield from _state("icp_filing", filing.ref, filing.state)
+        yield from _state("icp_filing", filing.ref, filing.state, filing.number)
         if filing.state == REJECTED:
             continue
         try:

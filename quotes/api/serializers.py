@@ -62,11 +62,11 @@ class QuoteSerializer(serializers.ModelSerializer):
         fields = (
             "id", "vendor", "data_centre", "label", "is_current", "terms", "measured_gbps",
             "measured_p50_gbps", "measured_kind", "measured_test_run_id", "measured_at",
-            "created_at", "updated_at",
+            "revision", "created_at", "updated_at",
         )  # fmt: skip
         read_only_fields = (
             "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id",
-            "measured_at", "created_at", "updated_at",
+            "measured_at", "revision", "created_at", "updated_at",
         )  # fmt: skip
 
     def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@ import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import viewsets
 from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
 
 from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
@@ -12,7 +13,16 @@ from core.api_schema import PortalAutoSchema
 
 from ..choices import Fabric
 from ..models import GpuModel, Quote, WorkloadProfile
-from ..services import quote_create, quote_update, workload_create, workload_update
+from ..services import (
+    QuoteConflict,
+    quote_conflict,
+    quote_create,
+    quote_delete,
+    quote_update,
+    workload_create,
+    workload_update,
+)
+from . import concurrency as cc
 from . import serializers as s
 
 
@@ -41,11 +51,14 @@ def _flat(validated: dict) -> dict:  # type: ignore[type-arg]
 
 
 class QuoteViewSet(TeamScopedViewSet):
+    """Quotes; writes name the revision they are based on (see quotes.api.concurrency)."""
+
     queryset = Quote.objects.select_related("current_version__gpu").order_by("pk")
     serializer_class = s.QuoteSerializer
     filterset_class = QuoteFilter
     search_fields = ["label", "vendor__name_zh", "vendor__name_en"]
     ordering_fields = ["pk", "label", "measured_gbps", "updated_at", "current_version__nic_gbps"]
+    schema = cc.QuoteAutoSchema()
 
     def get_serializer_context(self):  # type: ignore[no-untyped-def]
         return {**super().get_serializer_context(), "team": self.get_team()}
@@ -58,15 +71,61 @@ class QuoteViewSet(TeamScopedViewSet):
         except DjangoValidationError as exc:
             raise ValidationError({"terms": exc.message_dict}) from exc
 
-    def perform_update(self, serializer) -> None:  # type: ignore[no-untyped-def]
+    def create(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        response = super().create(request, *args, **kwargs)
+        response["ETag"] = f'"{response.data["revision"]}"'
+        return response
+
+    def retrieve(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        quote = self.get_object()
+        return Response(self.get_serializer(quote).data, headers={"ETag": cc.etag(quote)})
+
+    def _stale(self, conflict: QuoteConflict) -> Response:
+        current = self.get_queryset().get(pk=conflict.quote.pk)
+        return cc.precondition_failed(conflict, self.get_serializer(current).data)
+
+    def update(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """PUT / PATCH: If-Match required (428), checked against the revision (412) before the
+        body and again, atomically, when writing."""
+        quote = self.get_object()  # 404 / 403 first
+        wanted = cc.if_match(request.headers.get("If-Match"))
+        if wanted is None:
+            return cc.precondition_required()
+        if wanted != cc.ANY and quote.revision not in wanted:
+            return self._stale(quote_conflict(quote=quote, based_on=_based_on(wanted)))
+        serializer = self.get_serializer(quote, data=request.data, partial=kwargs.get("partial"))
+        serializer.is_valid(raise_exception=True)
         try:
             quote_update(
-                quote=serializer.instance, user=self.request.user,
-                data=_flat(serializer.validated_data),
+                quote=quote, user=request.user, data=_flat(serializer.validated_data),
+                expected_revision=None if wanted == cc.ANY else quote.revision,
             )  # fmt: skip
+        except QuoteConflict as conflict:
+            return self._stale(conflict)
         except DjangoValidationError as exc:
             raise ValidationError({"terms": exc.message_dict}) from exc
-        serializer.instance.refresh_from_db()
+        quote = self.get_queryset().get(pk=quote.pk)
+        return Response(self.get_serializer(quote).data, headers={"ETag": cc.etag(quote)})
+
+    def destroy(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """DELETE: If-Match optional; when sent, only the revision it names is deleted."""
+        quote = self.get_object()
+        wanted = cc.if_match(request.headers.get("If-Match"))
+        expected = None
+        if wanted is not None and wanted != cc.ANY:
+            if quote.revision not in wanted:
+                return self._stale(quote_conflict(quote=quote, based_on=_based_on(wanted)))
+            expected = quote.revision
+        try:
+            quote_delete(quote=quote, expected_revision=expected)
+        except QuoteConflict as conflict:
+            return self._stale(conflict)
+        return Response(status=204)
+
+
+def _based_on(revisions: list[int]) -> int | None:
+    """The revision a stale If-Match was based on (the newest it names), if it names one."""
+    return max(revisions) if revisions else None
 
 
 class WorkloadProfileViewSet(TeamScopedViewSet):

@@ -20,7 +20,8 @@ class RankingRunSerializer(serializers.ModelSerializer):
         model = RankingRun
         fields = (
             "id", "label", "workload", "all_current", "quotes", "fx_to_cny", "status", "progress",
-            "error", "problems", "queued_at", "started_at", "finished_at", "created_at", "results",
+            "error", "problems", "decision", "queued_at", "started_at", "finished_at", "created_at",
+            "results",
         )  # fmt: skip
         read_only_fields = fields
 

@@ -42,7 +42,7 @@ class RankingRunViewSet(TeamScopedViewSet):
             prefetch_related_objects([run], *_RELATED)
             return Response(self.get_serializer(run).data)
         stamp = run.finished_at.timestamp() if run.finished_at else 0
-        key = f"ranking-api:v1:{run.team_id}:{run.pk}:{run.status}:{stamp}"
+        key = f"ranking-api:v2:{run.team_id}:{run.pk}:{run.status}:{stamp}"
         data = cache.get(key)
         if data is None:
             prefetch_related_objects([run], *_RELATED)

@@ -9,7 +9,7 @@ from vendors.models import Vendor
 
 from ..choices import FabricRequirement
 from ..kit import rfq_kit
-from ..models import Answer, AuditEvent, Award, Invitation, Rfq
+from ..models import Answer, AuditEvent, Award, DeadlineExtension, Invitation, Rfq
 from ..selectors import answer_terms_for_team
 from ..terms import terms_compliance
 
@@ -67,8 +67,46 @@ class InvitationSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Invitation
-        fields = ("id", "vendor", "vendor_name", "email", "sent_at", "accepted_at")
-        read_only_fields = ("sent_at", "accepted_at")
+        fields = ("id", "vendor", "vendor_name", "email", "sent_at", "accepted_at", "mail_status",
+                  "mail_error", "mail_attempts", "mailed_at")  # fmt: skip
+        read_only_fields = ("sent_at", "accepted_at", "mail_status", "mail_error",
+                            "mail_attempts", "mailed_at")  # fmt: skip
+
+
+class InvitationResendSerializer(serializers.Serializer):
+    """Input of POST /rfqs/{id}/invitations/resend/: the invitation whose e-mail failed."""
+
+    invitation = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+
+
+class DeadlineExtensionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DeadlineExtension
+        fields = ("id", "rfq", "old_deadline", "new_deadline", "reason", "state", "proposed_by",
+                  "proposed_at", "decided_by", "decided_at", "decision_comment")  # fmt: skip
+        read_only_fields = fields
+
+
+class ExtensionProposeSerializer(serializers.Serializer):
+    """Input of POST /rfqs/{id}/deadline-extensions/: a later deadline and the reason."""
+
+    deadline = serializers.DateTimeField()
+    reason = serializers.CharField(max_length=2000)
+
+
+class ExtensionDecisionSerializer(serializers.Serializer):
+    """Input of POST /rfqs/{id}/deadline-extensions/decide/ (an admin other than the proposer)."""
+
+    extension = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+    decision = serializers.ChoiceField(choices=[("approve", "approve"), ("reject", "reject")])
+    comment = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ConflictSerializer(serializers.Serializer):
+    """409: someone decided first; nothing of this request was recorded."""
+
+    detail = serializers.CharField()
+    code = serializers.CharField()
 
 
 class InvitationCreateSerializer(serializers.Serializer):

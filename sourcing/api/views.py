@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -14,8 +14,8 @@ from rest_framework.response import Response
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
 
-from .. import selectors, services
-from ..models import Answer, Award, Rfq
+from .. import deadlines, selectors, services
+from ..models import Answer, Award, DeadlineExtension, Invitation, Rfq
 from ..permissions import IsSupplier
 from . import serializers as s
 
@@ -25,6 +25,18 @@ def _evaluation_payload(rfq: Rfq) -> dict:  # type: ignore[type-arg]
     rows = [{k: v for k, v in row.items() if k != "answer"} for row in evaluation["rows"]]
     return {"weights": evaluation["weights"], "ready": evaluation["ready"], "rows": rows,
             "method": selectors.rfq_evaluation.__doc__.split("\n\n", 1)[1].strip()}  # fmt: skip
+
+
+def _conflict_response(exc: services.Conflict) -> Response:
+    """409 with the reason: someone decided first, this request recorded nothing."""
+    return Response({"detail": " ".join(exc.messages), "code": exc.code or "conflict"},
+                    status=status.HTTP_409_CONFLICT)  # fmt: skip
+
+
+CONFLICT = OpenApiResponse(
+    response=s.ConflictSerializer,
+    description="Decided meanwhile by someone else; this request changed nothing.",
+)
 
 
 class RfqViewSet(TeamScopedViewSet):
@@ -73,7 +85,71 @@ class RfqViewSet(TeamScopedViewSet):
             rfq=rfq, user=request.user, base_url=request.build_absolute_uri("/"),
             **data.validated_data,
         )  # fmt: skip
+        invitation.refresh_from_db()  # the mail went out on commit: its outcome is recorded
         return Response(s.InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.InvitationResendSerializer, responses=s.InvitationSerializer)
+    @action(detail=True, methods=["post"], url_path="invitations/resend",
+            url_name="invitations-resend")  # fmt: skip
+    def invitations_resend(self, request, pk=None):  # type: ignore[no-untyped-def]
+        """Send an invitation whose e-mail failed again, with a new link; the same row back."""
+        rfq = self.get_object()
+        data = s.InvitationResendSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        invitation = Invitation.objects.filter(rfq=rfq, pk=data.validated_data["invitation"])
+        if not invitation.exists():
+            raise ValidationError({"invitation": [_("Choose an invitation of this RFQ.")]})
+        row, _token = services.invitation_resend(
+            invitation=invitation.get(), user=request.user,
+            base_url=request.build_absolute_uri("/"),
+        )  # fmt: skip
+        row.refresh_from_db()
+        return Response(s.InvitationSerializer(row).data)
+
+    @extend_schema(methods=["GET"], responses=s.DeadlineExtensionSerializer(many=True))
+    @extend_schema(
+        methods=["POST"],
+        request=s.ExtensionProposeSerializer,
+        responses={201: s.DeadlineExtensionSerializer},
+    )
+    @action(detail=True, methods=["get", "post"], url_path="deadline-extensions",
+            url_name="deadline-extensions", pagination_class=None)  # fmt: skip
+    def deadline_extensions(self, request, pk=None):  # type: ignore[no-untyped-def]
+        rfq = self.get_object()
+        if request.method == "GET":
+            rows = selectors.rfq_extensions(rfq)
+            return Response(s.DeadlineExtensionSerializer(rows, many=True).data)
+        data = s.ExtensionProposeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        extension = deadlines.deadline_extension_propose(
+            rfq=rfq, user=request.user, **data.validated_data
+        )
+        return Response(
+            s.DeadlineExtensionSerializer(extension).data, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(
+        request=s.ExtensionDecisionSerializer,
+        responses={200: s.DeadlineExtensionSerializer, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["post"], url_path="deadline-extensions/decide",
+            url_name="deadline-extensions-decide")  # fmt: skip
+    def deadline_extensions_decide(self, request, pk=None):  # type: ignore[no-untyped-def]
+        rfq = self.get_object()
+        data = s.ExtensionDecisionSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        extension = DeadlineExtension.objects.filter(rfq=rfq, pk=d["extension"]).first()
+        if extension is None:
+            raise ValidationError({"extension": [_("Choose an extension of this RFQ.")]})
+        try:
+            extension = deadlines.deadline_extension_decide(
+                extension=extension, user=request.user, approve=d["decision"] == "approve",
+                comment=d["comment"],
+            )  # fmt: skip
+        except services.Conflict as exc:
+            return _conflict_response(exc)
+        return Response(s.DeadlineExtensionSerializer(extension).data)
 
     @extend_schema(responses=s.TeamAnswerSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=None)
@@ -122,18 +198,22 @@ class AwardViewSet(TeamScopedViewSet):
         raise ValidationError({"detail": [_("Propose an award with POST /rfqs/{id}/awards/.")]})
 
     def _decide(self, request, approve: bool):  # type: ignore[no-untyped-def]
+        award = self.get_object()
         data = s.DecisionSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        award = services.award_decide(award=self.get_object(), user=request.user, approve=approve,
-                                      comment=data.validated_data["comment"])  # fmt: skip
+        try:
+            award = services.award_decide(award=award, user=request.user, approve=approve,
+                                          comment=data.validated_data["comment"])  # fmt: skip
+        except services.Conflict as exc:  # decided first by someone else: nothing recorded
+            return _conflict_response(exc)
         return Response(s.AwardSerializer(award).data)
 
-    @extend_schema(request=s.DecisionSerializer, responses=s.AwardSerializer)
+    @extend_schema(request=s.DecisionSerializer, responses={200: s.AwardSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def approve(self, request, pk=None):  # type: ignore[no-untyped-def]
         return self._decide(request, True)
 
-    @extend_schema(request=s.DecisionSerializer, responses=s.AwardSerializer)
+    @extend_schema(request=s.DecisionSerializer, responses={200: s.AwardSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):  # type: ignore[no-untyped-def]
         return self._decide(request, False)

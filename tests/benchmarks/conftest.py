@@ -42,3 +42,30 @@ def run_a(team_a, analyst_a, vendor_a):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def run_b(team_b, analyst_b, vendor_b):  # type: ignore[no-untyped-def]
     return test_run_create(team=team_b, user=analyst_b, vendor=vendor_b, name="run B")
+
+
+def long_iperf3(seconds: int, *, rel: str = "iperf3-json/local_3.12_tcp_P4.json") -> bytes:
+    """A valid iperf3 -J log of `seconds` one-second intervals, built by repeating the corpus
+    log's intervals with shifted times (a long run without a real multi-hour capture)."""
+    import json
+
+    data = json.loads(corpus(rel).read_bytes())
+    pattern = data["intervals"]
+    intervals = []
+    for i in range(seconds):
+        src = pattern[i % len(pattern)]
+        shift = float(i) - src["sum"]["start"]
+        row = {
+            "streams": [{**s, "start": s["start"] + shift, "end": s["end"] + shift}
+                        for s in src["streams"]],
+            "sum": {**src["sum"], "start": src["sum"]["start"] + shift,
+                    "end": src["sum"]["end"] + shift},
+        }  # fmt: skip
+        intervals.append(row)
+    data["intervals"] = intervals
+    for key in ("sum_sent", "sum_received"):
+        if key in data["end"]:
+            data["end"][key]["end"] = float(seconds)
+            data["end"][key]["seconds"] = float(seconds)
+    data["start"]["test_start"]["duration"] = seconds
+    return json.dumps(data).encode()

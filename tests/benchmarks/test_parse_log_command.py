@@ -29,3 +29,28 @@ def test_parse_log_exits_2_on_a_missing_path(tmp_path):
     with pytest.raises(SystemExit) as exc:
         call_command("parse_log", str(tmp_path / "nope.log"))
     assert exc.value.code == 2
+
+
+FIDELITY = corpus("iperf3-json").parents[1] / "fidelity"
+
+
+def test_parse_log_prints_each_direction_and_the_latency_size_table(capsys):
+    files = [
+        str(FIDELITY / "tcp_bidir.txt"),
+        str(corpus("ib_write_lat/cx3_ib_a_percentiles.txt")),
+        str(FIDELITY / "nccl_2.18.3_gb10_2node.txt"),
+    ]
+    call_command("parse_log", *files)
+    bidir, latency, nccl = json.loads(capsys.readouterr().out)
+    assert [d["label"] for d in bidir["directions"]] == ["forward", "reverse"]
+    assert [d["receiver_gbps"] for d in bidir["directions"]] == [
+        pytest.approx(0.938),
+        pytest.approx(0.948),
+    ]
+    assert bidir["throughput_gbps"] == pytest.approx(0.938)
+    assert bidir["bidir_total_gbps"] == pytest.approx(0.938 + 0.948)
+    assert bidir["direction_used"] == "forward"
+    assert len(latency["latency_sizes"]) == 23
+    assert latency["latency_sizes"][-1]["p999"] == pytest.approx(2335.48)
+    assert nccl["avg_busbw_gbps"] == pytest.approx(21.4033 * 8)
+    assert nccl["throughput_gbps"] == pytest.approx((22.14 + 22.46) / 2 * 8)

@@ -100,7 +100,10 @@ def test_redis_down_keeps_jobs_pending_and_they_run_once_when_it_is_back(
     # Redis is back: requeue, then a real worker runs every job.
     broker.start()
     sent = requeue_stale_jobs(older_than_s=0)
-    assert sent == {"rankings.RankingRun": 2, "benchmarks.BenchmarkLog": 2}
+    assert {kind: n for kind, n in sent.items() if n} == {
+        "rankings.RankingRun": 2,
+        "benchmarks.BenchmarkLog": 2,
+    }
     assert RankingRun.objects.get(pk=api_run.pk).error == ""  # the note is cleared once sent
     worker = start_worker()
 
@@ -113,10 +116,9 @@ def test_redis_down_keeps_jobs_pending_and_they_run_once_when_it_is_back(
 
     # Exactly once: one set of results per run, one attempt each; a second requeue and a
     # duplicate message change nothing.
-    assert requeue_stale_jobs(older_than_s=0) == {
-        "rankings.RankingRun": 0,
-        "benchmarks.BenchmarkLog": 0,
-    }
+    again = requeue_stale_jobs(older_than_s=0)
+    assert again["rankings.RankingRun"] == 0 and again["benchmarks.BenchmarkLog"] == 0
+    assert not any(again.values())
     assert enqueue(compute_ranking, api_run.pk)
     wait_for(
         lambda: len(re.findall(r"compute_ranking\[.*\] succeeded.*'skipped'", worker.output())),

@@ -37,6 +37,7 @@ SUP = "sup"  # only the supplier invited to that RFQ (object of A's RFQ); others
 SUP_ANY = "sup-any"  # any supplier (a list of its own invitations/answers); team users 403
 TOKEN = "token"  # the invitation link: anyone with the token, no 5xx; a bogus token 404
 NOT_FOUND = "404"  # an API catch-all: JSON 404 for everyone
+SIGNED_IN = "signed-in"  # any logged-in user (team member, supplier, no team); anonymous refused
 
 # Each route: {method: access class}, the URL kwargs (a function of the data set, giving team A's
 # objects), whether those kwargs name a team-A object (other team → 404), and whether it is a
@@ -52,6 +53,7 @@ class R:
     path: Callable[[Any], str] | None = None  # for unnamed patterns (catch-alls)
     supplier_home: bool = False  # a supplier is sent to the supplier portal instead of a 403
     variants: tuple[Callable[[Any], dict[str, Any]], ...] = ()  # more kwargs: each slug value
+    login_page: bool = False  # an HTML page under /api/: anonymous is sent to the login page
 
 
 def k(**names: str) -> Callable[[Any], dict[str, Any]]:
@@ -163,7 +165,10 @@ ROUTES: dict[str, R] = {
         {"POST": WRITE},
         k(pk="rfq", op="=publish"),
         obj=True,
-        variants=(k(pk="rfq", op="=invite"), k(pk="rfq", op="=propose")),
+        variants=tuple(
+            k(pk="rfq", op=f"={op}")
+            for op in ("invite", "propose", "resend", "extend", "extension-decide")
+        ),
     ),
     "sourcing:award-action": R(
         {"POST": WRITE},
@@ -188,8 +193,8 @@ ROUTES: dict[str, R] = {
     "serving:plan_edit": R(PAGE_FORM, k(pk="plan"), obj=True),
     # API: root, schema, docs
     "api-root": R(G_READ),
-    "schema": R({"GET": PUBLIC}),
-    "swagger-ui": R({"GET": PUBLIC}),
+    "schema": R({"GET": SIGNED_IN}),
+    "swagger-ui": R({"GET": SIGNED_IN}, login_page=True),
     # API: vendors
     "vendor-list": R(API_LIST),
     "vendor-detail": R(API_DETAIL, k(pk="vendor"), obj=True),
@@ -238,6 +243,9 @@ ROUTES: dict[str, R] = {
     "rfq-evaluation": R(G_READ, k(pk="rfq"), obj=True),
     "rfq-invitations": R({"GET": READ, "POST": WRITE}, k(pk="rfq"), obj=True),
     "rfq-publish": R({"POST": WRITE}, k(pk="rfq"), obj=True),
+    "rfq-invitations-resend": R({"POST": WRITE}, k(pk="rfq"), obj=True),
+    "rfq-deadline-extensions": R({"GET": READ, "POST": WRITE}, k(pk="rfq"), obj=True),
+    "rfq-deadline-extensions-decide": R({"POST": WRITE}, k(pk="rfq"), obj=True),
     "award-list": R(API_LIST),
     "award-detail": R(G_READ, k(pk="award"), obj=True),
     "award-acceptance-logs": R({"POST": WRITE}, k(pk="award"), obj=True),
@@ -546,7 +554,11 @@ def _expect(access: str, actor: str, spec: R, is_api: bool, method: str) -> Expe
     def login_redirect(r):  # type: ignore[no-untyped-def]
         return r.status_code == 302 and r["Location"].startswith(reverse("login"))
 
-    anon = ("401/403", status(401, 403)) if is_api else ("302 to login", login_redirect)
+    anon = (
+        ("401/403", status(401, 403))
+        if is_api and not spec.login_page
+        else ("302 to login", login_redirect)
+    )
     if access == PUBLIC and method == "GET":
         return "200", status(200)
     if access == PUBLIC:
@@ -557,6 +569,8 @@ def _expect(access: str, actor: str, spec: R, is_api: bool, method: str) -> Expe
         return "no 401/403/5xx", lambda r: r.status_code < 500 and r.status_code not in (401, 403)
     if actor == "anonymous":
         return anon
+    if access == SIGNED_IN:
+        return "200", status(200)
     if access in (READ, WRITE):
         if actor in TEAM_A:
             if access == WRITE and actor == "viewer_a":
@@ -692,3 +706,113 @@ def test_only_the_buying_team_downloads_a_suppliers_evidence_log(world):  # type
         login = response.status_code == 302 and response["Location"].startswith(reverse("login"))
         got[actor] = "login" if login else response.status_code
     assert got == EVIDENCE_DOWNLOAD
+
+
+# ---------------------------------------------------------------------------------------------
+# Id filters of the lists: another team's id is answered exactly like an id that names nothing
+# (before: 200 with an empty list for the one, 400 for the other — the list told which ids exist).
+
+# Every id filter the lists had when this check was written: the discovery below must find them.
+KNOWN_API_ID_FILTERS = {
+    ("quote-list", "vendor"), ("benchmark-list", "test_run"), ("benchmark-list", "vendor"),
+    ("test-run-list", "vendor"), ("test-run-list", "data_centre"), ("test-run-list", "quote"),
+    ("ranking-list", "workload"), ("report-list", "run"), ("award-list", "rfq"),
+}  # fmt: skip
+# Page lists with an id filter (a FilterSet on the page): route → parameters.
+PAGE_ID_FILTERS = {"quotes:list": ("vendor",)}
+OWNER_PATHS = ("team", "vendor__team", "rfq__team", "test_run__team")
+
+
+def _owned_by(model, team):  # type: ignore[no-untyped-def]
+    """`model`'s rows of `team` (the test's own idea of ownership, not core.filters')."""
+    from django.core.exceptions import FieldError
+
+    for path in OWNER_PATHS:
+        try:
+            return model.objects.filter(**{path: team})
+        except FieldError:  # no such path on this model: try the next
+            pass
+    return None
+
+
+def _api_id_filters(name: str, url: str) -> list[tuple[str, Any]]:
+    """(parameter, target model) of every filter of a list route that takes a related row's id."""
+    from django.urls import resolve
+    from django_filters.utils import get_model_field
+    from rest_framework.settings import api_settings
+
+    view_cls = getattr(resolve(url).func, "cls", None)
+    queryset = getattr(view_cls, "queryset", None)
+    if view_cls is None or queryset is None:
+        return []
+    backends = getattr(view_cls, "filter_backends", api_settings.DEFAULT_FILTER_BACKENDS)
+    found = []
+    for backend in backends:
+        get_class = getattr(backend(), "get_filterset_class", None)
+        filterset_class = get_class(view_cls(), queryset) if get_class else None
+        for param, flt in filterset_class.base_filters.items() if filterset_class else ():
+            field = get_model_field(queryset.model, flt.field_name or param)
+            target = getattr(field, "related_model", None) if field is not None else None
+            if target is not None and getattr(field, "many_to_one", False):
+                found.append((param, target))
+    return found
+
+
+def _nonexistent_id(model) -> int:  # type: ignore[no-untyped-def]
+    from django.db.models import Max
+
+    return (model.objects.aggregate(top=Max("pk"))["top"] or 0) + 10_000
+
+
+def test_list_id_filters_answer_another_teams_id_like_a_missing_id(world):  # type: ignore[no-untyped-def]
+    client = Client(raise_request_exception=False)
+    client.force_login(world.users["analyst_a"])
+    checked, failures = set(), []
+    for name, spec in ROUTES.items():
+        if not (name.endswith("-list") and spec.methods.get("GET") == READ):
+            continue
+        url = _url(name, spec, world.a)
+        for param, model in _api_id_filters(name, url):
+            own, other = _owned_by(model, world.a.team), _owned_by(model, world.b.team)
+            if own is None or not own.exists() or not other.exists():
+                continue  # a shared table (GPU models): every team may filter by any row
+            checked.add((name, param))
+            answers = {}
+            for label, pk in (("own", own.first().pk), ("other team's", other.first().pk),
+                              ("missing", _nonexistent_id(model))):  # fmt: skip
+                response = _request(client, "GET", f"{url}?{param}={pk}", True)
+                answers[label] = (response.status_code, response.json())
+            if answers["own"][0] != 200:
+                failures.append(f"{url}?{param}=<own id>: {answers['own']}")
+            theirs, missing = answers["other team's"], answers["missing"]
+            if theirs != missing:
+                failures.append(
+                    f"{url}?{param}=: another team's id answers {theirs}, a missing id {missing}"
+                )
+    missed = KNOWN_API_ID_FILTERS - checked
+    assert not missed, f"id filters not found any more (renamed? check them): {sorted(missed)}"
+    assert not failures, "\n".join(failures)
+
+
+def test_page_id_filters_answer_another_teams_id_like_a_missing_id(world):  # type: ignore[no-untyped-def]
+    from vendors.models import Vendor
+
+    client = Client(raise_request_exception=False)
+    client.force_login(world.users["analyst_a"])
+    models = {"vendor": Vendor}
+    for name, params in PAGE_ID_FILTERS.items():
+        for param in params:
+            model = models[param]
+            answers = {}
+            for label, pk in (("other", _owned_by(model, world.b.team).first().pk),
+                              ("missing", _nonexistent_id(model))):  # fmt: skip
+                response = _request(client, "GET", f"{reverse(name)}?{param}={pk}", False)
+                form = response.context["filter"].form
+                rows = len(response.context["page"].object_list)
+                # the page's form repeats the value it refused: compare the message without it
+                errors = {
+                    k: [m.replace(str(pk), "<id>") for m in v] for k, v in form.errors.items()
+                }
+                answers[label] = (response.status_code, errors, rows)
+            assert answers["other"] == answers["missing"], (name, param, answers)
+            assert answers["other"][1], f"{name}?{param}= should say the choice is not valid"

@@ -72,3 +72,113 @@ def test_xlsx_import_through_the_page(client_as, analyst_a, team_a):
 def test_an_unreadable_file_gets_one_clear_message(team_a, analyst_a):
     report = quotes_import(team=team_a, user=analyst_a, name="q.xlsx", raw=b"not a workbook")
     assert report.errors and not report.created
+
+
+def _many(rows: int) -> bytes:
+    """`rows` valid rows over two vendors, their data centres and several GPU models."""
+    header = [*HEADER, "data_centre", "currency", "fx_to_cny", "notes"]
+    gpus = ("A100-SXM4-80GB", "H800-SXM", "H20")
+    lines = [",".join(header)]
+    for i in range(rows):
+        vendor = ("Imp", "Other")[i % 2]
+        usd = i % 5 == 0
+        lines.append(",".join([
+            vendor, f"offer {i}", gpus[i % 3], "8", str(1 + i % 16), str(30000 + i), "100",
+            "roce", f"{vendor} DC", "USD" if usd else "CNY", "7.1" if usd else "", f"n{i}",
+        ]))  # fmt: skip
+    return "\n".join(lines).encode()
+
+
+def _import_queries(team, user, raw: bytes):  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        report = quotes_import(team=team, user=user, name="q.csv", raw=raw)
+    assert report.ok, report.errors[:3]
+    return report, len(ctx.captured_queries)
+
+
+def test_the_import_runs_the_same_queries_for_20_rows_as_for_200(team_a, analyst_a):
+    """Lookups once, inserts in bulk: no query per row (2,000 rows took over 120 s with ~45
+    queries per row)."""
+    make_vendor(team_a, "Imp")
+    make_vendor(team_a, "Other")
+    small, few = _import_queries(team_a, analyst_a, _many(20))
+    large, many = _import_queries(team_a, analyst_a, _many(200))
+    assert len(small.created) == 20 and len(large.created) == 200
+    assert few == many <= 12
+
+
+def test_imported_quotes_get_their_version_1_like_created_ones(team_a, analyst_a):
+    from quotes.models import QuoteVersion
+
+    make_vendor(team_a, "Imp")
+    make_vendor(team_a, "Other")
+    report, _n = _import_queries(team_a, analyst_a, _many(30))
+    quotes = Quote.objects.filter(team=team_a).select_related("current_version", "vendor")
+    assert quotes.count() == 30 and {q.pk for q in report.created} == {q.pk for q in quotes}
+    for quote in quotes:
+        version = quote.current_version
+        assert version is not None and version.number == 1 and version.created_by == analyst_a
+        assert quote.revision == 1 and not quote.changes.exists()
+        i = int(quote.label.split()[1])
+        assert version.nodes == 1 + i % 16 and version.price_per_node_month == 30000 + i
+        assert quote.data_centre.name == f"{quote.vendor.name_en} DC"
+        assert (version.currency, version.fx_to_cny is not None) == (
+            ("USD", True) if i % 5 == 0 else ("CNY", False)
+        )
+    assert QuoteVersion.objects.filter(quote__team=team_a).count() == 30
+
+
+def test_a_row_only_the_database_refuses_is_named_and_undoes_the_import(
+    team_a, analyst_a, monkeypatch
+):
+    """If the in-memory rules ever miss a constraint, the bulk insert fails as a whole; the rows
+    are then tried one by one so the report still names the row."""
+    import quotes.forms
+    import quotes.services
+
+    make_vendor(team_a, "Imp")
+    monkeypatch.setattr(quotes.forms, "quote_version_errors", lambda v: {})
+    monkeypatch.setattr(quotes.services, "quote_version_errors", lambda v: {})
+    zero_gpus = ["Imp", "zero", "A100-SXM4-80GB", "0", "8", "40000", "100", "roce"]
+    report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=_csv(GOOD, zero_gpus))
+    assert not report.created and Quote.objects.count() == 0
+    assert report.errors == ["Row 3: A node needs at least one GPU."]
+    report = quotes_import(
+        team=team_a, user=analyst_a, name="q.csv", raw=_csv(GOOD, zero_gpus), valid_rows=True
+    )
+    assert [q.label for q in report.created] == ["good one"] and report.bad_rows == 1
+    assert list(Quote.objects.values_list("label", flat=True)) == ["good one"]
+
+
+def test_unknown_vendors_data_centres_and_gpus_keep_their_messages(team_a, analyst_a, team_b):
+    make_vendor(team_a, "Imp")
+    foreign = make_vendor(team_b, "Foreign")
+    rows = [
+        ["Nope", "a", "A100-SXM4-80GB", "8", "8", "1", "100", "roce"],
+        [str(foreign.pk), "b", "A100-SXM4-80GB", "8", "8", "1", "100", "roce"],
+        ["Imp", "c", "H999", "8", "8", "1", "100", "roce"],
+    ]
+    report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=_csv(*rows))
+    assert report.errors == [
+        "Row 2, vendor: Unknown vendor: choose one of your team's vendors.",
+        "Row 3, vendor: Unknown vendor: choose one of your team's vendors.",
+        "Row 4, gpu: Unknown GPU model: choose one of the GPU reference table.",
+    ]
+    header = [*HEADER, "data_centre"]
+    raw = "\n".join([",".join(header), ",".join([*GOOD, "Foreign DC"])]).encode()
+    report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=raw)
+    assert len(report.errors) == 1 and report.errors[0].startswith("Row 2, data_centre: ")
+
+
+def test_the_documented_limit_of_2000_rows_imports_in_one_go(team_a, analyst_a):
+    from quotes.importing import MAX_ROWS
+
+    make_vendor(team_a, "Imp")
+    make_vendor(team_a, "Other")
+    _small, few = _import_queries(team_a, analyst_a, _many(5))
+    report, queries = _import_queries(team_a, analyst_a, _many(MAX_ROWS))
+    assert len(report.created) == MAX_ROWS and queries == few
+    assert Quote.objects.filter(team=team_a, current_version__number=1).count() == MAX_ROWS + 5

@@ -196,9 +196,13 @@ def test_the_api_shows_new_terms_at_once_after_an_edit(api_as, analyst_a, quotes
     api = api_as(analyst_a)
     quote = quotes["tcp"]
     url = f"/api/v1/quotes/{quote.pk}/"
-    before = api.get(url).json()["terms"]
+    read = api.get(url)
+    before = read.json()["terms"]
     assert api.get("/api/v1/quotes/").json()["results"]  # the list serialises (and keeps) too
-    r = api.patch(url, {"terms": {"price_per_node_month": "41234.00"}}, format="json")
+    r = api.patch(
+        url, {"terms": {"price_per_node_month": "41234.00"}}, format="json",
+        HTTP_IF_MATCH=read["ETag"],
+    )  # fmt: skip
     assert r.status_code == 200, r.content
     after = api.get(url).json()["terms"]
     assert after["number"] == before["number"] + 1 and after["price_per_node_month"] == "41234.00"

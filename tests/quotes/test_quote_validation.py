@@ -107,7 +107,8 @@ def test_the_edit_page_saves_a_new_version(client_as, analyst_a, team_a):
     vendor = make_vendor(team_a, "V")
     quote = make_quote(team_a, analyst_a, vendor)
     r = client_as(analyst_a).post(
-        reverse("quotes:edit", args=[quote.pk]), _post_data(vendor, nodes=6, label="edited")
+        reverse("quotes:edit", args=[quote.pk]),
+        _post_data(vendor, nodes=6, label="edited", revision=quote.revision),
     )
     assert r.status_code == 302
     quote.refresh_from_db()

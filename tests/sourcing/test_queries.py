@@ -90,7 +90,7 @@ def test_team_rfq_pages_and_api_do_not_grow_with_answers(rfq, many_suppliers, an
             make_rfq(title=f"more {i}")
 
     _pin(measure, grow, {"urls": urls, "counts": {
-        "list": 4, "detail": 10, "api_list": 4, "api_detail": 3, "api_answers": 4,
+        "list": 4, "detail": 11, "api_list": 4, "api_detail": 3, "api_answers": 4,
         "api_invitations": 4, "api_audit": 4,
     }})  # fmt: skip
 
@@ -125,7 +125,7 @@ def test_closed_rfq_pages_with_evaluation_do_not_grow(  # type: ignore[no-untype
         assert len(response.json()) == rfq.answers.count()
         counts.append(row)
     assert counts[0] == counts[1], counts
-    assert counts[1] == {"detail": 11, "evaluation": 6, "answers": 4}
+    assert counts[1] == {"detail": 12, "evaluation": 6, "answers": 4}
 
 
 @pytest.fixture
@@ -208,4 +208,4 @@ def test_awards_on_the_rfq_page_and_api_do_not_grow(  # type: ignore[no-untyped-
         assert api.get(f"/api/v1/awards/?rfq={rfq.pk}").json()["count"] == size
         counts.append(row)
     assert counts[0] == counts[1], counts
-    assert counts[1] == {"detail": 9, "api_awards": 4, "api_award": 2, "api_all_awards": 3}
+    assert counts[1] == {"detail": 10, "api_awards": 4, "api_award": 2, "api_all_awards": 3}

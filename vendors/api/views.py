@@ -13,7 +13,7 @@ from domain.regions import PROVINCE_CHOICES
 from ..choices import Fabric
 from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
 from ..selectors import vendor_prefetch
-from ..services import vendor_child_delete, vendor_child_save, vendor_save
+from ..services import vendor_child_delete, vendor_child_save, vendor_delete, vendor_save
 from . import serializers as s
 
 
@@ -60,6 +60,9 @@ class VendorViewSet(TeamScopedViewSet):
             for key, value in serializer.validated_data.items():
                 setattr(vendor, key, value)
             serializer.instance = vendor_save(vendor=vendor, team=self.get_team())
+
+    def perform_destroy(self, instance) -> None:  # type: ignore[no-untyped-def]
+        vendor_delete(vendor=instance)  # with its cascade's uploaded files, after the commit
 
 
 def _require_integer_path_ids(kwargs: dict) -> None:  # type: ignore[type-arg]

@@ -1,4 +1,11 @@
-"""`manage.py parse_log FILE [FILE ...]`: parse logs and print one JSON object per file."""
+"""`manage.py parse_log FILE [FILE ...]`: parse logs and print one JSON object per file.
+
+Besides the headline figures, each object carries what the tool printed in detail: for a
+bidirectional test ``directions`` (each direction's receiver and sender figures),
+``bidir_total_gbps`` and ``direction_used``; for a UDP client ``interval_sent_gbps``; for
+perftest latency sweeps ``latency_sizes`` (min, typical, avg, max, stdev, P99, P99.9 per size);
+for nccl-tests ``sizes`` and ``avg_busbw_gbps``; ``omitted_intervals`` and ``warmup``.
+"""
 
 from __future__ import annotations
 

@@ -8,34 +8,20 @@ rank with the output names of COST-MODEL.md. Bad file: a clear message and exit 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-
-from django.core.management.base import BaseCommand
 
 from domain import costmodel as cm
 from rankings.inputs import InputFileError
+from rankings.management.jsonfile import JsonFileCommand
 from rankings.services import gpu_table, outcome_dict, rank_snapshot
 
 
-class Command(BaseCommand):
+class Command(JsonFileCommand):
     help = "Rank offers from a JSON file by cost per effective training hour."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
-        parser.add_argument("file", help="JSON file with workload and offers")
-
-    def _fail(self, message: str) -> None:
-        self.stderr.write(f"rank_offers: {message}")
-        sys.exit(2)
+    file_help = "JSON file with workload and offers"
 
     def handle(self, *args, **options):  # type: ignore[no-untyped-def]
-        path = Path(options["file"])
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            return self._fail(f"cannot read {path}: {exc.strerror}")
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return self._fail(f"{path} is not valid JSON: {exc}")
+        data = self.read_json(options["file"])
         if (
             not isinstance(data, dict)
             or "workload" not in data

@@ -81,7 +81,10 @@ class TestIperf313Udp:
     def test_without_sum_received_the_received_rate_is_estimated(self, result: BenchResult) -> None:
         expected = 834711189.017002 / 1e9 * (1 - 0.690276 / 100)
         assert result.throughput_gbps == approx(expected, rel=1e-12)
-        assert [w.code for w in result.warnings] == ["udp_receiver_rate_estimated"]
+        assert [w.code for w in result.warnings] == [
+            "udp_receiver_rate_estimated",
+            "udp_series_scaled",
+        ]
 
     def test_end_stream_has_only_the_udp_key(self, result: BenchResult) -> None:
         assert [s.label for s in result.per_stream] == ["stream 4"]
@@ -192,12 +195,20 @@ class TestLocalBidir:
         assert reverse.retransmits == 20
         assert reverse.receiver_gbps == approx(4333952929.074958 / 1e9, rel=1e-12)
 
-    def test_throughput_is_the_aggregate_of_both_receivers(self, result: BenchResult) -> None:
-        assert result.throughput_gbps == approx(14607520455.076495 / 1e9, rel=1e-12)
+    def test_throughput_is_the_lower_direction_and_the_sum_is_kept(
+        self, result: BenchResult
+    ) -> None:
+        # sum_received_bidir_reverse 4.3340 < sum_received 10.2736 Gbit/s
+        assert result.throughput_gbps == approx(4333952929.074958 / 1e9, rel=1e-12)
+        assert result.direction_used == "reverse"
+        assert result.bidir_total_gbps == approx(14607520455.076495 / 1e9, rel=1e-12)
+        assert result.sender_gbps == approx(4334023118.847837 / 1e9, rel=1e-12)
+        assert "bidir_one_direction" in [w.code for w in result.warnings]
 
-    def test_interval_series_sums_both_directions(self, result: BenchResult) -> None:
-        first = (12634393439.785572 + 2792148525.3235669) / 1e9
-        assert result.interval_gbps[0] == approx(first, rel=1e-12)
+    def test_interval_series_is_the_direction_used(self, result: BenchResult) -> None:
+        assert result.interval_gbps[0] == approx(2792148525.3235669 / 1e9, rel=1e-12)
+        forward = next(s for s in result.series if s.label == "forward")
+        assert forward.gbps[0] == approx(12634393439.785572 / 1e9, rel=1e-12)
 
 
 class TestLocalReverse:

@@ -35,7 +35,15 @@ class TestWindowsUdp:
 
     def test_three_intervals(self, result: BenchResult) -> None:
         assert result.interval_bytes == (159 * MiB, 166 * MiB, 167 * MiB)
-        assert result.interval_gbps == (1.34, 1.40, 1.40)
+        # The client's rows are its sending rate; the series is scaled by what arrived.
+        assert result.interval_sent_gbps == (1.34, 1.40, 1.40)
+        kept = 1 - 35148 / 62949
+        assert result.interval_gbps == (
+            approx(1.34 * kept),
+            approx(1.40 * kept),
+            approx(1.40 * kept),
+        )
+        assert "udp_series_scaled" in _codes(result)
         assert result.interval_packets == (20398, 21292, 21323)
 
     def test_single_summary_row(self, result: BenchResult) -> None:
@@ -150,7 +158,8 @@ class TestSelfhealingUdp:
     def test_one_interval(self, result: BenchResult) -> None:
         assert (result.interval_start_s, result.interval_end_s) == ((0.0,), (0.70,))
         assert result.interval_bytes == (approx(7.81 * MiB),)
-        assert result.interval_gbps == (approx(93.2e-3),)
+        assert result.interval_sent_gbps == (approx(93.2e-3),)
+        assert result.interval_gbps == (approx(93.2e-3 * (1 - 102 / 996)),)
         assert result.interval_packets == (1000,)
 
     def test_summary(self, result: BenchResult) -> None:
@@ -188,7 +197,9 @@ class TestLocalUdp2G:
         return parse(T + "local_3.12_udp_2G.txt")
 
     def test_three_intervals_at_2g(self, result: BenchResult) -> None:
-        assert result.interval_gbps == (2.0, 2.0, 2.0)
+        assert result.interval_sent_gbps == (2.0, 2.0, 2.0)
+        # received 663 MBytes of the 715 MBytes sent
+        assert result.interval_gbps == (approx(2.0 * 663 / 715),) * 3
 
     def test_sender_line(self, result: BenchResult) -> None:
         assert result.bytes_sent == 715 * MiB
@@ -228,8 +239,12 @@ class TestLocalBidir:
         assert reverse.bytes_received == approx(5.04 * GiB)
         assert reverse.receiver_gbps == approx(14.4)
 
-    def test_throughput_is_both_receivers(self, result: BenchResult) -> None:
-        assert result.throughput_gbps == approx(3.83 + 14.4)
+    def test_throughput_is_the_lower_receiver_and_the_sum_is_kept(
+        self, result: BenchResult
+    ) -> None:
+        assert (result.throughput_gbps, result.direction_used) == (approx(3.83), "forward")
+        assert result.bidir_total_gbps == approx(3.83 + 14.4)
+        assert result.interval_gbps == (approx(7.93), approx(1.68), approx(1.93))
 
 
 class TestLocalReverse:

@@ -35,9 +35,11 @@ def test_bidirectional_perftest_is_the_sum_of_both_directions(read: Read) -> Non
     )
     result = _parse(data)
     assert result.direction == "bidir"
-    assert "perftest_bidirectional" in _codes(result)
-    # the reported figure covers both directions, so one port's rate is counted twice
-    assert line_rate_efficiency(result, 32.0) == approx(result.throughput_gbps / 64)
+    assert "perftest_bidir_halved" in _codes(result)
+    # perftest prints the sum of both directions: the throughput is one direction, half of it
+    assert result.bidir_total_gbps == approx(3665.25 * 1048576 * 8 / 1e9)
+    assert result.throughput_gbps == approx(3665.25 * 1048576 * 8 / 1e9 / 2)
+    assert line_rate_efficiency(result, 32.0) == approx(result.throughput_gbps / 32)
 
 
 def test_send_and_read_latency_names(read: Read) -> None:
@@ -88,7 +90,8 @@ def test_mpi_prefixed_nccl_lines(read: Read) -> None:
         b"[1,0]<stdout>:" + line for line in read("nccl-tests/pkb_nccl_output.txt").splitlines(True)
     )
     result = _parse(prefixed)
-    assert result.throughput_gbps == approx(0.565546 * 8)
+    assert result.avg_busbw_gbps == approx(0.565546 * 8)
+    assert result.throughput_gbps == approx(0.61 * 8)
     assert len(result.sizes) == 11 and result.ranks == 2
     assert dict(result.header)["devices"] == "Tesla K80"
 
@@ -125,9 +128,10 @@ iperf Done.
 """
     result = _parse(log)
     assert (result.direction, result.streams) == ("bidir", 2)
-    assert result.interval_gbps == (approx(1.68 + 3.36),)
-    assert result.throughput_gbps == approx(1.67 + 3.35)
-    assert (result.sender_gbps, result.retransmits) == (approx(1.68 + 3.36), 12)
+    # one direction, the lower (TX-C, client→server): stream rows 839 + 839 Mbit/s
+    assert result.interval_gbps == (approx(0.839 * 2),)
+    assert (result.throughput_gbps, result.bidir_total_gbps) == (approx(1.67), approx(1.67 + 3.35))
+    assert (result.sender_gbps, result.retransmits) == (approx(1.68), 12)
     forward, reverse = result.per_direction
     assert (forward.receiver_gbps, reverse.receiver_gbps) == (1.67, 3.35)
 

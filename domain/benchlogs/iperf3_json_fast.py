@@ -1,0 +1,153 @@
+"""The fast path for a complete, well-formed iperf3 ``-J`` document on a seekable stream.
+
+The intervals array is most of a long log. Here each interval object is decoded by the C
+``json`` scanner (``raw_decode``) straight from a text buffer refilled 1 MiB at a time, which
+costs less than ijson building the same objects event by event, and memory stays at one chunk
+plus one interval. What surrounds the array (``start``, ``end``, ``error``, a small embedded
+server report) is decoded in one piece once the array has been read.
+
+Anything unusual returns None before a result is built, and the caller rewinds the stream and
+takes the ijson path (iperf3_json.py), which owns every rule about damaged, cut, odd or huge
+documents: a bad interval, a cut file, NaN, deep nesting, bytes after the document, a tail too
+large to hold. So this module can only make a good document faster, never read one differently.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from typing import Any
+
+from domain.benchlogs.iperf3_build import JsonParts, build_result
+from domain.benchlogs.iperf3_intervals import IntervalAccumulator
+from domain.benchlogs.result import BenchResult
+from domain.benchlogs.textio import ByteSource
+
+CHUNK = 1 << 20
+# The head (start) and the tail (end, error, server output) are held whole: past this, the
+# ijson path, which spills them to disk, is the right one.
+_MAX_HELD = 8 * CHUNK
+_INTERVALS = re.compile(r'"intervals"\s*:\s*\[')
+_SPACE = re.compile(r"\s*")
+
+
+class _Unsuitable(Exception):
+    """The document needs the ijson path."""
+
+
+def _no_constants(name: str) -> Any:
+    raise _Unsuitable(name)  # NaN / Infinity are not JSON; the ijson path reports them
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constants)
+
+
+class _Text:
+    """UTF-8 text of a byte stream, decoded incrementally into a sliding buffer."""
+
+    def __init__(self, stream: ByteSource) -> None:
+        self._stream = stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf = ""
+        self.eof = False
+
+    def more(self, keep_from: int) -> int:
+        """Drop the buffer before ``keep_from`` and append a chunk; the new ``keep_from``."""
+        if self.eof:
+            raise _Unsuitable("end of file inside the document")
+        data = self._stream.read(CHUNK)
+        self.eof = not data
+        self.buf = self.buf[keep_from:] + self._decoder.decode(data, final=self.eof)
+        return 0
+
+
+def parse_iperf3_json_fast(stream: Any) -> BenchResult | None:
+    """The parsed result, or None (stream rewound) when the ijson path must decide."""
+    try:
+        if not stream.seekable():
+            return None
+        origin = stream.tell()
+    except (AttributeError, OSError, ValueError):
+        return None
+    try:
+        return _parse(stream)
+    except (_Unsuitable, ValueError, RecursionError, UnicodeDecodeError, KeyError, TypeError):
+        stream.seek(origin)
+        return None
+
+
+def _parse(stream: ByteSource) -> BenchResult:
+    text = _Text(stream)
+    while (found := _INTERVALS.search(text.buf)) is None:
+        if len(text.buf) > _MAX_HELD:
+            raise _Unsuitable("no intervals array near the start")
+        text.more(0)
+    head = text.buf[: found.start()]
+    acc = IntervalAccumulator()
+    pos = _read_intervals(text, found.end(), acc)
+    tail, text.buf = text.buf[pos:], ""
+    while not text.eof:
+        text.more(0)
+        tail, text.buf = tail + text.buf, ""
+        if len(tail) > _MAX_HELD:
+            raise _Unsuitable("large tail")
+    members = _members(head, tail)
+    server = IntervalAccumulator()
+    embedded = members.get("server_output_json")
+    if isinstance(embedded, dict) and "intervals" in embedded:
+        for interval in embedded.pop("intervals"):
+            server.add(interval)
+    return build_result(JsonParts(members, acc, server), damage=None)
+
+
+def _read_intervals(text: _Text, pos: int, acc: IntervalAccumulator) -> int:
+    """Decode array elements from ``pos`` (just after ``[``); the position after ``]``."""
+    pos = _skip_space(text, pos)
+    if text.buf[pos] == "]":
+        return pos + 1
+    while True:
+        try:
+            interval, pos = _DECODER.raw_decode(text.buf, pos)
+        except json.JSONDecodeError:
+            if len(text.buf) - pos > 4 * CHUNK:
+                raise _Unsuitable("an interval larger than 4 MiB") from None
+            pos = text.more(pos)
+            continue
+        if not isinstance(interval, dict):
+            raise _Unsuitable("an interval that is not an object")
+        acc.add(interval)  # a damaged interval is counted there, as on the ijson path
+        if text.buf.startswith(", {", pos):  # cJSON's own separator: the common case
+            pos += 2
+            continue
+        pos = _skip_space(text, pos)
+        if text.buf[pos] == "]":
+            return pos + 1
+        if text.buf[pos] != ",":
+            raise _Unsuitable("no separator after an interval")
+        pos = _skip_space(text, pos + 1)
+
+
+def _skip_space(text: _Text, pos: int) -> int:
+    while True:
+        end = _SPACE.match(text.buf, pos)
+        assert end is not None  # \s* always matches
+        if end.end() < len(text.buf):
+            return end.end()
+        pos = text.more(pos)
+
+
+def _members(head: str, tail: str) -> dict[str, Any]:
+    """The top-level members around the intervals array, decoded as one object."""
+    before = head.rstrip()
+    after = tail.lstrip()
+    if before.endswith(","):
+        before = before[:-1]
+    elif after.startswith(","):
+        after = after[1:]
+    document, end = _DECODER.raw_decode(before + after)
+    if (before + after)[end:].strip() or not isinstance(document, dict):
+        raise _Unsuitable("not one object")
+    if "intervals" in document or not before.lstrip().startswith("{"):
+        raise _Unsuitable("unexpected layout")
+    return document

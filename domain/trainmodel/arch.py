@@ -1,0 +1,37 @@
+"""Architecture facts derived from the model description (docs/MODEL.md §Architecture)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from domain.trainmodel.inputs import ModelSpec
+
+
+@lru_cache(maxsize=1024)
+def mlp_matrices(model: ModelSpec) -> int:
+    """2 for a classic MLP (GPT), 3 for a gated one (SwiGLU: Llama, Qwen), read off the
+    parameter count: per-layer parameters minus attention, divided by hidden x ffn."""
+    if model.ffn is None or model.moe is not None:
+        return 2
+    h, heads = model.hidden, model.heads
+    kv = model.kv_heads or heads
+    embeddings = model.vocab * h * (2 if model.kv_heads else 1)  # modern models untie the head
+    per_layer = (model.params - embeddings) / model.layers
+    attention = h * h * (2 + 2 * kv / heads)
+    ratio = (per_layer - attention) / (h * model.ffn)
+    return 3 if ratio > 2.5 else 2
+
+
+def pipeline_splits(layers: int, stages: int) -> bool:
+    """Layers split over `stages` pipeline chunks: evenly, or Llama 3 style with the first and
+    last chunk one layer short (the embedding and the output layer take their place)."""
+    if stages <= 1:
+        return True
+    return layers % stages == 0 or (layers + 2) % stages == 0
+
+
+def first_stage_layers(layers: int, pp: int) -> float:
+    """Transformer layers on the first pipeline stage (the one holding most activations)."""
+    if pp <= 1 or layers % pp == 0:
+        return layers / pp
+    return (layers + 2) / pp - 1

@@ -1,0 +1,251 @@
+"""Run cases as JSON objects (the `predict_runs` contract of TRAINING-MODEL.md) in and out.
+
+`predict_case(obj)` parses one case, runs `estimate` and returns the output object; bad input gives
+an object with `fits: false`, `reason` and `error` (bilingual messages) instead of a traceback."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from domain.messages import Message
+from domain.trainmodel.api import Estimate, NoFit, estimate
+from domain.trainmodel.errors import TrainModelError, problem
+from domain.trainmodel.gpus import GpuSpec, gpu_spec
+from domain.trainmodel.inputs import Cluster, Failures, ModelSpec, MoeSpec, ParallelRequest
+
+DEFAULT_GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024  # when a case gives no batch: 4M tokens (MODEL.md)
+
+
+def _field(owner: str, data: Mapping[str, Any], name: str, kind: str, required: bool) -> Any:
+    value = data.get(name)
+    if value is None:
+        if required:
+            raise problem(
+                f"{owner}_{name}_missing",
+                f"{owner}.{name} is required.",
+                f"{owner}.{name} 为必填项。",
+            )
+        return None
+    ok = False
+    if kind == "int":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and math.isfinite(value) and float(value).is_integer()
+        value = int(value) if ok else value
+    elif kind == "float":
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        value = float(value) if ok else value
+    elif kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "str":
+        ok = isinstance(value, str)
+    if not ok:
+        raise problem(
+            f"{owner}_{name}_type",
+            f"{owner}.{name} must be a {'whole number' if kind == 'int' else kind} "
+            f"(got {value!r}).",
+            f"{owner}.{name} 必须是{'整数' if kind == 'int' else kind}（当前为 {value!r}）。",
+        )
+    return value
+
+
+def _object(owner: str, value: Any, required: bool = True) -> Mapping[str, Any] | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, Mapping):
+        raise problem(
+            f"{owner}_not_object",
+            f"{owner} must be a JSON object.",
+            f"{owner} 必须是 JSON 对象。",
+        )
+    return value
+
+
+def model_from(data: Any) -> ModelSpec:
+    d = _object("model", data)
+    assert d is not None
+    moe_raw = _object("model.moe", d.get("moe"), required=False)
+    moe = None
+    if moe_raw is not None:
+        moe = MoeSpec(
+            experts=_field("model.moe", moe_raw, "experts", "int", True),
+            top_k=_field("model.moe", moe_raw, "top_k", "int", True),
+            active_params_b=_field("model.moe", moe_raw, "active_params_b", "float", True),
+        )
+    return ModelSpec(
+        params_b=_field("model", d, "params_b", "float", True),
+        layers=_field("model", d, "layers", "int", True),
+        hidden=_field("model", d, "hidden", "int", True),
+        heads=_field("model", d, "heads", "int", True),
+        seq_len=_field("model", d, "seq_len", "int", True),
+        vocab=_field("model", d, "vocab", "int", False) or 0,
+        ffn=_field("model", d, "ffn", "int", False),
+        kv_heads=_field("model", d, "kv_heads", "int", False),
+        moe=moe,
+        trainable_params_b=_field("model", d, "trainable_params_b", "float", False),
+    )
+
+
+def parallel_from(data: Any) -> ParallelRequest:
+    d = _object("parallel", data, required=False) or {}
+    gbt = _field("parallel", d, "global_batch_tokens", "float", False)
+    overlap = _field("parallel", d, "dp_overlap", "bool", False)
+    flash = _field("parallel", d, "flash_attention", "bool", False)
+    return ParallelRequest(
+        global_batch_tokens=gbt if gbt is not None else DEFAULT_GLOBAL_BATCH_TOKENS,
+        tp=_field("parallel", d, "tp", "int", False),
+        pp=_field("parallel", d, "pp", "int", False),
+        dp=_field("parallel", d, "dp", "int", False),
+        cp=_field("parallel", d, "cp", "int", False),
+        ep=_field("parallel", d, "ep", "int", False),
+        zero_stage=_field("parallel", d, "zero_stage", "int", False),
+        sequence_parallel=_field("parallel", d, "sequence_parallel", "bool", False),
+        interleave=_field("parallel", d, "interleave", "int", False),
+        microbatch=_field("parallel", d, "microbatch", "int", False),
+        recompute=_field("parallel", d, "recompute", "str", False),
+        grad_reduce_bytes=_field("parallel", d, "grad_reduce_bytes", "float", False),
+        dp_overlap=True if overlap is None else overlap,
+        flash_attention=flash if flash is not None else True,
+    )
+
+
+def failures_from(data: Any) -> Failures | None:
+    d = _object("failures", data, required=False)
+    if d is None:
+        return None
+    return Failures(
+        interruptions_per_gpu_hour=_field(
+            "failures", d, "interruptions_per_gpu_hour", "float", True
+        ),
+        checkpoint_write_s=_field("failures", d, "checkpoint_write_s", "float", True),
+        restart_s=_field("failures", d, "restart_s", "float", True),
+        checkpoint_interval_s=_field("failures", d, "checkpoint_interval_s", "float", False),
+        repair_s=_field("failures", d, "repair_s", "float", False) or 0.0,
+        spare_nodes=_field("failures", d, "spare_nodes", "int", False) or 0,
+        availability=_opt(_field("failures", d, "availability", "float", False), 1.0),
+    )
+
+
+def _opt(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def cluster_from(d: Mapping[str, Any], table: dict[str, GpuSpec] | None = None) -> Cluster:
+    gpu = gpu_spec(_field("case", d, "gpu", "str", True), table)
+    raw_table = d.get("busbw_table") or []
+    if not isinstance(raw_table, list) or not all(
+        isinstance(r, list) and len(r) == 2 and all(isinstance(x, int | float) and x > 0 for x in r)
+        for r in raw_table
+    ):
+        raise problem(
+            "case_busbw_table",
+            "busbw_table must be a list of [message bytes, busbw Gbit/s] pairs, both positive.",
+            "busbw_table 必须是 [消息字节数, busbw Gbit/s] 的正数对列表。",
+        )
+    gpus = _field("case", d, "gpus", "int", True)
+    return Cluster(
+        gpu=gpu,
+        gpus=gpus,
+        gpus_per_node=_field("case", d, "gpus_per_node", "int", False) or min(gpus, 8),
+        nic_gbps=_field("case", d, "nic_gbps", "float", False) or 0.0,
+        nics_per_node=_field("case", d, "nics_per_node", "int", False) or 1,
+        fabric=_field("case", d, "fabric", "str", False) or "tcp",
+        measured_busbw_gbps=_field("case", d, "measured_busbw_gbps", "float", False),
+        measured_link_gbps=_field("case", d, "measured_link_gbps", "float", False),
+        link_bidirectional=bool(_field("case", d, "link_bidirectional", "bool", False)),
+        busbw_table=tuple((float(s), float(g)) for s, g in raw_table),
+    )
+
+
+def run_case(data: Any, table: dict[str, GpuSpec] | None = None) -> Estimate | NoFit:
+    d = _object("case", data)
+    assert d is not None
+    return estimate(
+        model_from(d.get("model")),
+        cluster_from(d, table),
+        parallel_from(d.get("parallel")),
+        failures_from(d.get("failures")),
+        _field("case", d, "train_tokens", "float", False),
+    )
+
+
+def _r(x: float, digits: int = 6) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def estimate_dict(case_id: Any, result: Estimate | NoFit) -> dict[str, Any]:
+    if isinstance(result, NoFit):
+        return {
+            "id": case_id,
+            "fits": False,
+            "reason": result.reason.en,
+            "reason_zh": result.reason.zh,
+            "memory_gb_per_gpu": None if result.needed_gb is None else _r(result.needed_gb, 4),
+            "card_memory_gb": result.card_memory_gb,
+            "layouts_evaluated": result.layouts_evaluated,
+            "step_time_s": None,
+            "tokens_per_s": None,
+            "mfu": None,
+            "hfu": None,
+            "layout": None,
+            "breakdown_s": None,
+        }
+    s = result.step
+    lay = result.layout
+    out: dict[str, Any] = {
+        "id": case_id,
+        "step_time_s": _r(s.step_s),
+        "tokens_per_s": _r(result.tokens_per_s),
+        "mfu": _r(result.mfu, 4),
+        "hfu": _r(result.hfu, 4),
+        "memory_gb_per_gpu": _r(result.memory.total_gb, 4),
+        "fits": True,
+        "layout": {
+            "tp": lay.tp,
+            "pp": lay.pp,
+            "dp": lay.dp,
+            "cp": lay.cp,
+            "ep": lay.ep,
+            "zero_stage": lay.zero_stage,
+            "microbatch": lay.microbatch,
+            "recompute": lay.recompute,
+        },
+        "breakdown_s": {
+            "compute": _r(s.compute_s),
+            "tp_comm": _r(s.tp_comm_s),
+            "pp_comm": _r(s.pp_comm_s),
+            "bubble": _r(s.bubble_s),
+            "dp_exposed": _r(s.dp_exposed_s),
+            "ep_comm": _r(s.ep_comm_s),
+            "optimizer": _r(s.optimizer_s),
+        },
+        "layout_extra": {"interleave": lay.interleave, "sequence_parallel": lay.sequence_parallel},
+        "card_memory_gb": result.card_memory_gb,
+        "layouts_evaluated": result.layouts_evaluated,
+        "bandwidth_basis": result.bandwidth_basis,
+    }
+    if result.failures_given:
+        out["checkpoint_interval_s"] = _r(result.goodput.checkpoint_interval_s)
+        out["ettr"] = _r(result.goodput.ettr, 4)
+        out["goodput"] = _r(result.goodput.goodput, 4)
+    return out
+
+
+def error_dict(case_id: Any, messages: tuple[Message, ...]) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "fits": False,
+        "reason": "; ".join(m.en for m in messages),
+        "reason_zh": "；".join(m.zh for m in messages),
+        "error": [m.as_dict() for m in messages],
+    }
+
+
+def predict_case(data: Any, table: dict[str, GpuSpec] | None = None) -> dict[str, Any]:
+    """One output object; never raises on bad input."""
+    case_id = data.get("id") if isinstance(data, Mapping) else None
+    try:
+        return estimate_dict(case_id, run_case(data, table))
+    except TrainModelError as exc:
+        return error_dict(case_id, exc.messages)

@@ -1,0 +1,302 @@
+"""Inputs of the training-time model: the model architecture, the cluster offer, the parallel
+request (partial: missing values are searched), the failure profile, and a concrete layout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.messages import Message
+from domain.trainmodel.errors import TrainModelError
+from domain.trainmodel.gpus import GpuSpec
+
+FABRICS = ("ib", "roce", "tcp")
+RECOMPUTE = ("none", "selective", "full")
+
+
+@dataclass(frozen=True, slots=True)
+class MoeSpec:
+    experts: int
+    top_k: int
+    active_params_b: float
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A decoder-only transformer; `trainable_params_b` (LoRA, adapters) freezes the rest."""
+
+    params_b: float
+    layers: int
+    hidden: int
+    heads: int
+    seq_len: int
+    vocab: int = 0
+    ffn: int | None = None
+    kv_heads: int | None = None
+    moe: MoeSpec | None = None
+    trainable_params_b: float | None = None
+
+    @property
+    def params(self) -> float:
+        return self.params_b * 1e9
+
+    @property
+    def active_params(self) -> float:
+        return (self.moe.active_params_b if self.moe else self.params_b) * 1e9
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """The offer's hardware. `measured_busbw_gbps` is nccl-tests busbw per rank (Gbit/s);
+    `busbw_table` maps message bytes to busbw Gbit/s and wins at the workload's message size."""
+
+    gpu: GpuSpec
+    gpus: int
+    gpus_per_node: int
+    nic_gbps: float
+    nics_per_node: int
+    fabric: str
+    measured_busbw_gbps: float | None = None
+    busbw_table: tuple[tuple[float, float], ...] = ()
+    measured_link_gbps: float | None = None  # iperf3 / perftest: one NIC, one direction
+    link_bidirectional: bool = False  # the link figure adds both directions: halve it
+
+
+@dataclass(frozen=True, slots=True)
+class ParallelRequest:
+    """What the workload fixes; None means "search it"."""
+
+    global_batch_tokens: float
+    tp: int | None = None
+    pp: int | None = None
+    dp: int | None = None
+    cp: int | None = None
+    ep: int | None = None
+    zero_stage: int | None = None
+    sequence_parallel: bool | None = None
+    interleave: int | None = None
+    microbatch: int | None = None
+    recompute: str | None = None
+    grad_reduce_bytes: float | None = None
+    dp_overlap: bool = True
+    flash_attention: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Failures:
+    """Interruptions per GPU-hour; checkpoint write and restart (detect + reschedule + reload).
+
+    `repair_s`: the vendor's repair or replacement time, paid on top of the restart when the offer
+    keeps no spare server; `availability`: the vendor's SLA or measured availability (0-1), time
+    the whole cluster is down for reasons other than the job's own interruptions."""
+
+    interruptions_per_gpu_hour: float
+    checkpoint_write_s: float
+    restart_s: float
+    checkpoint_interval_s: float | None = None
+    repair_s: float = 0.0
+    spare_nodes: int = 0
+    availability: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    tp: int
+    pp: int
+    dp: int
+    cp: int
+    ep: int
+    zero_stage: int
+    microbatch: int
+    recompute: str
+    interleave: int
+    sequence_parallel: bool
+    flash_attention: bool = True
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "tp": self.tp,
+            "pp": self.pp,
+            "dp": self.dp,
+            "cp": self.cp,
+            "ep": self.ep,
+            "zero_stage": self.zero_stage,
+            "microbatch": self.microbatch,
+            "recompute": self.recompute,
+            "interleave": self.interleave,
+            "sequence_parallel": self.sequence_parallel,
+        }
+
+
+def _msg(code: str, en: str, zh: str) -> Message:
+    return Message(code, en, zh)
+
+
+def check_model(model: ModelSpec) -> None:
+    """Refuse zero, negative or absurd architectures with one message per problem."""
+    bad: list[Message] = []
+    ints = {
+        "layers": (model.layers, 1, 10_000),
+        "hidden": (model.hidden, 64, 1_000_000),
+        "heads": (model.heads, 1, 100_000),
+        "seq_len": (model.seq_len, 1, 100_000_000),
+    }
+    for name, (value, low, high) in ints.items():
+        if not low <= value <= high:
+            bad.append(
+                _msg(
+                    f"model_{name}_range",
+                    f"model.{name} must be between {low} and {high} (got {value}).",
+                    f"model.{name} 必须在 {low} 到 {high} 之间（当前为 {value}）。",
+                )
+            )
+    if not 1e-4 <= model.params_b <= 100_000:
+        bad.append(
+            _msg(
+                "model_params_range",
+                f"model.params_b must be between 0.0001 and 100000 billion (got {model.params_b}).",
+                f"model.params_b 必须在 0.0001 到 100000（十亿）之间（当前为 {model.params_b}）。",
+            )
+        )
+    if model.heads >= 1 and model.hidden % model.heads:
+        bad.append(
+            _msg(
+                "model_heads_hidden",
+                f"hidden size {model.hidden} is not divisible by {model.heads} heads.",
+                f"隐藏维度 {model.hidden} 不能被注意力头数 {model.heads} 整除。",
+            )
+        )
+    if model.kv_heads is not None and (model.kv_heads < 1 or model.heads % model.kv_heads):
+        bad.append(
+            _msg(
+                "model_kv_heads",
+                f"kv_heads {model.kv_heads} must be at least 1 and divide heads {model.heads}.",
+                f"kv_heads {model.kv_heads} 必须至少为 1 且能整除注意力头数 {model.heads}。",
+            )
+        )
+    bad.extend(_moe_problems(model))
+    if model.trainable_params_b is not None and not 0 < model.trainable_params_b <= model.params_b:
+        bad.append(
+            _msg(
+                "model_trainable_range",
+                "model.trainable_params_b must be above 0 and at most params_b.",
+                "model.trainable_params_b 必须大于 0 且不超过 params_b。",
+            )
+        )
+    if bad:
+        raise TrainModelError(bad)
+
+
+def _moe_problems(model: ModelSpec) -> list[Message]:
+    moe = model.moe
+    if moe is None:
+        return []
+    bad: list[Message] = []
+    if moe.experts < 2:
+        bad.append(
+            _msg(
+                "moe_no_experts",
+                f"A MoE model needs at least 2 experts (got {moe.experts}).",
+                f"MoE 模型至少需要 2 个专家（当前为 {moe.experts}）。",
+            )
+        )
+    if not 1 <= moe.top_k <= max(moe.experts, 1):
+        bad.append(
+            _msg(
+                "moe_top_k",
+                f"MoE top_k must be between 1 and the number of experts (got {moe.top_k}).",
+                f"MoE 的 top_k 必须在 1 与专家数之间（当前为 {moe.top_k}）。",
+            )
+        )
+    if not 0 < moe.active_params_b <= model.params_b:
+        bad.append(
+            _msg(
+                "moe_active_params",
+                "MoE active_params_b must be above 0 and at most params_b.",
+                "MoE 的 active_params_b 必须大于 0 且不超过 params_b。",
+            )
+        )
+    return bad
+
+
+def check_cluster(cluster: Cluster) -> None:
+    bad: list[Message] = []
+    if not 1 <= cluster.gpus_per_node <= 64:
+        bad.append(
+            _msg(
+                "cluster_gpus_per_node",
+                f"gpus_per_node must be between 1 and 64 (got {cluster.gpus_per_node}).",
+                f"每节点 GPU 数必须在 1 到 64 之间（当前为 {cluster.gpus_per_node}）。",
+            )
+        )
+    elif (
+        not 1 <= cluster.gpus <= 1_000_000
+        or cluster.gpus % cluster.gpus_per_node
+        and (cluster.gpus > cluster.gpus_per_node)
+    ):
+        bad.append(
+            _msg(
+                "cluster_gpus",
+                f"gpus ({cluster.gpus}) must be 1 to 1,000,000 and whole nodes of "
+                f"{cluster.gpus_per_node}.",
+                f"GPU 总数（{cluster.gpus}）必须在 1 到 1,000,000 之间，且为每节点 "
+                f"{cluster.gpus_per_node} 卡的整数倍。",
+            )
+        )
+    if cluster.fabric not in FABRICS:
+        bad.append(
+            _msg(
+                "cluster_fabric",
+                f"fabric must be one of ib, roce, tcp (got {cluster.fabric!r}).",
+                f"网络类型必须是 ib、roce 或 tcp 之一（当前为 {cluster.fabric!r}）。",
+            )
+        )
+    nodes = max(1, cluster.gpus // max(cluster.gpus_per_node, 1))
+    if nodes > 1 and (not 0 < cluster.nic_gbps <= 10_000 or not 1 <= cluster.nics_per_node <= 64):
+        bad.append(
+            _msg(
+                "cluster_nic",
+                "A multi-node offer needs nic_gbps in (0, 10000] and 1 to 64 NICs per node.",
+                "多节点报价需要网卡速率在 (0, 10000] Gbit/s 之间，且每节点 1 到 64 块网卡。",
+            )
+        )
+    link = cluster.measured_link_gbps
+    if link is not None and not 0 < link <= 10_000:
+        bad.append(
+            _msg(
+                "cluster_link",
+                "measured_link_gbps must be a positive Gbit/s figure per NIC (at most 10000).",
+                "measured_link_gbps 必须是每块网卡的正 Gbit/s 数值（不超过 10000）。",
+            )
+        )
+    if cluster.measured_busbw_gbps is not None and not 0 < cluster.measured_busbw_gbps <= 100_000:
+        bad.append(
+            _msg(
+                "cluster_busbw",
+                "measured_busbw_gbps must be a positive Gbit/s figure.",
+                "measured_busbw_gbps 必须是正的 Gbit/s 数值。",
+            )
+        )
+    if bad:
+        raise TrainModelError(bad)
+
+
+def check_failures(failures: Failures) -> None:
+    rate_ok = 0 <= failures.interruptions_per_gpu_hour < 1 and 0 < failures.availability <= 1
+    times_ok = 0 <= failures.checkpoint_write_s < 1e6 and 0 <= failures.restart_s < 1e7
+    times_ok = times_ok and 0 <= failures.repair_s < 1e7 and failures.spare_nodes >= 0
+    interval = failures.checkpoint_interval_s
+    if rate_ok and times_ok and (interval is None or interval > 0):
+        return
+    raise TrainModelError(
+        [
+            _msg(
+                "failures_range",
+                "failures: interruptions_per_gpu_hour must be in [0, 1), availability in (0, 1], "
+                "checkpoint_write_s, restart_s and repair_s non-negative seconds, spare_nodes "
+                "non-negative, checkpoint_interval_s positive when given.",
+                "故障参数：interruptions_per_gpu_hour 必须在 [0, 1) 之间，availability 在 (0, 1] "
+                "之间，checkpoint_write_s、restart_s 与 repair_s 为非负秒数，spare_nodes 不能为负，"
+                "给出的 checkpoint_interval_s 必须为正。",
+            )
+        ]
+    )

@@ -1,0 +1,128 @@
+"""Alpha-beta link model: a collective costs latency per ring step plus per-rank volume over the
+bandwidth of the slowest link it crosses (docs/MODEL.md §Links).
+
+Placement follows Megatron's rank order (tp innermost, then cp, dp, pp): a group of `n` ranks whose
+members are `stride` ranks apart stays inside a server when `n * stride <= gpus_per_node`.
+Inside a server the NVLink/PCIe bandwidth of the GPU table applies; across servers each rank gets
+its share of the server's NICs (Calculon's per-processor network bandwidth), unless nccl-tests
+evidence gives the busbw per rank, which then wins.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from domain.trainmodel.inputs import Cluster
+
+# Ring busbw reached as a share of the wire. RDMA: NCCL maintainers quote ~24 GB/s busbw per HDR
+# 200G NIC (0.96) and 46-48 GB/s per 400G NIC (0.92-0.96); RoCE takes the lower end. NCCL over
+# TCP sockets reaches 10-45% of a 100G line (NVIDIA/nccl#209, #450); 0.35 is taken.
+FABRIC_EFFICIENCY = {"ib": 0.96, "roce": 0.92, "tcp": 0.35}
+# Latency per ring step, seconds: microseconds on RDMA, tens of microseconds on TCP sockets.
+FABRIC_ALPHA_S = {"ib": 5e-6, "roce": 8e-6, "tcp": 50e-6}
+# NVLink: ~370 of 450 GB/s effective ring busbw on H100 (NCCL maintainers, nccl-tests#290), 0.82.
+# PCIe and HCCS: the same share assumed (no published figure in the validation set).
+INTRA_EFFICIENCY = {"nvlink": 0.82, "pcie": 0.80, "hccs": 0.80}
+INTRA_ALPHA_S = {"nvlink": 3e-6, "pcie": 5e-6, "hccs": 5e-6}
+
+# Volume factor per rank (x S) and ring steps (x (n-1)) per collective kind.
+_VOLUME = {"ar": 2.0, "ag": 1.0, "rs": 1.0, "a2a": 1.0}
+_STEPS = {"ar": 2.0, "ag": 1.0, "rs": 1.0, "a2a": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Links:
+    """Bandwidths (bytes/s per rank) and latencies (s) of one offer, computed once."""
+
+    intra_bps: float
+    intra_alpha_s: float
+    inter_bps: float
+    inter_alpha_s: float
+    gpus_per_node: int
+    basis: str  # "measured" or "nominal"
+    table: tuple[tuple[float, float], ...] = ()
+
+    def inter_at(self, message_bytes: float) -> float:
+        """Inter-node bytes/s per rank at a message size (evidence table when given)."""
+        if not self.table:
+            return self.inter_bps
+        return min(_interpolate(self.table, message_bytes), self.intra_bps)
+
+
+def links_for(cluster: Cluster) -> Links:
+    gpu = cluster.gpu
+    intra = gpu.intra_gbyte_s * 1e9 * INTRA_EFFICIENCY.get(gpu.intra_kind, 0.8)
+    share = cluster.nic_gbps * cluster.nics_per_node / max(cluster.gpus_per_node, 1) / 8 * 1e9
+    inter = share * FABRIC_EFFICIENCY.get(cluster.fabric, 0.35)
+    basis = "nominal"
+    table: tuple[tuple[float, float], ...] = ()
+    if cluster.busbw_table:
+        table = tuple(sorted((float(s), float(g) / 8 * 1e9) for s, g in cluster.busbw_table))
+        basis = "measured"
+    elif cluster.measured_busbw_gbps:
+        inter = cluster.measured_busbw_gbps / 8 * 1e9
+        basis = "measured"
+    elif cluster.measured_link_gbps:
+        # One link, one direction, per NIC (item 7): the collective still pays the fabric
+        # efficiency on top; a bidirectional test counted both directions.
+        link = cluster.measured_link_gbps / (2 if cluster.link_bidirectional else 1)
+        per_gpu = link * cluster.nics_per_node / max(cluster.gpus_per_node, 1) / 8 * 1e9
+        inter = per_gpu * FABRIC_EFFICIENCY.get(cluster.fabric, 0.35)
+        basis = "measured"
+    return Links(
+        intra_bps=intra,
+        intra_alpha_s=INTRA_ALPHA_S.get(gpu.intra_kind, 5e-6),
+        inter_bps=min(inter, intra) if intra > 0 else inter,
+        inter_alpha_s=FABRIC_ALPHA_S.get(cluster.fabric, 50e-6),
+        gpus_per_node=cluster.gpus_per_node,
+        basis=basis,
+        table=table,
+    )
+
+
+def _interpolate(table: tuple[tuple[float, float], ...], size: float) -> float:
+    """Busbw at `size`, linear in log(size) between the measured points, flat outside."""
+    if size <= table[0][0]:
+        return table[0][1]
+    for (s0, b0), (s1, b1) in zip(table, table[1:], strict=False):
+        if size <= s1:
+            f = (math.log(size) - math.log(s0)) / (math.log(s1) - math.log(s0))
+            return b0 + f * (b1 - b0)
+    return table[-1][1]
+
+
+def placement(n: int, stride: int, gpus_per_node: int) -> tuple[int, int]:
+    """(ranks of the group per server, servers the group spans)."""
+    if n * stride <= gpus_per_node:
+        return n, 1
+    local = max(1, gpus_per_node // stride) if stride < gpus_per_node else 1
+    local = min(local, n)
+    return local, max(1, n // local)
+
+
+def collective_s(kind: str, size_bytes: float, n: int, stride: int, links: Links) -> float:
+    """Seconds for one collective of `size_bytes` (the full buffer S) among `n` ranks."""
+    if n <= 1 or size_bytes <= 0:
+        return 0.0
+    local, nodes = placement(n, stride, links.gpus_per_node)
+    steps = _STEPS[kind]
+    latency = steps * ((local - 1) * links.intra_alpha_s + (nodes - 1) * links.inter_alpha_s)
+    volume = _VOLUME[kind] * (n - 1) / n * size_bytes
+    if nodes == 1:
+        return latency + volume / links.intra_bps
+    if kind == "a2a":
+        # Peers inside the server go over NVLink, the rest over the NICs, at the same time.
+        intra = (local - 1) / n * size_bytes / links.intra_bps
+        inter = (n - local) / n * size_bytes / links.inter_at(size_bytes)
+        return latency + max(intra, inter)
+    return latency + volume / links.inter_at(size_bytes)
+
+
+def p2p_s(size_bytes: float, crosses_nodes: bool, links: Links) -> float:
+    """One point-to-point send between neighbouring pipeline stages."""
+    if size_bytes <= 0:
+        return 0.0
+    if crosses_nodes:
+        return links.inter_alpha_s + size_bytes / links.inter_at(size_bytes)
+    return links.intra_alpha_s + size_bytes / links.intra_bps

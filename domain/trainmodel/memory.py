@@ -1,0 +1,125 @@
+"""Memory per GPU (docs/MODEL.md §Memory): model states per ZeRO stage, activations after
+Korthikanti et al. (arXiv:2205.05198) per TP/SP/recompute choice and pipeline depth, logits,
+working buffers and a fixed plus proportional runtime overhead."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.trainmodel.arch import first_stage_layers, mlp_matrices
+from domain.trainmodel.inputs import Layout, ModelSpec
+
+GB = 1e9
+# Mixed-precision Adam: bf16 weights 2 + grads 2 + fp32 master 4 + moments 4 + 4 (ZeRO paper,
+# Rajbhandari et al. 2020 §3.1: "16 bytes per parameter").
+WEIGHT_BYTES = 2.0
+GRAD_BYTES = 2.0
+OPTIMIZER_BYTES = 12.0
+# CUDA context, NCCL buffers and cuBLAS workspace (fixed), and caching-allocator fragmentation
+# (share of everything else). Assumptions, see MODEL.md.
+RUNTIME_FIXED_GB = 1.5
+FRAGMENTATION = 0.05
+# ZeRO-3 keeps at most this many gathered parameters alive (DeepSpeed stage3_max_live_parameters
+# default 1e9).
+ZERO3_LIVE_PARAMS = 1e9
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryUse:
+    states_gb: float
+    activations_gb: float
+    other_gb: float
+
+    @property
+    def total_gb(self) -> float:
+        return self.states_gb + self.activations_gb + self.other_gb
+
+
+def params_per_rank(model: ModelSpec, layout: Layout) -> float:
+    """Parameters held by one GPU: dense part split by tp*pp, experts also by ep."""
+    shards = layout.tp * layout.pp
+    if model.moe is None:
+        return model.params / shards
+    expert_share = 1.0 - model.moe.top_k / model.moe.experts
+    experts = (model.params - model.active_params) / expert_share if expert_share > 0 else 0.0
+    experts = min(experts, model.params)
+    return (model.params - experts) / shards + experts / (shards * layout.ep)
+
+
+def states_bytes(model: ModelSpec, layout: Layout) -> float:
+    p = params_per_rank(model, layout)
+    dp = layout.dp * layout.cp  # context-parallel ranks hold the same weights: shard over both
+    trainable = p
+    frozen = 0.0
+    if model.trainable_params_b is not None:
+        trainable = p * model.trainable_params_b / model.params_b
+        frozen = p - trainable
+    stage = layout.zero_stage
+    if stage == 0:
+        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES)
+    elif stage == 1:
+        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / dp)
+    elif stage == 2:
+        per = trainable * (WEIGHT_BYTES + (GRAD_BYTES + OPTIMIZER_BYTES) / dp)
+    else:
+        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES) / dp
+    frozen_bytes = frozen * WEIGHT_BYTES / (dp if stage == 3 else 1)
+    return per + frozen_bytes
+
+
+def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> float:
+    """Bytes one layer keeps for one microbatch.
+
+    Without flash attention (Korthikanti et al. eq. 1-6): 34*s*b*h + 5*a*s^2*b for a GPT layer
+    with dropout; the MLP part 19 is generalised to 3 + 4*ffn/h. With flash attention and no
+    dropout (modern pretraining): the s^2 terms and dropout masks go; K and V shrink with GQA and
+    a gated MLP keeps three ffn-wide tensors."""
+    s = model.seq_len / layout.cp
+    b = layout.microbatch
+    h = model.hidden
+    t = layout.tp
+    ffn = model.ffn or 4 * h
+    topk = model.moe.top_k if model.moe is not None else 1
+    base = s * b * h
+    if recompute == "full":
+        return 2.0 * base / (t if layout.sequence_parallel else 1)
+    if layout.flash_attention:
+        kv = (model.kv_heads or model.heads) / model.heads
+        attention = 6.0 + 4.0 * kv  # norm output, Q, K, V, attention output
+        mlp = (2.0 + 2.0 * mlp_matrices(model) * ffn / h) * topk
+        per_token = attention + mlp + 4.0  # + the two norms' inputs
+        replicated = 6.0  # norm inputs and outputs when sequence parallel is off
+        attn_sq = 0.0
+    else:
+        per_token = 15.0 + (3.0 + 4.0 * ffn / h) * topk  # 34 for a standard GPT layer
+        replicated = 10.0
+        attn_sq = 0.0 if recompute == "selective" else 5.0 * model.heads * s / h
+    if layout.sequence_parallel:
+        return base * (per_token + attn_sq) / t
+    return base * (replicated + (per_token - replicated) / t + attn_sq / t)
+
+
+def memory_use(model: ModelSpec, layout: Layout, microbatches: int) -> MemoryUse:
+    states = states_bytes(model, layout)
+    layers = first_stage_layers(model.layers, layout.pp)
+    p, v = layout.pp, layout.interleave
+    in_flight = min(p, microbatches) if p > 1 else 1
+    interleave = 1.0 + (p - 1) / (p * v) if v > 1 and p > 1 else 1.0
+    stored = layer_activation_bytes(model, layout, layout.recompute)
+    first = stored * layers * in_flight * interleave
+    if layout.recompute == "full":
+        first += layer_activation_bytes(model, layout, "none")  # one layer rebuilt at a time
+    if not layout.flash_attention:
+        # softmax backward holds the gradient of the attention scores (fp16, a*s^2*b per layer)
+        first += (
+            2.0 * model.heads * (model.seq_len / layout.cp) ** 2 * layout.microbatch / layout.tp
+        )
+    logits = model.seq_len / layout.cp * layout.microbatch * model.vocab * 6.0 / layout.tp
+    last = stored * layers + logits
+    activations = first + logits if p == 1 else max(first, last)
+    other = 0.0
+    if layout.zero_stage == 3:  # gathered parameters live next to the shards
+        other += WEIGHT_BYTES * min(ZERO3_LIVE_PARAMS, model.params / layout.tp / layout.pp)
+    total = (states + activations + other) * (1 + FRAGMENTATION) / GB + RUNTIME_FIXED_GB
+    other_gb = total - (states + activations) / GB
+    return MemoryUse(states / GB, activations / GB, other_gb)

@@ -1,0 +1,279 @@
+"""Layout search (docs/MODEL.md §Layout search): tp inside a server dividing the heads, pp
+dividing the layers, dp the rest, then microbatch, interleave, recomputation and ZeRO stage.
+Values the workload fixes are used as given. Pruning: a (tp, pp) whose lightest configuration
+(ZeRO-3, full recomputation, microbatch 1) does not fit is skipped; for each remaining candidate
+only the lowest ZeRO stage that fits per recomputation level gets a step-time evaluation (a higher
+stage or more recomputation never makes the same layout faster)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from domain.messages import Message
+from domain.trainmodel.arch import pipeline_splits
+from domain.trainmodel.errors import TrainModelError, problem
+from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, ParallelRequest
+from domain.trainmodel.links import Links
+from domain.trainmodel.memory import MemoryUse, memory_use
+from domain.trainmodel.steptime import StepTime, lower_bound_s, step_time
+
+MICROBATCHES = (1, 2, 4, 8)
+INTERLEAVES = (1, 2, 3, 4, 6, 8)
+RECOMPUTE_ORDER = ("none", "selective", "full")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    layout: Layout
+    step: StepTime
+    memory: MemoryUse
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    best: Candidate | None
+    evaluated: int
+    smallest_need_gb: float | None
+    smallest_layout: Layout | None
+    pruned: int = 0
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _bad(code: str, en: str, zh: str) -> TrainModelError:
+    return problem(code, en, zh)
+
+
+def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> None:
+    """Refuse impossible layouts the workload gives."""
+    errors: list[Message] = []
+    for name in ("tp", "pp", "dp", "cp", "ep", "microbatch", "interleave"):
+        value = getattr(req, name)
+        if value is not None and not 1 <= value <= 1_000_000:
+            errors.append(
+                Message(
+                    f"parallel_{name}_range",
+                    f"parallel.{name} must be a positive whole number (got {value}).",
+                    f"parallel.{name} 必须为正整数（当前为 {value}）。",
+                )
+            )
+    if errors:
+        raise TrainModelError(errors)
+    if req.tp and model.heads % req.tp:
+        raise _bad(
+            "tp_heads",
+            f"Tensor parallel {req.tp} does not divide the {model.heads} attention heads.",
+            f"张量并行度 {req.tp} 不能整除注意力头数 {model.heads}。",
+        )
+    layers_split = (req.pp or 1) * (req.interleave or 1)
+    if req.pp and not pipeline_splits(model.layers, layers_split):
+        raise _bad(
+            "pp_layers",
+            f"Pipeline parallel {req.pp} x interleave {req.interleave or 1} does not divide the "
+            f"{model.layers} layers (nor layers + 2, with the first and last stage one short).",
+            f"流水线并行度 {req.pp} × 交错数 {req.interleave or 1} 不能整除层数 {model.layers}"
+            f"（也不能整除层数 + 2，即首尾两级各少一层）。",
+        )
+    if req.zero_stage is not None and req.zero_stage not in (0, 1, 2, 3):
+        raise _bad(
+            "zero_stage",
+            f"zero_stage must be 0, 1, 2 or 3 (got {req.zero_stage}).",
+            f"zero_stage 必须是 0、1、2 或 3（当前为 {req.zero_stage}）。",
+        )
+    if req.recompute is not None and req.recompute not in RECOMPUTE_ORDER:
+        raise _bad(
+            "recompute",
+            f"recompute must be none, selective or full (got {req.recompute!r}).",
+            f"recompute 必须是 none、selective 或 full（当前为 {req.recompute!r}）。",
+        )
+    if (req.ep or 1) > 1 and model.moe is None:
+        raise _bad(
+            "ep_without_moe",
+            "Expert parallel needs a MoE model (model.moe with experts).",
+            "专家并行需要 MoE 模型（model.moe 中给出专家数）。",
+        )
+    if model.moe is not None and req.ep and model.moe.experts % req.ep:
+        raise _bad(
+            "ep_experts",
+            f"Expert parallel {req.ep} does not divide the {model.moe.experts} experts.",
+            f"专家并行度 {req.ep} 不能整除专家数 {model.moe.experts}。",
+        )
+    fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
+    if fixed > cluster.gpus:
+        raise _bad(
+            "layout_too_large",
+            f"The layout needs {fixed} GPUs (tp x pp x cp x dp) but the offer has {cluster.gpus}.",
+            f"该并行布局需要 {fixed} 块 GPU（tp×pp×cp×dp），但报价只有 {cluster.gpus} 块。",
+        )
+    if req.cp and model.seq_len % req.cp:
+        raise _bad(
+            "cp_seq_len",
+            f"Context parallel {req.cp} does not divide the sequence length {model.seq_len}.",
+            f"上下文并行度 {req.cp} 不能整除序列长度 {model.seq_len}。",
+        )
+    if req.dp and req.ep and req.dp % req.ep:
+        raise _bad(
+            "ep_dp",
+            f"Expert parallel {req.ep} must divide data parallel {req.dp}.",
+            f"专家并行度 {req.ep} 必须整除数据并行度 {req.dp}。",
+        )
+
+
+def _splits(
+    model: ModelSpec, cluster: Cluster, req: ParallelRequest
+) -> Iterator[tuple[int, int, int, int]]:
+    """(tp, cp, pp, dp) candidates."""
+    gpn = min(cluster.gpus_per_node, cluster.gpus)
+    tps = [req.tp] if req.tp else [t for t in _divisors(gpn)[::-1] if model.heads % t == 0]
+    cps = [req.cp] if req.cp else [1]
+    for tp in tps:
+        for cp in cps:
+            if req.pp:
+                pps = [req.pp]
+            else:
+                pps = [
+                    p
+                    for p in range(1, model.layers + 1)
+                    if pipeline_splits(model.layers, p) and tp * cp * p <= cluster.gpus
+                ]
+            for pp in pps:
+                used = tp * cp * pp
+                if req.dp:
+                    if used * req.dp <= cluster.gpus:
+                        yield tp, cp, pp, req.dp
+                elif cluster.gpus % used == 0:
+                    yield tp, cp, pp, cluster.gpus // used
+
+
+def search(
+    model: ModelSpec,
+    cluster: Cluster,
+    links: Links,
+    req: ParallelRequest,
+    global_batch_sequences: int,
+) -> SearchResult:
+    best: Candidate | None = None
+    evaluated = pruned = 0
+    smallest: tuple[float, Layout] | None = None
+    card = cluster.gpu.memory_gb
+    for tp, cp, pp, dp in _splits(model, cluster, req):
+        sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
+        for ep in _eps(model, req, dp):
+            for b in [req.microbatch] if req.microbatch else MICROBATCHES:
+                m = -(-global_batch_sequences // (dp * b))  # batch rounded up to whole microbatches
+                nothing_fits = False
+                for v in _interleaves(model, req, pp, m):
+                    base = Layout(
+                        tp,
+                        pp,
+                        dp,
+                        cp,
+                        ep,
+                        0,
+                        b,
+                        req.recompute or "none",
+                        v,
+                        sp,
+                        req.flash_attention,
+                    )
+                    if best is not None and (
+                        lower_bound_s(model, cluster, links, base, m) >= best.step.step_s
+                    ):
+                        pruned += 1  # even its cheapest recomputation computes too long
+                        continue
+                    found = _fitting(model, req, base, m, card)
+                    if found[2] and v == 1:
+                        nothing_fits = True  # more interleave or a bigger microbatch: more memory
+                        break
+                    for layout, mem in found[0]:
+                        # Branch and bound: compute, in-layer traffic and bubble already too slow.
+                        bound = lower_bound_s(model, cluster, links, layout, m)
+                        if best is not None and bound >= best.step.step_s:
+                            pruned += 1
+                            continue
+                        step = step_time(
+                            model,
+                            cluster,
+                            links,
+                            layout,
+                            global_batch_sequences,
+                            req.grad_reduce_bytes,
+                            req.dp_overlap,
+                        )
+                        evaluated += 1
+                        if best is None or step.step_s < best.step.step_s:
+                            best = Candidate(layout, step, mem)
+                    need = found[1]
+                    if need is not None and (smallest is None or need[0] < smallest[0]):
+                        smallest = need
+                if nothing_fits:
+                    need = found[1]
+                    if need is not None and (smallest is None or need[0] < smallest[0]):
+                        smallest = need
+                    break
+    if smallest is None:
+        return SearchResult(best, evaluated, None, None, pruned)
+    return SearchResult(best, evaluated, smallest[0], smallest[1], pruned)
+
+
+def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
+    if req.ep:
+        return [req.ep] if dp % req.ep == 0 else []  # experts are sharded inside dp
+    if model.moe is None:
+        return [1]
+    return [e for e in _divisors(dp) if model.moe.experts % e == 0 and e <= 64] or [1]
+
+
+def _interleaves(model: ModelSpec, req: ParallelRequest, pp: int, m: int) -> list[int]:
+    if req.interleave:
+        return [req.interleave]
+    if pp == 1:
+        return [1]
+    return [
+        v for v in INTERLEAVES if pipeline_splits(model.layers, pp * v) and (v == 1 or m % pp == 0)
+    ]
+
+
+@lru_cache(maxsize=65536)  # memory does not depend on the network: offers share the answer
+def _fitting(
+    model: ModelSpec, req: ParallelRequest, base: Layout, m: int, card_gb: float
+) -> tuple[list[tuple[Layout, MemoryUse]], tuple[float, Layout] | None, bool]:
+    """Per recomputation level the lowest ZeRO stage that fits; the smallest need seen; and
+    whether nothing at all fits (the lightest setting: most recomputation, highest stage)."""
+    recomputes = [req.recompute] if req.recompute else list(RECOMPUTE_ORDER)
+    stages = [0] if base.dp == 1 else [1, 2, 3]
+    if req.zero_stage is not None:
+        stages = [req.zero_stage]
+
+    def variant(rc: str, z: int) -> Layout:
+        return Layout(
+            base.tp, base.pp, base.dp, base.cp, base.ep, z, base.microbatch, rc,
+            base.interleave, base.sequence_parallel, base.flash_attention,
+        )  # fmt: skip
+
+    lightest = variant(recomputes[-1], stages[-1])
+    mem = memory_use(model, lightest, m)
+    if mem.total_gb > card_gb:
+        return [], (mem.total_gb, lightest), True
+    fits: list[tuple[Layout, MemoryUse]] = []
+    for rc in recomputes:
+        heaviest_fails = (
+            len(stages) > 1
+            and rc != lightest.recompute
+            and memory_use(model, variant(rc, stages[-1]), m).total_gb > card_gb
+        )
+        if heaviest_fails:
+            continue  # not even at the highest ZeRO stage
+        for z in stages:
+            layout = variant(rc, z)
+            mem = memory_use(model, layout, m)
+            if mem.total_gb <= card_gb:
+                fits.append((layout, mem))
+                break
+        if fits and fits[-1][0].zero_stage == stages[0] and fits[-1][0].recompute == rc:
+            break  # more recomputation at the same stage is only slower
+    return fits, None, False

@@ -1,0 +1,227 @@
+"""Step time of one layout (docs/MODEL.md §Step time): compute at the GPU's achievable efficiency,
+tensor/context/expert-parallel collectives per microbatch, the pipeline bubble and transfers, the
+exposed data-parallel / ZeRO traffic and the optimizer step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from domain.trainmodel.gpus import GpuSpec
+from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
+from domain.trainmodel.links import Links, collective_s, p2p_s
+from domain.trainmodel.memory import params_per_rank
+
+# Achievable efficiency: the card's large-GEMM efficiency shrinks with the per-GPU shard width
+# w = hidden / tp as w / (w + SHARD_HALF_WIDTH) (small GEMMs fill fewer SMs, tile/wave
+# quantisation); memory-bound element-wise work (norms, activations, dropout, residuals, softmax
+# without fusion) moves ELEMENTWISE_BYTES per token per hidden unit per layer and pass over HBM.
+# Both constants were fitted once over all A100 compute cases (MODEL.md §Calibration).
+SHARD_HALF_WIDTH = 160.0
+ELEMENTWISE_BYTES = 24.0
+# Bytes per gradient element on the wire: PyTorch DDP with AMP and Megatron's fp32 main grads
+# reduce fp32; ZeRO-3/FSDP gather bf16 parameters and reduce-scatter bf16 gradients (DeepSpeed
+# default). A workload can say otherwise with `grad_reduce_bytes`.
+DEFAULT_REDUCE_BYTES = {0: 4.0, 1: 4.0, 2: 4.0, 3: 2.0}
+PARAM_BYTES = 2.0
+ACT_BYTES = 2.0
+BUCKET_BYTES = 25e6  # PyTorch DDP bucket_cap_mb default (25 MB)
+# Share of the shorter of (compute, traffic) that overlap really hides; fitted once on the
+# ZeRO-3 rows of Megatron-LM SC'21 Table 2 (MODEL.md §Calibration).
+OVERLAP_EFFICIENCY = 0.6
+# Adam step: read fp32 master, m, v and the gradient, write master, m, v and the bf16 weight.
+OPTIMIZER_BYTES_PER_PARAM = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    step_s: float
+    compute_s: float
+    tp_comm_s: float
+    pp_comm_s: float
+    bubble_s: float
+    dp_exposed_s: float
+    ep_comm_s: float
+    optimizer_s: float
+    model_flops_per_step: float
+    hardware_flops_per_step: float
+    microbatches: int
+
+
+def model_flops_per_token(model: ModelSpec) -> float:
+    """PaLM appendix B: 6N + 12*L*h*s (N activated parameters); adapters train only their part."""
+    attention = 12.0 * model.layers * model.hidden * model.seq_len
+    if model.trainable_params_b is not None:
+        trainable = model.trainable_params_b * 1e9
+        return 4.0 * model.active_params + 2.0 * trainable + attention
+    return 6.0 * model.active_params + attention
+
+
+def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
+    """Full: one more forward (2N + 4Lhs). Selective: the attention core again (4Lhs)."""
+    attention_fwd = 4.0 * model.layers * model.hidden * model.seq_len
+    if recompute == "full":
+        return 2.0 * model.active_params + attention_fwd
+    if recompute == "selective":
+        return attention_fwd
+    return 0.0
+
+
+def compute_efficiency(gpu: GpuSpec, model: ModelSpec, tp: int) -> float:
+    width = model.hidden / tp
+    return gpu.efficiency * width / (width + SHARD_HALF_WIDTH)
+
+
+def _passes(recompute: str) -> float:
+    return 4.0 if recompute == "full" else 3.0
+
+
+@lru_cache(maxsize=65536)
+def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
+    tokens = layout.microbatch * model.seq_len
+    flops = model_flops_per_token(model) + recompute_flops_per_token(model, layout.recompute)
+    per_gpu = tokens * flops / (layout.tp * layout.pp * layout.cp)
+    peak = gpu.bf16_tflops * 1e12
+    gemm_s = per_gpu / (peak * compute_efficiency(gpu, model, layout.tp))
+    layers = model.layers / layout.pp
+    moved = (
+        ELEMENTWISE_BYTES * tokens / layout.cp * model.hidden * layers * _passes(layout.recompute)
+    )
+    return gemm_s + moved / layout.tp / (gpu.hbm_tbps * 1e12)
+
+
+def lower_bound_s(
+    model: ModelSpec, cluster: Cluster, links: Links, layout: Layout, microbatches: int
+) -> float:
+    """A step can be no shorter than its microbatches' compute and in-layer communication,
+    plus the pipeline bubble over them (used by the search to skip hopeless layouts)."""
+    c_mb = microbatch_compute_s(model, cluster.gpu, layout)
+    tpcp, ep = _microbatch_comm_s(model, layout, links)
+    per_mb = c_mb + tpcp + ep
+    bubble = (layout.pp - 1) / layout.interleave if layout.pp > 1 else 0.0
+    return (microbatches + bubble) * per_mb
+
+
+@lru_cache(maxsize=65536)
+def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
+    """(tp + cp collectives, ep all-to-alls) of one microbatch on one stage."""
+    layers = model.layers / layout.pp
+    extra = 1 if layout.recompute == "full" else 0
+    tokens = layout.microbatch * model.seq_len / layout.cp
+    activation = tokens * model.hidden * ACT_BYTES
+    tp = (4 + 2 * extra) * layers * collective_s("ar", activation, layout.tp, 1, links)
+    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
+    kv = layout.microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
+    cp = (2 + extra) * layers * collective_s("ag", kv, layout.cp, layout.tp, links)
+    ep = 0.0
+    if model.moe is not None and layout.ep > 1:
+        routed = tokens / (layout.tp if layout.sequence_parallel else 1)
+        size = routed * model.hidden * model.moe.top_k * ACT_BYTES
+        stride = layout.tp * layout.cp
+        ep = (4 + 2 * extra) * layers * collective_s("a2a", size, layout.ep, stride, links)
+    return tp + cp, ep
+
+
+def _dp_exposed_s(
+    model: ModelSpec,
+    layout: Layout,
+    links: Links,
+    mb_compute_s: float,
+    microbatches: int,
+    reduce_bytes: float,
+    overlap: bool,
+) -> float:
+    params = params_per_rank(model, layout)
+    if model.trainable_params_b is not None:
+        params *= model.trainable_params_b / model.params_b
+    n, stride = layout.dp * layout.cp, layout.tp  # gradients are reduced over dp x cp
+    if n <= 1:
+        return 0.0
+    grads = params * reduce_bytes
+    weights = params * PARAM_BYTES
+    bwd_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
+    if layout.zero_stage == 3:
+        layers = max(1, round(model.layers / layout.pp))
+        gather = collective_s("ag", weights / layers, n, stride, links) * layers
+        reduce = collective_s("rs", grads / layers, n, stride, links) * layers
+        regathers = 2 if layout.recompute == "full" else 1
+        fwd_c, bwd_c = mb_compute_s * (1 - bwd_share), mb_compute_s * bwd_share
+        if overlap:  # prefetch hides part of each phase's traffic under that phase's compute
+            per_mb = _overlapped(fwd_c, gather) + _overlapped(bwd_c, regathers * gather + reduce)
+        else:
+            per_mb = mb_compute_s + (1 + regathers) * gather + reduce
+        return microbatches * (per_mb - mb_compute_s)
+    # DDP: 25 MB buckets; ZeRO-1/2 and FSDP: one bucket (unit) per transformer layer.
+    per_layer = max(1.0, round(model.layers / layout.pp))
+    buckets = max(1.0, grads / BUCKET_BYTES) if layout.zero_stage == 0 else per_layer
+    if layout.zero_stage == 0:
+        traffic = collective_s("ar", grads / buckets, n, stride, links) * buckets
+        gather = 0.0
+    else:
+        traffic = collective_s("rs", grads / buckets, n, stride, links) * buckets
+        gather = collective_s("ag", weights / buckets, n, stride, links) * buckets
+    if not overlap:
+        return traffic + gather
+    last = traffic / buckets
+    exposed = max(last, _overlapped(bwd_share * mb_compute_s, traffic) - bwd_share * mb_compute_s)
+    if gather:
+        fwd_c = (1 - bwd_share) * mb_compute_s
+        exposed += max(gather / buckets, _overlapped(fwd_c, gather) - fwd_c)
+    return exposed
+
+
+def _overlapped(compute_s: float, traffic_s: float) -> float:
+    """Wall time of compute with traffic running beside it: the shorter of the two is hidden
+    only to OVERLAP_EFFICIENCY (NCCL kernels take SMs and memory bandwidth from the GEMMs)."""
+    return compute_s + traffic_s - OVERLAP_EFFICIENCY * min(compute_s, traffic_s)
+
+
+def step_time(
+    model: ModelSpec,
+    cluster: Cluster,
+    links: Links,
+    layout: Layout,
+    global_batch_sequences: int,
+    reduce_bytes: float | None = None,
+    dp_overlap: bool = True,
+) -> StepTime:
+    # A batch that does not split evenly is rounded up to whole microbatches per replica.
+    m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
+    c_mb = microbatch_compute_s(model, cluster.gpu, layout)
+    tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
+    rb = reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
+    dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap)
+    zero3_mb = dp / m if layout.zero_stage == 3 else 0.0
+    t_mb = c_mb + tpcp_mb + ep_mb + zero3_mb
+    p, v = layout.pp, layout.interleave
+    bubble = (p - 1) / v * t_mb if p > 1 else 0.0
+    pp_comm = 0.0
+    if p > 1:
+        act = layout.microbatch * model.seq_len / layout.cp * model.hidden * ACT_BYTES
+        act /= layout.tp if layout.sequence_parallel else 1
+        crosses = layout.tp * layout.cp * layout.dp * p > links.gpus_per_node
+        pp_comm = 2 * v * m * p2p_s(act, crosses, links)
+    opt_params = params_per_rank(model, layout)
+    if model.trainable_params_b is not None:
+        opt_params *= model.trainable_params_b / model.params_b
+    if layout.zero_stage >= 1:
+        opt_params /= layout.dp * layout.cp
+    optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (cluster.gpu.hbm_tbps * 1e12)
+    compute = m * c_mb
+    step = compute + m * (tpcp_mb + ep_mb) + dp + bubble + pp_comm + optimizer
+    tokens = m * layout.dp * layout.microbatch * model.seq_len
+    mflops = tokens * model_flops_per_token(model)
+    hflops = mflops + tokens * recompute_flops_per_token(model, layout.recompute)
+    return StepTime(
+        step_s=step,
+        compute_s=compute,
+        tp_comm_s=m * tpcp_mb,
+        pp_comm_s=pp_comm,
+        bubble_s=bubble,
+        dp_exposed_s=dp,
+        ep_comm_s=m * ep_mb,
+        optimizer_s=optimizer,
+        model_flops_per_step=mflops,
+        hardware_flops_per_step=hflops,
+        microbatches=m,
+    )

@@ -1,0 +1,84 @@
+"""A Redis cache that fails open: when Redis is down, reads are misses and writes are dropped.
+
+The cache only holds things the portal can recompute (rendered ranking sections, serialised
+finished runs), and it shares the queue's Redis; a Redis outage must cost speed, not pages.
+Each error is logged (at most once per ``RETRY_AFTER_S`` with the breaker below), and for that
+long the cache does not try Redis again, so a stopped or frozen Redis does not add a connect
+timeout to every request.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+
+class FailOpenRedisCache(RedisCache):
+    RETRY_AFTER_S = 5.0
+
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._down_until = 0.0
+
+    def _call(self, operation: str, fallback: Any, method: Any, *args: Any, **kwargs: Any) -> Any:
+        if time.monotonic() < self._down_until:
+            return fallback
+        try:
+            return method(*args, **kwargs)
+        except RedisError as exc:
+            self._down_until = time.monotonic() + self.RETRY_AFTER_S
+            log.warning(
+                "cache unavailable (%s: %s): %s answered as a miss; retrying Redis in %.0f s",
+                type(exc).__name__, exc, operation, self.RETRY_AFTER_S,
+            )  # fmt: skip
+            return fallback
+
+    @property
+    def is_down(self) -> bool:
+        return time.monotonic() < self._down_until
+
+    def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> Any:
+        return self._call("add", False, super().add, key, value, timeout, version)
+
+    def get(self, key: Any, default: Any = None, version: Any = None) -> Any:
+        return self._call("get", default, super().get, key, default, version)
+
+    def set(
+        self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
+    ) -> None:
+        self._call("set", None, super().set, key, value, timeout, version)
+
+    def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> Any:
+        return self._call("touch", False, super().touch, key, timeout, version)
+
+    def delete(self, key: Any, version: Any = None) -> Any:
+        return self._call("delete", False, super().delete, key, version)
+
+    def get_many(self, keys: Any, version: Any = None) -> Any:
+        return self._call("get_many", {}, super().get_many, keys, version)
+
+    def has_key(self, key: Any, version: Any = None) -> Any:
+        return self._call("has_key", False, super().has_key, key, version)
+
+    def incr(self, key: Any, delta: int = 1, version: Any = None) -> Any:
+        missing = object()
+        value = self._call("incr", missing, super().incr, key, delta, version)
+        if value is missing:  # what a cache without the key answers
+            raise ValueError(f"Key '{key}' not found (cache unavailable)")
+        return value
+
+    def set_many(self, data: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> Any:
+        return self._call("set_many", list(data), super().set_many, data, timeout, version)
+
+    def delete_many(self, keys: Any, version: Any = None) -> None:
+        self._call("delete_many", None, super().delete_many, keys, version)
+
+    def clear(self) -> Any:
+        return self._call("clear", False, super().clear)

@@ -1,0 +1,82 @@
+"""validate_model: the training-time model v2 against the published runs (TRAINING-MODEL.md).
+
+Prints, per case, predicted vs published (MFU for compute cases, fits / does not fit for memory
+cases, checkpoint interval and effective training time for failure cases) and the summary figures
+the model is judged by. `--json` prints the same as JSON. Exit code 0 when every goal is met,
+1 otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+
+from django.core.management.base import BaseCommand
+
+from domain.trainmodel.validation import (
+    MFU_MAX_GOAL,
+    MFU_MEDIAN_GOAL,
+    CaseResult,
+    run_validation,
+    table2_series,
+)
+
+
+def _value(x: float | bool) -> str:
+    if isinstance(x, bool):
+        return "fits" if x else "no fit"
+    return f"{x:.4g}"
+
+
+class Command(BaseCommand):
+    help = "Compare the training-time model with the published runs and print the goal figures."
+
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    def _row(self, r: CaseResult) -> str:
+        err = "" if r.error is None else f"{r.error:7.1%}"
+        flag = "ok" if r.ok else "MISS"
+        return (
+            f"{r.id:44s} {r.kind:8s} {_value(r.published):>9s} {_value(r.predicted):>9s} "
+            f"{err:>7s} {flag:4s} {r.note}"
+        )
+
+    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+        results, summary = run_validation()
+        if options["json"]:
+            payload = {
+                "cases": [asdict(r) for r in results],
+                "summary": asdict(summary) | {"goals_met": summary.goals_met},
+                "table2_tflops": [
+                    {"series": n, "published": pub, "predicted": pred}
+                    for n, pub, pred in table2_series(results)
+                ],
+            }
+            self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))
+        else:
+            header = f"{'case':44s} {'kind':8s} {'published':>9s} {'predicted':>9s} {'error':>7s}"
+            self.stdout.write(header)
+            for r in results:
+                self.stdout.write(self._row(r))
+            self.stdout.write("")
+            for name, pub, pred in table2_series(results):
+                self.stdout.write(
+                    f"Megatron Table 2 {name}: TFLOP/s per GPU published {pub}, predicted {pred}"
+                )
+            self.stdout.write(
+                f"MFU over {summary.compute_cases} compute cases: median relative error "
+                f"{summary.mfu_median_error:.1%} (goal <= {MFU_MEDIAN_GOAL:.0%}), max "
+                f"{summary.mfu_max_error:.1%} at {summary.mfu_worst_case} "
+                f"(goal <= {MFU_MAX_GOAL:.0%})"
+            )
+            self.stdout.write(
+                f"Memory cases right: {summary.memory_correct}/{summary.memory_cases}; "
+                f"failure/goodput cases right: {summary.failure_correct}/{summary.failure_cases}; "
+                f"bandwidth cases right: {summary.bandwidth_correct}/{summary.bandwidth_cases}"
+            )
+            self.stdout.write("All goals met." if summary.goals_met else "Goals NOT met.")
+        if not summary.goals_met:
+            sys.exit(1)
+        return None

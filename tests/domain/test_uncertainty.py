@@ -1,0 +1,125 @@
+"""Cost ranges from evidence and assumptions, ties with the winner, and the headline."""
+
+import time
+
+import numpy as np
+import pytest
+
+from domain import costmodel as cm
+from domain.uncertainty import (
+    MODEL_BAND,
+    UNVERIFIED_BANDWIDTH_FACTOR,
+    Contender,
+    cost_ranges,
+    headline,
+    ties_with,
+)
+
+W = cm.Workload(params_b=7.0, tokens_per_step=4e6, overlap=0.5)
+
+
+def _offer(oid, nic=100.0, measured=None, p50=None, price=40_000.0, nodes=8):  # type: ignore[no-untyped-def]
+    return cm.Offer(id=oid, gpu="A100-SXM4-80GB", gpus_per_node=8, nodes=nodes,
+                    price_per_node_month=price, nic_gbps=nic, fabric="roce",
+                    measured_gbps=measured, measured_p50_gbps=p50, pfc=True, ecn=True)  # fmt: skip
+
+
+def _ranges(offers, workload=W):  # type: ignore[no-untyped-def]
+    out = cm.rank(workload, offers, cm.default_gpus())
+    rs = out.results
+    measured = np.array([r.bandwidth_basis == "measured" for r in rs])
+    by_id = {o.id: o for o in offers}
+    ratio = np.array([
+        (by_id[r.offer_id].measured_gbps / by_id[r.offer_id].measured_p50_gbps)
+        if by_id[r.offer_id].measured_p50_gbps else 1.0 for r in rs
+    ])  # fmt: skip
+    low, high = cost_ranges(
+        np.array([r.cost_per_eth for r in rs]), np.array([r.compute_time_s for r in rs]),
+        np.array([r.comm_time_s for r in rs]), workload.overlap, measured, ratio,
+    )  # fmt: skip
+    return rs, low, high
+
+
+def test_every_range_holds_the_cost_and_a_single_node_keeps_only_the_model_band():
+    rs, low, high = _ranges([_offer("one", nodes=1), _offer("eight")], cm.Workload(
+        params_b=7.0, tokens_per_step=4e6))  # fmt: skip
+    for r, lo, hi in zip(rs, low, high, strict=True):
+        assert lo <= r.cost_per_eth <= hi
+    single = [i for i, r in enumerate(rs) if r.nodes_used == 1][0]
+    assert low[single] == pytest.approx(rs[single].cost_per_eth * (1 - MODEL_BAND))
+    assert high[single] == pytest.approx(rs[single].cost_per_eth * (1 + MODEL_BAND))
+
+
+def test_unverified_bandwidth_widens_the_range_more_than_measured_bandwidth():
+    # 25G: communication-bound, so the bandwidth assumption shows
+    rs, low, high = _ranges(
+        [_offer("claimed", nic=25.0), _offer("measured", nic=25.0, measured=25.0, p50=25.0)]
+    )
+    rows = zip(rs, low, high, strict=True)
+    width = {r.offer_id: (hi - lo) / r.cost_per_eth for r, lo, hi in rows}
+    assert width["claimed"] > width["measured"] * 1.5
+
+
+def test_an_unverified_offer_s_high_end_is_its_cost_at_half_bandwidth_and_worse_assumptions():
+    rs, low, high = _ranges([_offer("claimed", nic=25.0)])
+    slow = cm.rank(cm.Workload(params_b=7.0, tokens_per_step=4e6, overlap=0.35),
+                   [_offer("claimed", nic=25.0 * UNVERIFIED_BANDWIDTH_FACTOR)], cm.default_gpus(),
+                   scenario=cm.Scenario(mfu_scale=1.1)).results[0]  # fmt: skip
+    assert high[0] == pytest.approx(slow.cost_per_eth * (1 + MODEL_BAND), rel=1e-9)
+
+
+def test_the_low_end_of_a_measured_offer_uses_its_median_bandwidth():
+    rs, low, _ = _ranges([_offer("m", nic=25.0, measured=10.0, p50=20.0)])
+    at_p50 = cm.rank(cm.Workload(params_b=7.0, tokens_per_step=4e6, overlap=0.65),
+                     [_offer("m", nic=25.0, measured=20.0)], cm.default_gpus(),
+                     scenario=cm.Scenario(mfu_scale=0.9)).results[0]  # fmt: skip
+    assert low[0] == pytest.approx(at_p50.cost_per_eth * (1 - MODEL_BAND), rel=1e-9)
+
+
+def test_offers_0_7_percent_apart_tie_and_one_30_percent_dearer_does_not():
+    low = np.array([100.0, 100.7, 130.0]) * (1 - MODEL_BAND)
+    high = np.array([100.0, 100.7, 130.0]) * (1 + MODEL_BAND)
+    tied = ties_with(0, low, high, np.array([True, True, True]))
+    assert tied.tolist() == [False, True, False]
+    assert not ties_with(0, low, high, np.array([True, False, True])).any()  # excluded: no tie
+    assert not ties_with(-1, low, high, np.array([True, True, True])).any()
+
+
+def _c(label, cost, marks=0, verified=False):  # type: ignore[no-untyped-def]
+    return Contender(label, cost, marks, 0.0, verified)
+
+
+def test_a_tie_headline_names_no_winner_and_says_what_decides():
+    h = headline(_c("A", 100.0, 2), _c("B", 100.7, 0, True), [_c("B", 100.7, 0, True)], excluded=0)
+    assert h.message.code == "tie"
+    assert "No clear winner" in h.message.en and "没有明确的胜出者" in h.message.zh
+    assert "0.7%" in h.message.en and "0.7%" in h.message.zh
+    assert [d.code for d in h.deciders] == ["decide_risk", "decide_evidence", "decide_contract"]
+    assert "A: 2; B: 0" in h.deciders[0].en
+    assert "B" in h.deciders[1].en
+
+
+def test_a_clear_winner_is_recommended_and_told_to_verify_claimed_bandwidth():
+    h = headline(_c("A", 100.0), _c("B", 140.0), [], excluded=1)
+    assert h.message.code == "recommend_clear" and "40.0%" in h.message.en
+    assert [d.code for d in h.deciders] == ["decide_verify"]
+    assert headline(_c("A", 100.0, verified=True), None, [], excluded=0).message.code == (
+        "recommend_only"
+    )
+
+
+def test_with_no_eligible_offer_the_headline_says_what_the_default_policy_would_allow():
+    h = headline(None, None, [], excluded=3, eligible_under_default=["X", "Y"])
+    assert h.message.code == "none_eligible" and "X, Y" in h.message.en and "X, Y" in h.message.zh
+    assert headline(None, None, [], excluded=3).message.code == "none_eligible_default"
+
+
+def test_ranges_of_10000_offers_take_milliseconds():
+    n = 10_000
+    rng = np.random.default_rng(7)
+    args = (rng.uniform(1, 100, n), rng.uniform(0.1, 1, n), rng.uniform(0, 2, n), 0.5,
+            rng.random(n) < 0.5, rng.uniform(0.5, 1, n))  # fmt: skip
+    start = time.perf_counter()
+    low, high = cost_ranges(*args)
+    assert time.perf_counter() - start < 0.05
+    assert (low <= args[0]).all() and (high >= args[0]).all()

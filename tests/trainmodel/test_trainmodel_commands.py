@@ -1,0 +1,151 @@
+"""predict_runs and validate_model as TRAINING-MODEL.md fixes them (input, output, exit codes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+CASE = {
+    "id": "gpt175-256",
+    "gpu": "A100-SXM4-80GB",
+    "gpus": 256,
+    "gpus_per_node": 8,
+    "nic_gbps": 200,
+    "nics_per_node": 8,
+    "fabric": "roce",
+    "measured_busbw_gbps": None,
+    "model": {
+        "params_b": 175,
+        "layers": 96,
+        "hidden": 12288,
+        "heads": 96,
+        "seq_len": 2048,
+        "vocab": 51200,
+        "ffn": None,
+        "kv_heads": None,
+        "moe": None,
+    },
+    "parallel": {
+        "tp": 8,
+        "pp": 8,
+        "dp": 4,
+        "cp": 1,
+        "ep": 1,
+        "zero_stage": 1,
+        "sequence_parallel": True,
+        "interleave": 1,
+        "microbatch": 1,
+        "global_batch_tokens": 1572864,
+        "recompute": "selective",
+    },
+    "failures": None,
+}
+OUTPUT_KEYS = {
+    "id",
+    "step_time_s",
+    "tokens_per_s",
+    "mfu",
+    "hfu",
+    "memory_gb_per_gpu",
+    "fits",
+    "layout",
+    "breakdown_s",
+}
+LAYOUT_KEYS = {"tp", "pp", "dp", "cp", "ep", "zero_stage", "microbatch", "recompute"}
+BREAKDOWN_KEYS = {"compute", "tp_comm", "pp_comm", "bubble", "dp_exposed", "ep_comm", "optimizer"}
+
+
+def _run(tmp_path, capsys, cases):  # type: ignore[no-untyped-def]
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(cases), encoding="utf-8")
+    code = 0
+    try:
+        call_command("predict_runs", str(path))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_it_prints_one_object_per_case_in_input_order_with_the_contract_fields(tmp_path, capsys):
+    searched = dict(
+        CASE,
+        id="searched",
+        parallel=None,
+        failures={"interruptions_per_gpu_hour": 2e-5, "checkpoint_write_s": 60, "restart_s": 600},
+    )
+    small = dict(CASE, id="on-4090", gpu="RTX4090", gpus=8, parallel={"global_batch_tokens": 2**20})
+    code, out, _ = _run(tmp_path, capsys, [CASE, searched, small])
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == ["gpt175-256", "searched", "on-4090"]
+    first = rows[0]
+    assert set(first) >= OUTPUT_KEYS
+    assert set(first["layout"]) == LAYOUT_KEYS
+    assert set(first["breakdown_s"]) == BREAKDOWN_KEYS
+    assert first["fits"] is True and first["layout"]["tp"] == 8 and first["layout"]["pp"] == 8
+    assert 0.3 < first["mfu"] < first["hfu"] < 0.7
+    assert first["tokens_per_s"] == pytest.approx(1572864 / first["step_time_s"], rel=1e-4)
+    assert "ettr" not in first and "checkpoint_interval_s" not in first
+    assert 0 < rows[1]["ettr"] < 1 and rows[1]["checkpoint_interval_s"] > 0
+    assert rows[2]["fits"] is False and "has 24 GB" in rows[2]["reason"]
+
+
+def test_a_bad_case_gets_its_message_and_exit_code_1_while_the_others_are_printed(tmp_path, capsys):
+    bad = dict(CASE, id="bad", parallel=dict(CASE["parallel"], tp=5))
+    code, out, err = _run(tmp_path, capsys, [bad, CASE])
+    assert code == 1
+    rows = json.loads(out)
+    assert rows[0]["fits"] is False and rows[0]["error"][0]["code"] == "tp_heads"
+    assert "does not divide the 96 attention heads" in rows[0]["reason"]
+    assert "注意力头数" in rows[0]["reason_zh"]
+    assert rows[1]["fits"] is True
+    assert "bad" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"cases": []}), ""])
+def test_an_unreadable_file_exits_2_with_nothing_on_stdout(tmp_path, capsys, content):
+    path = tmp_path / "runs.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        call_command("predict_runs", str(path))
+    assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "predict_runs:" in out.err
+
+
+def test_a_missing_file_exits_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        call_command("predict_runs", str(tmp_path / "absent.json"))
+    assert exc.value.code == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_validate_model_prints_every_case_and_meets_the_goals(capsys):
+    call_command("validate_model")
+    out = capsys.readouterr().out
+    assert "megatron21_t2_zero3_174.6B_1536gpu" in out and "daly2006_case1" in out
+    assert "All goals met." in out
+    assert "Megatron Table 2 ZeRO-3 174.6B, 384/768/1536 GPUs: TFLOP/s per GPU published " in out
+    call_command("validate_model", "--json")
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["summary"]["goals_met"] is True
+    assert payload["summary"]["mfu_median_error"] <= 0.10
+    assert len([c for c in payload["cases"] if c["kind"] == "compute"]) == 30
+    zero3 = payload["table2_tflops"][0]
+    assert zero3["published"] == [144, 88, 44]
+    assert zero3["predicted"][0] > 2.5 * zero3["predicted"][2]
+
+
+def test_the_example_file_runs_dense_moe_and_no_fit_cases(capsys):
+    from pathlib import Path
+
+    call_command("predict_runs", str(Path(__file__).parent / "data" / "example_runs.json"))
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["spec-example-175b"]["fits"] is True
+    assert rows["llama3-70b-searched-with-failures"]["ettr"] > 0.9
+    moe = rows["deepseek-v3-style-moe"]
+    assert moe["fits"] is True and moe["layout"]["ep"] > 1 and moe["breakdown_s"]["ep_comm"] > 0
+    assert rows["70b-on-one-4090-server"]["fits"] is False
