@@ -1,4 +1,4 @@
-# Two commands matter: `make run` (demo portal on SQLite, tasks in-process) and `make test`.
+# Two commands matter: `make run` (demo portal on SQLite with a background worker) and `make test`.
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,11 +14,21 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Demo portal: SQLite unless DATABASE_URL is set; Celery tasks run in-process.
+# Demo portal (DEBUG on): SQLite unless DATABASE_URL is set. A real Celery worker runs in the
+# background on the embedded broker (message files under var/broker, no Redis needed; log in
+# var/worker.log) and stops when runserver, in the foreground, stops.
+RUN_ENV := DJANGO_DEBUG=true PORTAL_EMBEDDED_BROKER=true
+PORT ?= 8000
 run: install sysdeps
-	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
-	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
-	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
+	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
+	@mkdir -p var; \
+	$(RUN_ENV) $(BIN)/celery -A portal worker --pool=solo --loglevel=INFO --without-gossip \
+	  --without-mingle --without-heartbeat -B --schedule var/celerybeat-schedule \
+	  >var/worker.log 2>&1 & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	echo "Celery worker started (pid $$worker, log var/worker.log)"; \
+	$(RUN_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # System packages the tests need beyond Python (Chromium for browser tests, CJK fonts).
 sysdeps:
@@ -29,7 +39,7 @@ lint: install
 	$(BIN)/mypy
 
 check-migrations: install
-	$(BIN)/python manage.py makemigrations --check --dry-run
+	DJANGO_DEBUG=true $(BIN)/python manage.py makemigrations --check --dry-run
 
 # Tests run against the real PostgreSQL and Redis (defaults: this machine's local services).
 test: install sysdeps
@@ -47,6 +57,7 @@ test-fast: install
 
 # Performance figures (ratios measured in one run): log parsing vs json.load, ranking vs loading
 # quotes, report generation vs the ranking. Uses DATABASE_URL if set, else SQLite.
+bench: export DJANGO_DEBUG = true
 bench: install
 	$(BIN)/python scripts/bench_parse.py
 	$(BIN)/python scripts/bench_costmodel.py

@@ -1,7 +1,8 @@
 """One settings module, driven by environment variables; runs with no environment at all.
 
-Nothing set: DEBUG on, SQLite, tasks run in-process. DATABASE_URL / REDIS_URL switch to PostgreSQL
-and Redis; DJANGO_DEBUG=false turns on the production checks (see README, "Deployment").
+Nothing set: DEBUG off (DJANGO_SECRET_KEY required), SQLite, tasks run in-process. DJANGO_DEBUG=true
+is development (`make run` sets it); DATABASE_URL / REDIS_URL switch to PostgreSQL and Redis;
+PORTAL_EMBEDDED_BROKER=true runs tasks on a real worker without Redis (`make run`, see README).
 """
 
 from datetime import timedelta
@@ -9,12 +10,13 @@ from pathlib import Path
 
 import environ
 from django.utils.translation import gettext_lazy as _
+from whitenoise.compress import Compressor as _WhiteNoiseCompressor
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
 _DEV_KEY = "dev-only-insecure-key-change-me-0123456789-abcdefghijklmnopqrstuvwxyz"
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=_DEV_KEY if DEBUG else "")
 if not SECRET_KEY:
@@ -29,7 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
-    "django.contrib.staticfiles",
+    "reports.staticfiles.StaticFilesConfig",  # django.contrib.staticfiles, ReDoc left out
     "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
@@ -132,14 +134,16 @@ STATIC_URL = "/static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
 
-def _plotly_dir() -> str:
-    import plotly
-
-    return str(Path(plotly.__file__).parent / "package_data")
-
-
-# plotly.min.js is served from the installed plotly package, at the version the figures expect.
-STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", _plotly_dir())]
+# plotly.min.js is served from the installed plotly package, at the version the figures expect
+# (reports.staticfiles.PlotlyFinder: that one file, not the package's other 5 MB).
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "reports.staticfiles.PlotlyFinder",
+]
+# Source maps are never requested by the pages: copied (CSS and JS name them) but not compressed.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*_WhiteNoiseCompressor.SKIP_COMPRESS_EXTENSIONS, "map")
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
@@ -219,9 +223,18 @@ CACHES = {
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Without Redis, `make run` still runs a real worker (progress bars move): the broker is a folder
+# of message files (kombu's filesystem transport), shared by runserver and the worker on one
+# machine. Development only; a deployment uses Redis.
+EMBEDDED_BROKER = env.bool("PORTAL_EMBEDDED_BROKER", default=False) and not REDIS_URL
+EMBEDDED_BROKER_DIR = env.path("PORTAL_EMBEDDED_BROKER_DIR", default=BASE_DIR / "var" / "broker")
+CELERY_BROKER_URL = REDIS_URL or (
+    "filesystem://localhost/" if EMBEDDED_BROKER else "memory://localhost/"
+)
 CELERY_RESULT_BACKEND = REDIS_URL or None
-CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
+CELERY_TASK_ALWAYS_EAGER = env.bool(
+    "CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL and not EMBEDDED_BROKER
+)
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -240,6 +253,23 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # A broker that accepts the connection but never answers must not hang a request.
     "socket_timeout": env.float("CELERY_BROKER_SOCKET_TIMEOUT", default=5.0),
 }
+if EMBEDDED_BROKER:
+    Path(EMBEDDED_BROKER_DIR).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(EMBEDDED_BROKER_DIR),
+        "data_folder_out": str(EMBEDDED_BROKER_DIR),
+        "store_processed": False,
+        "polling_interval": 0.2,
+        "visibility_timeout": CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"],
+    }
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        # Two processes write one SQLite file: wait for the other's lock instead of failing,
+        # and take the write lock when a transaction starts (no upgrade deadlocks).
+        DATABASES["default"].setdefault("OPTIONS", {}).update(
+            timeout=20,
+            transaction_mode="IMMEDIATE",
+            init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        )
 # Publishing a task must fail fast when the broker is down: core.queue.enqueue catches the
 # error, keeps the job pending and core.tasks.requeue_stale_jobs sends it again later.
 CELERY_BROKER_CONNECTION_TIMEOUT = env.float("CELERY_BROKER_CONNECTION_TIMEOUT", default=2.0)

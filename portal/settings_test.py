@@ -1,8 +1,13 @@
 """Test overrides: fast hashing, temporary uploads, tasks in-process unless a test sends them."""
 
+import os
 import tempfile
 
-from .settings import *  # noqa: F403
+# Tests run with the development settings (the test runner itself turns DEBUG off while tests
+# run); production settings are checked in subprocesses by tests/deploy.
+os.environ.setdefault("DJANGO_DEBUG", "true")
+
+from .settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = tempfile.mkdtemp(prefix="portal-test-media-")

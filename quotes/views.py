@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -11,6 +13,7 @@ from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
+from domain import formatting
 
 from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
@@ -197,7 +200,27 @@ def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
     value = getter() if getter else getattr(version, name)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
-    return "—" if value is None or value == "" else str(value)
+    return _shown_number(name, value) if _is_number(value) else (
+        "—" if value is None or value == "" else str(value)
+    )
+
+
+# Prices are printed with two places; other numbers with the places they need (91.07, not
+# 91.07100000000001); the availability as a percentage (99.9%).
+_MONEY_ROWS = {"price_per_node_month", "monthly_fees", "setup_fee", "storage_price_tb_month",
+               "bandwidth_price"}  # fmt: skip
+
+
+def _is_number(value) -> bool:  # type: ignore[no-untyped-def]
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
+def _shown_number(name: str, value) -> str:  # type: ignore[no-untyped-def]
+    if name == "availability":
+        return formatting.availability(value)
+    if name in _MONEY_ROWS:
+        return formatting.number(value, 2)
+    return formatting.significant(value)
 
 
 class WorkloadListView(TeamRequiredMixin, View):

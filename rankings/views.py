@@ -43,6 +43,13 @@ class RankingListView(TeamRequiredMixin, View):
         })  # fmt: skip
 
 
+class GlossaryView(TeamRequiredMixin, View):
+    """The words of the ranking pages and reports explained (ETH, MFU, overlap, P5)."""
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return render(request, "rankings/glossary.html")
+
+
 class RankingStartView(TeamWriteMixin, View):
     def get(self, request):  # type: ignore[no-untyped-def]
         form = RankingStartForm(team=self.team)
@@ -99,7 +106,7 @@ def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyp
     the table of every offer are nearly all of the page's time.
     """
     stamp = run.finished_at.timestamp() if run.finished_at else 0
-    key = f"ranking-section:v1:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
+    key = f"ranking-section:v2:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
     html = cache.get(key)
     if html is not None:
         return html  # type: ignore[no-any-return]

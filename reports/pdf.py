@@ -15,65 +15,61 @@ from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
 from .charts import chart_images
-from .selectors import ReportData
+from .selectors import ReportData, VendorSection
+from .summary import findings, management_summary, offer_rows, workload_rows
 
 
 def _data_uri(png: bytes | None) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode() if png else ""
 
 
-# Identify an offer rather than describe it: shown in each row's heading, not among its inputs.
-_OFFER_IDENTITY = ("id", "vendor", "label", "version")
+# Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
+DETAIL_TOP = 5
 
 
-def _shown(value: Any) -> str:
-    if value is None or value == "":
-        return "—"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, list | tuple):
-        return ", ".join(_shown(v) for v in value) or "—"
-    return str(value)
+def _vendor_appendix(data: ReportData) -> dict[str, Any]:
+    """Appendix B: one line per vendor (best-ranked first), pages for the leading vendors.
 
+    Fifty vendor pages were most of a fifty-offer report's pages and of its build time, and a
+    reader decides among the leaders; the workbook keeps every vendor's evidence."""
+    rank_of = {str(r.offer_id): r.rank for r in data.results}
 
-def offer_inputs(offers: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Every offer's inputs, compactly: values all offers share once, then each one's own.
+    def best(s: VendorSection) -> int | None:
+        ranks = [rank_of[str(o.get("id"))] for o in s.offers if str(o.get("id")) in rank_of]
+        return min(ranks) if ranks else None
 
-    The recomputation needs every input of every offer, but fifty tables of forty rows are a
-    hundred pages nobody audits (and most of the PDF's build time); the shared values are
-    printed once and each offer lists only where it differs from them.
-    """
-    rows = [o for o in offers.values() if isinstance(o, dict)]
-    keys: list[str] = []
-    for o in rows:
-        keys += [k for k in o if k not in keys and k not in _OFFER_IDENTITY and k != "vendor_flags"]
-    shared = []
-    for k in keys:
-        values = {_shown(o.get(k)) for o in rows}
-        if len(rows) > 1 and len(values) == 1:
-            shared.append((k, values.pop()))
-    shared_keys = {k for k, _v in shared}
-    own = [
-        {
-            "title": f"{o.get('vendor', '')} · {o.get('label', '')}",
-            "version": o.get("version"),
-            "values": "; ".join(
-                f"{k} = {_shown(o.get(k))}" for k in keys if k not in shared_keys and k in o
-            ),
-        }
-        for o in rows
-    ]
-    return {"shared": shared, "offers": own}
+    rows = []
+    for s in data.vendors:
+        v = s.vendor
+        licences = list(v.licences.all()) if v else []
+        rows.append({
+            "section": s, "best": best(s), "licences": len(licences),
+            "verified_licences": sum(1 for lic in licences if lic.state == "verified"),
+            "data_centres": len(v.data_centres.all()) if v else 0,
+        })  # fmt: skip
+    rows.sort(key=lambda r: (r["best"] is None, r["best"] or 0, r["section"].name))
+    details = [r["section"] for r in rows if r["best"] is not None and r["best"] <= DETAIL_TOP]
+    return {"vendor_rows": rows, "vendor_details": details, "detail_top": DETAIL_TOP}
 
 
 def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     images = chart_images(data.results, data.sensitivity)
+    found = findings(data)
+    by_rank = {o.rank: o for o in found}
+    used = {str(o.get("gpu")) for o in data.offers.values() if isinstance(o, dict)}
     return {
         "d": data,
         "lang": get_language() or settings.LANGUAGE_CODE,
         "charts": {name: _data_uri(png) for name, png in images.items()},
         "chart_failed": any(png is None for png in images.values()),
-        "inputs": offer_inputs(data.offers),
+        "summary": management_summary(data, found),
+        "findings": found,
+        "ranking_rows": [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results],
+        "flagged_vendors": [s for s in data.vendors if s.critical],
+        **_vendor_appendix(data),
+        "workload_rows": workload_rows(data),
+        "gpus_used": [(k, g) for k, g in data.gpus.items() if k in used] or list(data.gpus.items()),
+        "inputs": offer_rows(data),
         "vs_rent": data.savings(data.cheapest_rent),
         "vs_runner_up": data.savings(data.runner_up),
         "winner_job_cost_cny": data.to_cny(data.winner.job_cost, data.winner.currency)

@@ -9,8 +9,8 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from benchmarks.models import BenchmarkLog, TestRun
 from core.models import JobStatus
@@ -152,6 +152,14 @@ def _vendor_sections(run: RankingRun, offers: dict[str, dict[str, Any]]) -> list
     return sorted(sections.values(), key=lambda s: s.name)
 
 
+def _vendor_name(vendor: Vendor) -> str:
+    """The vendor as a reader of this language knows it: the Chinese name alone in Chinese
+    (no "示例… / Example…" pairs), both names in English."""
+    if (get_language() or "").startswith("zh"):
+        return str(vendor)
+    return vendor.display_names
+
+
 def _section(
     vendor: Vendor | None, offer: dict[str, Any], runs: dict[int, list[TestRun]]
 ) -> VendorSection:
@@ -170,7 +178,7 @@ def _section(
     if not runs.get(vendor.pk):
         missing.append(_("No benchmark evidence uploaded."))
     return VendorSection(
-        vendor=vendor, name=vendor.display_names, offers=[],
+        vendor=vendor, name=_vendor_name(vendor), offers=[],
         findings=list(vendor_findings(vendor)), test_runs=runs.get(vendor.pk, []), missing=missing,
     )  # fmt: skip
 

@@ -20,6 +20,7 @@ PCT = "0.0%"
 NUM2 = "0.00"
 NUM1 = "0.0"
 INT = "0"
+FREE_NUMBER = "#,##0.00##"  # grouped, 2 to 4 places
 
 RANKING_COLUMNS = (
     (gettext_lazy("Rank"), INT),
@@ -111,6 +112,11 @@ def _sheet(wb: Workbook, title: str, columns, rows) -> Any:  # type: ignore[no-u
     for row in rows:
         ws.append([clean(v) for v in row])
         text_only(ws, ws.max_row)
+        for cell in ws[ws.max_row]:  # numbers in untyped columns (inputs) still read as numbers
+            if isinstance(cell.value, float):
+                cell.number_format = FREE_NUMBER
+            elif isinstance(cell.value, int) and not isinstance(cell.value, bool):
+                cell.number_format = MONEY0
     for idx, (_t, fmt) in enumerate(columns, start=1):
         letter = get_column_letter(idx)
         ws.column_dimensions[letter].width = 14 if fmt else 28

@@ -62,9 +62,72 @@ def main() -> None:
         print(f"ranking: {t_rank:.3f} s")
         for name, t in times.items():
             print(f"{name}: {t:.3f} s = {t / t_rank:.1f} x the ranking")
+        print(f"RATIO pdf (warm) / ranking: {times['pdf'] / t_rank:.1f} (goal <= 10)")
+        pdf_parts(run)
+        page_bytes(user, run)
     finally:
         team.delete()
         user.delete()
+
+
+def pdf_parts(run) -> None:  # type: ignore[no-untyped-def]
+    """Where the warm PDF's time goes: data, chart images, HTML, WeasyPrint."""
+    from django.conf import settings
+    from django.template.loader import render_to_string
+    from django.utils import translation
+    from weasyprint import HTML
+
+    from reports.charts import chart_images
+    from reports.pdf import pdf_context
+    from reports.selectors import report_data
+
+    with translation.override("zh-hans"):
+        t = [time.perf_counter()]
+        data = report_data(run=run)
+        t.append(time.perf_counter())
+        chart_images(data.results, data.sensitivity)
+        t.append(time.perf_counter())
+        html = render_to_string("reports/pdf/report.html", pdf_context(data))
+        t.append(time.perf_counter())
+        HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
+        t.append(time.perf_counter())
+    names = ("data", "charts", "html (charts again)", "weasyprint")
+    print(
+        "pdf parts: "
+        + ", ".join(f"{n} {b - a:.2f} s" for n, a, b in zip(names, t, t[1:], strict=False))
+    )
+
+
+def page_bytes(user, run) -> None:  # type: ignore[no-untyped-def]
+    """Bytes a browser transfers for the ranking page with its scripts and styles, with the
+    production static files (collectstatic: hashed names, Brotli / gzip variants)."""
+    import re
+    import subprocess
+    import tempfile
+
+    from django.test import Client
+
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    html = client.get(f"/rankings/{run.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content
+    assets = re.findall(rb'(?:src|href)="/static/([^"?#]+)"', html)
+    with tempfile.TemporaryDirectory() as root:
+        env = dict(os.environ, DJANGO_DEBUG="false", DJANGO_SECRET_KEY="bench-only-" + "x" * 50,
+                   STATIC_ROOT=root)  # fmt: skip
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+                       cwd=Path(__file__).resolve().parent.parent, env=env, check=True)  # fmt: skip
+        t_collect = time.perf_counter() - t0
+        total, parts = len(html), [f"html {len(html):,}"]
+        for name in (a.decode() for a in assets):
+            plain = Path(root, name)
+            best = min((p for p in (Path(f"{plain}.br"), Path(f"{plain}.gz"), plain) if p.exists()),
+                       key=lambda p: p.stat().st_size)  # fmt: skip
+            total += best.stat().st_size
+            parts.append(f"{name} {best.stat().st_size:,} ({best.suffix or 'plain'})")
+    print(f"collectstatic (production storage): {t_collect:.1f} s")
+    print("ranking page transfer: " + "; ".join(parts))
+    print(f"TRANSFER first chart page: {total:,} bytes = {total / 1e6:.2f} MB (goal <= 1.5 MB)")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,15 @@
   if (!box || !table) return;
   var timer = null;
 
-  function fmt(x, d) { return x === null || x === undefined ? "—" : Number(x).toFixed(d); }
+  // The same shapes as domain/formatting.py: grouped thousands, fixed places, trimmed shares.
+  function fmt(x, d) {
+    if (x === null || x === undefined || !isFinite(x)) return "—";
+    return Number(x).toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+  }
+  function pct(x) {
+    if (x === null || x === undefined || !isFinite(x)) return "—";
+    return Number(x * 100).toLocaleString("en-US", { maximumFractionDigits: 1 }) + "%";
+  }
 
   function apply(data) {
     var tbody = table.tBodies[0];
@@ -38,16 +46,17 @@
       var tr = rows[r.id];
       if (!tr) return;
       tr.querySelector(".rank").textContent = r.rank;
-      tr.querySelector(".cost strong").textContent = fmt(r.cost_per_eth, 2);
+      var cost = tr.querySelector(".cost");
+      cost.querySelector("strong").textContent = fmt(r.cost_per_eth, 2) + " " + cost.dataset.unit;
       tr.querySelector(".step").textContent = fmt(r.step_time_s, 2);
       tr.querySelector(".exposed").textContent = fmt(r.exposed_comm_s, 2);
-      tr.querySelector(".util").textContent = Math.round(r.utilisation * 100) + "%";
+      tr.querySelector(".util").textContent = pct(r.utilisation);
       tbody.appendChild(tr);  // re-order by the new rank, the offer's warnings under it
       if (notes[r.id]) tbody.appendChild(notes[r.id]);
     });
     var note = document.getElementById("whatif-note");
     if (note && data.results.length) {
-      note.textContent = "#1: " + data.results[0].label + " · " + fmt(data.results[0].cost_per_eth, 2) + " " + data.results[0].currency;
+      note.textContent = "#1: " + data.results[0].label + " · " + fmt(data.results[0].cost_per_eth, 2) + " " + (table.querySelector(".cost") || {dataset: {}}).dataset.unit;
     }
   }
 

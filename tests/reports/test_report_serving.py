@@ -6,19 +6,21 @@ from __future__ import annotations
 import re
 import subprocess
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 from openpyxl import load_workbook
 
 from core.models import JobStatus
 from quotes.testing import make_quote, make_vendor, make_workload
 from rankings.models import RankingRun
 from rankings.tasks import run_job as rank_job
-from reports.pdf import offer_inputs
 from reports.selectors import report_data
 from reports.services import report_build_sync
+from reports.summary import offer_rows
 from serving.selectors import serving_report_section
 
 pytestmark = pytest.mark.django_db
@@ -56,8 +58,8 @@ def test_the_pdf_has_the_serving_ranking_and_the_mixed_plan(served, demo_run, te
     top = workload["results"][0]
     assert f"{top['cost_per_million_tokens_cny']:,.2f}" in text
     assert f"Mixed plan: {plan['name']}" in text
-    assert f"{plan['elastic_saving_cny']:,.0f}" in text
-    assert f"{plan['total_fixed_cny']:,.0f}" in text and f"{plan['total_elastic_cny']:,.0f}" in text
+    assert f"{plan['elastic_saving_cny']:,.2f}" in text  # money: grouped, two places
+    assert f"{plan['total_fixed_cny']:,.2f}" in text and f"{plan['total_elastic_cny']:,.2f}" in text
     # billing models by their names, not their codes
     assert not re.search(r"\b(per_gb|p95)\b", text.split("Serving and mixed plans")[1][:5000])
 
@@ -108,26 +110,35 @@ def test_a_serving_section_that_fails_leaves_a_note_not_a_broken_report(
     monkeypatch.setattr(reports.selectors, "serving_report_section", broken)
     text = _pdf_text(_build(team_a, analyst_a, demo_run, "pdf").file.path)
     assert "The serving section could not be computed" in text
-    assert "Serving and mixed plans" not in text and "Executive summary" in text
+    assert "Serving and mixed plans" not in text and "Decision asked for" in text
 
 
-def test_offer_inputs_print_shared_values_once_and_keep_every_input():
+def test_offer_inputs_are_words_with_units_shared_values_once():
     offers = {
         "1": {"id": 1, "vendor": "甲", "label": "IB", "version": 2, "nodes": 8, "nic_gbps": 200.0,
-              "fabric": "ib", "measured_gbps": 194.096467542016, "vendor_flags": [{"en": "x"}]},
+              "fabric": "ib", "measured_gbps": 194.096467542016, "quote_id": 3,
+              "availability": 0.999, "price_per_node_month": 52000.0, "currency": "CNY",
+              "vendor_flags": [{"en": "x"}]},
         "2": {"id": 2, "vendor": "乙", "label": "TCP", "version": 1, "nodes": 8, "nic_gbps": 10.0,
-              "fabric": "tcp", "measured_gbps": None},
+              "fabric": "tcp", "measured_gbps": None, "quote_id": 4, "availability": 0.999,
+              "price_per_node_month": 30000.0, "currency": "CNY"},
     }  # fmt: skip
-    out = offer_inputs(offers)
-    assert out["shared"] == [("nodes", "8")]
+    with translation.override("en"):
+        out = offer_rows(SimpleNamespace(offers=offers))
+    assert out["shared"] == [("Nodes", "8"), ("Availability (SLA)", "99.9%")]
     first, second = out["offers"]
     assert first["title"] == "甲 · IB" and first["version"] == 2
-    assert first["values"] == "nic_gbps = 200; fabric = ib; measured_gbps = 194.096"
-    assert second["values"] == "nic_gbps = 10; fabric = tcp; measured_gbps = —"
-    assert "vendor_flags" not in first["values"]
+    assert dict(first["values"]) == {
+        "NIC speed": "200 Gbit/s", "Fabric": "InfiniBand", "Measured bandwidth (P5)": "194 Gbit/s",
+        "Price per node and month": "52,000.00 CNY",
+    }  # fmt: skip
+    assert dict(second["values"])["Measured bandwidth (P5)"] == "—"
+    shown = repr(out)
+    for developer_name in ("quote_id", "vendor_flags", "nic_gbps", "measured_gbps", " = "):
+        assert developer_name not in shown
     # a single offer: nothing is "shared", everything is its own
-    alone = offer_inputs({"1": offers["1"]})
-    assert alone["shared"] == [] and "nodes = 8" in alone["offers"][0]["values"]
+    alone = offer_rows(SimpleNamespace(offers={"1": offers["1"]}))
+    assert alone["shared"] == [] and ("Nodes", "8") in alone["offers"][0]["values"]
 
 
 def test_report_data_costs_the_same_queries_for_more_offers_and_vendors(

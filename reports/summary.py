@@ -1,0 +1,255 @@
+"""What the PDF's first page and appendices say, in words: the management summary (recommendation,
+why, risk, savings, tie, decision), warnings by severity with references into the findings
+appendix, and the workload and offer inputs as labelled values with units.
+
+Everything here reads a `ReportData` and returns plain values for the template; no rule of the
+ranking lives here (that is the cost model's), only how the outcome is told.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+
+from domain import formatting as f
+from domain.regions import province_by_code
+from rankings.selectors import offer_warnings
+
+from .selectors import ReportData
+
+# Two offers whose cost per effective training hour differs by less than this are a tie: the
+# model's inputs are not that precise.
+TIE_MARGIN = 0.03
+
+
+def _lang() -> str:
+    return get_language() or "zh-hans"
+
+
+def _name(r: Any) -> str:
+    return f"{r.vendor_name} · {r.label}" if r.vendor_name else str(r.label)
+
+
+@dataclass
+class OfferFindings:
+    """One ranked offer's warnings, most severe first, with its reference (F1, F2, …)."""
+
+    ref: str
+    rank: int
+    name: str
+    counts: dict[str, int]
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+
+def findings(data: ReportData) -> list[OfferFindings]:
+    out = []
+    for r in data.results:
+        ws = offer_warnings(r.warnings or [], shown=10_000)
+        if not ws["count"]:
+            continue
+        counts = dict.fromkeys(("critical", "warning", "info"), 0)
+        for w in ws["shown"]:
+            counts[w["severity"]] += 1
+        out.append(OfferFindings(ref=f"F{len(out) + 1}", rank=r.rank, name=_name(r),
+                                 counts=counts, items=ws["shown"]))  # fmt: skip
+    return out
+
+
+def _margin(data: ReportData) -> float | None:
+    """How much dearer per effective training hour the runner-up is than the winner (a share)."""
+    w, r = data.winner, data.runner_up
+    if w is None or r is None:
+        return None
+    mine, theirs = data.to_cny(w.cost_per_eth, w.currency), data.to_cny(r.cost_per_eth, r.currency)
+    if not mine or theirs is None:
+        return None
+    return (theirs - mine) / mine
+
+
+def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, str]]:
+    w = data.winner
+    if w is None:
+        return []
+    risks = []
+    mine = refs.get(w.rank)
+    if mine and (mine.counts["critical"] or mine.counts["warning"]):
+        risks.append({"severity": "critical" if mine.counts["critical"] else "warning",
+                      "text": _("The recommended offer has %(c)d critical and %(w)d other "
+                                "warnings (findings %(ref)s).")
+                      % {"c": mine.counts["critical"], "w": mine.counts["warning"],
+                         "ref": mine.ref}})  # fmt: skip
+    for s in data.vendors:
+        if s.critical and any(str(o.get("id")) == str(w.offer_id) for o in s.offers):
+            risks.append({"severity": "critical",
+                              "text": _("Its vendor has %(n)d open due-diligence red flag(s).")
+                              % {"n": len(s.critical)}})  # fmt: skip
+    if w.bandwidth_basis != "measured":
+        risks.append({"severity": "warning", "text": _(
+            "Its bandwidth is the vendor's claim, not measured: ask for a benchmark before signing."
+        )})  # fmt: skip
+    flips = [s["label"] for s in data.sensitivity if s.get("low_flips") or s.get("high_flips")]
+    if flips:
+        risks.append({"severity": "warning",
+                      "text": _("Another offer wins if these inputs change: %s.")
+                      % ", ".join(str(x) for x in flips)})  # fmt: skip
+    return risks
+
+
+def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str, Any]:
+    """The first page's statements, each a sentence in the active language."""
+    w = data.winner
+    if w is None:
+        return {}
+    lang = _lang()
+    margin = _margin(data)
+    tie = margin is not None and margin < TIE_MARGIN
+    refs = {o.rank: o for o in found}
+    risks = _risks(data, refs)
+    why = [_("Lowest cost per effective training hour: %(cost)s (range %(low)s to %(high)s).")
+           % {"cost": f.money(w.cost_per_eth, w.currency, lang),
+              "low": f.money(w.cost_per_eth_low, w.currency, lang),
+              "high": f.money(w.cost_per_eth_high, w.currency, lang)}]  # fmt: skip
+    if margin is not None and data.runner_up is not None:
+        why.append(_("The runner-up, %(name)s, costs %(pct)s more per effective training hour.")
+                   % {"name": _name(data.runner_up), "pct": f.percent(margin)})  # fmt: skip
+    rent = data.cheapest_rent
+    if rent is not None and rent.offer_id != w.offer_id:
+        why.append(_("The cheapest rent (%(name)s) loses time to communication the GPUs cannot "
+                     "hide, so it trains dearer.") % {"name": _name(rent)})  # fmt: skip
+    if tie and data.runner_up is not None:
+        decision = _("Choose between %(a)s and %(b)s (a tie within %(pct)s): ask both for a "
+                     "measured benchmark and their best price before deciding.") % {
+            "a": _name(w), "b": _name(data.runner_up), "pct": f.percent(TIE_MARGIN, 0)}  # fmt: skip
+    elif any(r["severity"] == "critical" for r in risks):
+        decision = _(
+            "Approve negotiating with %(a)s, on condition that the critical risks below "
+            "are resolved before a contract is signed."
+        ) % {"a": _name(w)}
+    else:
+        decision = _("Approve contracting %(a)s for this workload.") % {"a": _name(w)}
+    return {"why": why, "risks": risks, "tie": tie, "margin": margin, "decision": decision}
+
+
+# The workload's inputs in words: label, and how the value is written.
+WORKLOAD_LABELS: dict[str, Any] = {
+    "params_b": gettext_lazy("Model size (parameters)"),
+    "train_tokens": gettext_lazy("Tokens to train on"),
+    "tokens_per_step": gettext_lazy("Tokens per optimiser step (global batch)"),
+    "nodes": gettext_lazy("Nodes rented"),
+    "strategy": gettext_lazy("Parallelism"),
+    "grad_bytes": gettext_lazy("Gradient size per value"),
+    "overlap": gettext_lazy("Communication hidden behind compute"),
+    "mfu": gettext_lazy("Model FLOPs utilisation (MFU)"),
+    "flops_per_token_factor": gettext_lazy("Training FLOPs per token and parameter"),
+}
+STRATEGIES = {
+    "ddp": gettext_lazy("data parallel (DDP)"),
+    "fsdp": gettext_lazy("fully sharded data parallel (FSDP)"),
+    "zero": gettext_lazy("ZeRO sharding"),
+}
+
+
+def _workload_value(key: str, value: Any, lang: str) -> str:
+    if value is None:
+        return str(_("the GPU's default (GPU table)")) if key == "mfu" else f.DASH
+    if key == "params_b":
+        return f.tokens(float(value) * 1e9, lang)
+    if key in ("train_tokens", "tokens_per_step"):
+        return f.tokens(value, lang)
+    if key == "strategy":
+        return str(STRATEGIES.get(str(value), value))
+    if key == "grad_bytes":
+        return _("%s bytes") % f.significant(value)
+    if key in ("overlap", "mfu"):
+        return f.percent(value, 0)
+    if key == "flops_per_token_factor":
+        return f"{f.significant(value)} ×"
+    return f.significant(value) if f.to_float(value) is not None else str(value)
+
+
+def _humanise(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def workload_rows(data: ReportData) -> list[tuple[str, str]]:
+    lang = _lang()
+    return [(str(WORKLOAD_LABELS.get(k, _humanise(k))), _workload_value(k, v, lang))
+            for k, v in data.workload.items()]  # fmt: skip
+
+
+OFFER_LABELS: dict[str, Any] = {
+    "gpu": gettext_lazy("GPU"),
+    "nodes": gettext_lazy("Nodes"),
+    "gpus_per_node": gettext_lazy("GPUs per node"),
+    "price_per_node_month": gettext_lazy("Price per node and month"),
+    "monthly_fees": gettext_lazy("Other fees per month"),
+    "fabric": gettext_lazy("Fabric"),
+    "nic_gbps": gettext_lazy("NIC speed"),
+    "nics_per_node": gettext_lazy("NICs per node"),
+    "rack_uplink_gbps": gettext_lazy("Rack uplink"),
+    "servers_per_rack": gettext_lazy("Servers per rack"),
+    "availability": gettext_lazy("Availability (SLA)"),
+    "whole_offer_only": gettext_lazy("Only rented as a whole"),
+    "measured_gbps": gettext_lazy("Measured bandwidth (P5)"),
+    "measured_p50_gbps": gettext_lazy("Measured bandwidth (P50)"),
+    "measured_kind": gettext_lazy("What was measured"),
+    "pfc": gettext_lazy("PFC (lossless)"),
+    "ecn": gettext_lazy("ECN (congestion marking)"),
+}
+_HIDDEN = {"id", "vendor", "label", "version", "quote_id", "vendor_flags", "currency"}
+_MONEY = {"price_per_node_month", "monthly_fees"}
+_GBPS = {"nic_gbps", "rack_uplink_gbps", "measured_gbps", "measured_p50_gbps"}
+FABRICS = {"ib": "InfiniBand", "roce": "RoCE", "tcp": "TCP/IP"}
+
+
+def _offer_value(key: str, value: Any, offer: dict[str, Any], lang: str) -> str:
+    if value is None or value == "":
+        return f.DASH
+    if isinstance(value, bool):
+        return str(_("yes") if value else _("no"))
+    if key in _MONEY:
+        return f.money(value, offer.get("currency") or "CNY", lang)
+    if key in _GBPS:
+        return f.bandwidth(value, lang)
+    if key == "availability":
+        return f.availability(value)
+    if key == "fabric":
+        return FABRICS.get(str(value), str(value))
+    if key == "measured_kind":
+        return str({"link": _("one link"), "node": _("a whole node")}.get(str(value), value))
+    return f.significant(value) if f.to_float(value) is not None else str(value)
+
+
+def offer_rows(data: ReportData) -> dict[str, Any]:
+    """Every offer's inputs in words: the values all offers share once, then each one's own."""
+    lang = _lang()
+    offers = [o for o in data.offers.values() if isinstance(o, dict)]
+    keys: list[str] = []
+    for o in offers:
+        keys += [k for k in o if k not in keys and k not in _HIDDEN]
+
+    def shown(o: dict[str, Any], k: str) -> str:
+        return _offer_value(k, o.get(k), o, lang)
+
+    shared = [k for k in keys if len(offers) > 1 and len({shown(o, k) for o in offers}) == 1]
+    label = {k: str(OFFER_LABELS.get(k, _humanise(k))) for k in keys}
+    return {
+        "shared": [(label[k], shown(offers[0], k)) for k in shared],
+        "offers": [
+            {"title": f"{o.get('vendor', '')} · {o.get('label', '')}",
+             "version": o.get("version"),
+             "values": [(label[k], shown(o, k)) for k in keys if k not in shared and k in o]}
+            for o in offers
+        ],
+    }  # fmt: skip
+
+
+def province(code: str | None) -> str:
+    """A province in the reader's language only: 广东 in Chinese, Guangdong in English."""
+    p = province_by_code(code or "")
+    if p is None:
+        return code or ""
+    return p.zh if _lang().startswith("zh") else p.en

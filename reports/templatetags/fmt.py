@@ -1,0 +1,97 @@
+"""Template filters over `domain.formatting`: `{% load fmt %}` then `{{ x|money:r.currency }}`.
+
+The filters only pick the active language; every rule of how a number looks lives in the domain
+module, shared with the PDF and the workbook.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.translation import get_language
+
+from domain import formatting as f
+
+register = template.Library()
+
+
+@register.filter
+def num(value: Any, decimals: int = 0) -> str:
+    """Grouped by thousands: `{{ 2131036|num }}` -> 2,131,036; `{{ x|num:2 }}` -> 12.50."""
+    return f.number(value, int(decimals))
+
+
+@register.filter
+def measure(value: Any, max_decimals: int = 2) -> str:
+    """A measured value with at most `max_decimals` places, trailing zeros dropped."""
+    return f.significant(value, max_decimals=int(max_decimals))
+
+
+@register.filter
+def money(value: Any, currency: str | None = "CNY") -> str:
+    """`{{ r.monthly_rent|money:r.currency }}` -> 52,000.00 CNY (元 in Chinese)."""
+    return f.money(value, currency or "CNY", get_language())
+
+
+@register.filter
+def currency(code: str | None) -> str:
+    """The currency's label in the active language (CNY -> 元 in Chinese)."""
+    return f.currency_label(code, get_language())
+
+
+@register.filter
+def gbps(value: Any) -> str:
+    return f.bandwidth(value, get_language())
+
+
+@register.filter
+def mbps(value: Any) -> str:
+    return f.mbps(value, get_language())
+
+
+@register.filter
+def seconds(value: Any) -> str:
+    return f.seconds(value, get_language())
+
+
+@register.filter
+def hours(value: Any) -> str:
+    return f.hours(value, get_language())
+
+
+@register.filter
+def pct(value: Any, decimals: int = 1) -> str:
+    """A fraction as a percentage: `{{ 0.853|pct }}` -> 85.3%."""
+    return f.percent(value, int(decimals))
+
+
+@register.filter
+def availability(value: Any) -> str:
+    return f.availability(value)
+
+
+@register.filter
+def tokens(value: Any) -> str:
+    """A token count: 万 / 亿 in Chinese, K / M / B in English."""
+    return f.tokens(value, get_language())
+
+
+@register.filter
+def absval(value: Any) -> Any:
+    return abs(value) if isinstance(value, int | float) else value
+
+
+@register.filter
+def pct_points(value: Any, decimals: int = 1) -> str:
+    """A change already in percent, signed: `{{ 12.34|pct_points }}` -> +12.3%."""
+    x = f.to_float(value)
+    return f.DASH if x is None else f.percent(x / 100, int(decimals), signed=True)
+
+
+@register.filter
+def province(code: str | None) -> str:
+    """A province in the reader's language only (广东 in Chinese, Guangdong in English)."""
+    from reports.summary import province as _province
+
+    return _province(code)
