@@ -246,6 +246,9 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
     snapshot = run.snapshot or {}
     offers = {str(o.get("id")): o for o in snapshot.get("offers", [])}
     lesson = ranking_lesson(results)
+    eligible = sorted(
+        (r for r in results if r.eligible and r.decision_rank), key=lambda r: r.decision_rank
+    )
     unverified = [r for r in results if r.bandwidth_basis != "measured"]
     who = user or run.created_by
     serving, serving_missing = _serving(run.team)
@@ -255,8 +258,10 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
         user_name=(who.get_full_name() or who.get_username()) if who else "",
         today=timezone.localdate(),
         results=results,
-        winner=results[0] if results else None,
-        runner_up=results[1] if len(results) > 1 else None,
+        # The recommendation is the run's decision (rankings.selectors.recommended_result): the
+        # best *eligible* offer under the team's risk policy, never an excluded one.
+        winner=eligible[0] if eligible else None,
+        runner_up=eligible[1] if len(eligible) > 1 else None,
         cheapest_rent=lesson["cheapest_rent"],
         offers=offers,
         workload=dict(snapshot.get("workload") or {}),

@@ -105,7 +105,10 @@ def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str
         return {}
     lang = _lang()
     margin = _margin(data)
-    tie = margin is not None and margin < TIE_MARGIN
+    # One tie rule: the run's decision (cost ranges that overlap, domain/uncertainty.py); a run
+    # computed before decisions were stored falls back to the runner-up within TIE_MARGIN.
+    decided = data.run.decision or {}
+    tie = bool(decided["tie"]) if "tie" in decided else margin is not None and margin < TIE_MARGIN
     refs = {o.rank: o for o in found}
     risks = _risks(data, refs)
     why = [_("Lowest cost per effective training hour: %(cost)s (range %(low)s to %(high)s).")
@@ -122,7 +125,8 @@ def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str
     if tie and data.runner_up is not None:
         decision = _("Choose between %(a)s and %(b)s (a tie within %(pct)s): ask both for a "
                      "measured benchmark and their best price before deciding.") % {
-            "a": _name(w), "b": _name(data.runner_up), "pct": f.percent(TIE_MARGIN, 0)}  # fmt: skip
+            "a": _name(w), "b": _name(data.runner_up),
+            "pct": f.percent(max(margin or 0.0, 0.0))}  # fmt: skip
     elif any(r["severity"] == "critical" for r in risks):
         decision = _(
             "Approve negotiating with %(a)s, on condition that the critical risks below "

@@ -262,3 +262,18 @@ def test_a_snapshot_stored_before_the_policy_counts_its_vendor_flags_as_critical
     rows, decision = decide(old, rank_snapshot(old))
     assert not rows[0].eligible and rows[0].risk_marks[0]["code"] == "licence_missing"
     assert decision["all_excluded"] and decision["policy"]["critical"]["action"] == "exclude"
+
+
+def test_the_management_report_recommends_the_eligible_offer_not_rank_one(hostile_demo):
+    from reports.selectors import report_data
+    from reports.summary import management_summary
+
+    run = hostile_demo
+    data = report_data(run=run)
+    recommended = recommended_result(run)
+    assert recommended is not None and recommended.rank > 2  # ranks 1 and 2 are excluded
+    assert data.winner is not None and data.winner.pk == recommended.pk
+    assert data.runner_up is None or (data.runner_up.eligible and data.runner_up.decision_rank == 2)
+    summary = management_summary(data, [])
+    assert summary["tie"] == bool(run.decision.get("tie"))
+    assert "unlicensed" not in summary["decision"] and "absurd" not in summary["decision"]
