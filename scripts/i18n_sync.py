@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,10 @@ IGNORES = [".venv", "tests", "staticfiles", "var", "locale", "locale_pending", "
 def makemessages() -> None:
     cmd = [sys.executable, "manage.py", "makemessages", "-l", "zh_Hans", "--no-obsolete"]
     cmd += [f"--ignore={pattern}" for pattern in IGNORES]
-    subprocess.run(cmd, cwd=ROOT, check=True)
+    # makemessages needs settings only to find the apps: the development defaults will do
+    # (DEBUG is off by default, which would ask for a production secret key).
+    env = {**os.environ, "DJANGO_DEBUG": os.environ.get("DJANGO_DEBUG", "true")}
+    subprocess.run(cmd, cwd=ROOT, check=True, env=env)
 
 
 def pending_translations(folder: Path) -> dict[tuple[str | None, str], polib.POEntry]:
