@@ -1,5 +1,8 @@
 """The API's JSON parser, bounded: a deeply nested body is a 400 with a clear message.
 
+It also refuses NUL characters (``\u0000``) anywhere in the body's strings and keys: PostgreSQL
+cannot hold them in text, so any lookup or write with one was a 500 (a fuzzed quote's GPU key).
+
 DRF's JSONParser hands the body to ``json.loads``, whose C decoder recurses once per level: a
 200 KB body of 100,000 ``[`` raised ``RecursionError``, which DRF does not catch (a 500). The body
 is first read through the same nesting bound as uploaded logs (``domain.benchlogs.depth``).
@@ -29,6 +32,25 @@ class BoundedJSONParser(JSONParser):
             zh = (get_language() or "").startswith("zh")
             raise ParseError(exc.message.zh if zh else exc.message.en) from exc
         try:
-            return super().parse(io.BytesIO(body), media_type, parser_context)
+            data = super().parse(io.BytesIO(body), media_type, parser_context)
         except RecursionError as exc:  # unreachable with the bound; kept as the last guard
             raise ParseError("JSON nested too deeply.") from exc
+        if (b"\\u0000" in body or b"\x00" in body) and _has_nul(data):
+            zh = (get_language() or "").startswith("zh")
+            raise ParseError(NUL_ZH if zh else NUL_EN)
+        return data
+
+
+NUL_EN = "Text in the request contains a NUL character (\\u0000), which cannot be stored."
+NUL_ZH = "请求中的文本含有 NUL 字符（\\u0000），无法保存。"
+
+
+def _has_nul(value: Any) -> bool:
+    """Any string or key holding a NUL character (the depth is already bounded)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    return False

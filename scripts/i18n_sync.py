@@ -21,16 +21,16 @@ import polib
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po"
+# manage.py needs settings only to find the apps: the development defaults will do (DEBUG is
+# off by default, which would ask for a production secret key).
+_ENV = {**os.environ, "DJANGO_DEBUG": os.environ.get("DJANGO_DEBUG", "true")}
 IGNORES = [".venv", "tests", "staticfiles", "var", "locale", "locale_pending", "test-artifacts"]
 
 
 def makemessages() -> None:
     cmd = [sys.executable, "manage.py", "makemessages", "-l", "zh_Hans", "--no-obsolete"]
     cmd += [f"--ignore={pattern}" for pattern in IGNORES]
-    # makemessages needs settings only to find the apps: the development defaults will do
-    # (DEBUG is off by default, which would ask for a production secret key).
-    env = {**os.environ, "DJANGO_DEBUG": os.environ.get("DJANGO_DEBUG", "true")}
-    subprocess.run(cmd, cwd=ROOT, check=True, env=env)
+    subprocess.run(cmd, cwd=ROOT, check=True, env=_ENV)
 
 
 def pending_translations(folder: Path) -> dict[tuple[str | None, str], polib.POEntry]:
@@ -78,7 +78,7 @@ def main() -> int:
         where = ", ".join(path for path, _line in entry.occurrences[:2])
         print(f"MISSING zh-Hans: {entry.msgid!r}  ({where})")
     subprocess.run([sys.executable, "manage.py", "compilemessages", "-l", "zh_Hans"], cwd=ROOT,
-                   check=True)  # fmt: skip
+                   check=True, env=_ENV)  # fmt: skip
     print(f"{len(po)} entries, {len(used)} filled from pending, {len(missing)} missing")
     if folder.is_dir() and not missing:
         for path in folder.glob("*.po"):

@@ -49,3 +49,10 @@ def test_a_nested_api_body_is_a_400_in_the_users_language(api_as, analyst_a, lan
     assert response.status_code == 400
     detail = response.json()["detail"]
     assert ("嵌套" in detail) if language.startswith("zh") else ("nested" in detail)
+
+
+def test_a_nul_character_in_any_string_is_a_400_not_a_database_error(api_as, analyst_a):
+    body = '{"label": "B23", "terms": {"gpu": "\\u0000A100", "nodes": 2}}'
+    response = api_as(analyst_a).post("/api/v1/quotes/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert "NUL" in response.json()["detail"]

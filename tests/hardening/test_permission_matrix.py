@@ -146,6 +146,7 @@ ROUTES: dict[str, R] = {
     "benchmarks:download": R(G_READ, k(pk="log"), obj=True, download=True),
     # rankings pages
     "rankings:list": R(G_READ),
+    "rankings:glossary": R(G_READ),
     "rankings:start": R(PAGE_FORM),
     "rankings:detail": R(G_READ, k(pk="ranking"), obj=True),
     "rankings:status": R(G_READ, k(pk="ranking"), obj=True),
