@@ -35,14 +35,28 @@ class BoundedJSONParser(JSONParser):
             data = super().parse(io.BytesIO(body), media_type, parser_context)
         except RecursionError as exc:  # unreachable with the bound; kept as the last guard
             raise ParseError("JSON nested too deeply.") from exc
-        if (b"\\u0000" in body or b"\x00" in body) and _has_nul(data):
-            zh = (get_language() or "").startswith("zh")
-            raise ParseError(NUL_ZH if zh else NUL_EN)
+        if b"\\u0000" in body or b"\x00" in body:
+            where = _nul_field(data)
+            if where is not None:
+                zh = (get_language() or "").startswith("zh")
+                text = NUL_ZH if zh else NUL_EN
+                # Named by its top-level field, like the serializers' own errors.
+                raise ParseError({where: [text]} if where else text)
         return data
 
 
-NUL_EN = "Text in the request contains a NUL character (\\u0000), which cannot be stored."
+NUL_EN = "Text in the request contains a null character (\\u0000), which cannot be stored."
 NUL_ZH = "请求中的文本含有 NUL 字符（\\u0000），无法保存。"
+
+
+def _nul_field(data: Any) -> str | None:
+    """The top-level field holding a NUL character ("" when not under a key), or None."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if _has_nul(key) or _has_nul(value):
+                return str(key).replace("\x00", "") or "detail"
+        return None
+    return "" if _has_nul(data) else None
 
 
 def _has_nul(value: Any) -> bool:

@@ -55,4 +55,4 @@ def test_a_nul_character_in_any_string_is_a_400_not_a_database_error(api_as, ana
     body = '{"label": "B23", "terms": {"gpu": "\\u0000A100", "nodes": 2}}'
     response = api_as(analyst_a).post("/api/v1/quotes/", body, content_type="application/json")
     assert response.status_code == 400
-    assert "NUL" in response.json()["detail"]
+    assert "null character" in response.json()["terms"][0]
