@@ -17,7 +17,9 @@ from django.conf import settings
 from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from domain.rfq_rules import single_line
 
@@ -55,6 +57,27 @@ def send_with_retries(*, subject: str, body: str, to: str) -> Outcome:
     return Outcome(sent=False, attempts=len(delays) + 1, error=error)
 
 
+# Suppliers' languages are not known (they have no account yet): every sourcing mail carries the
+# Chinese text first, then the English one, whichever language the sender's page or the worker had.
+MAIL_LANGUAGES = ("zh-hans", "en")
+
+
+def bilingual(subject: str, template: str, context: dict[str, object]) -> tuple[str, str]:
+    """(subject, body) in every mail language: `subject` is a msgid with %(title)s-style
+    placeholders filled from `context`; identical translations are not repeated."""
+    subjects: list[str] = []
+    bodies: list[str] = []
+    for lang in MAIL_LANGUAGES:
+        with translation.override(lang):
+            line = _(subject) % context
+            text = render_to_string(template, context).strip()
+        if line not in subjects:
+            subjects.append(line)
+        if text not in bodies:
+            bodies.append(text)
+    return " / ".join(subjects), "\n\n----------\n\n".join(bodies) + "\n"
+
+
 def invitation_link(base_url: str, token: str) -> str:
     return f"{(base_url or '').rstrip('/')}/sourcing/invite/{token}/"
 
@@ -70,9 +93,11 @@ def invitation_deliver(*, invitation_id: int, token: str, base_url: str) -> Outc
     if invitation is None or invitation.token_sha256 != token_digest(token):
         return None
     rfq = invitation.rfq
-    context = {"invitation": invitation, "rfq": rfq, "link": invitation_link(base_url, token)}
-    body = render_to_string("sourcing/email_invitation.txt", context)
-    subject = _("Request for quotation: %(title)s") % {"title": rfq.title}
+    context = {"invitation": invitation, "rfq": rfq, "title": rfq.title,
+               "link": invitation_link(base_url, token)}  # fmt: skip
+    subject, body = bilingual(
+        gettext_noop("Request for quotation: %(title)s"), "sourcing/email_invitation.txt", context
+    )
     outcome = send_with_retries(subject=subject, body=body, to=invitation.email)
     now = timezone.now()
     Invitation.objects.filter(pk=invitation.pk, token_sha256=invitation.token_sha256).update(
@@ -106,8 +131,11 @@ def extension_notify(*, extension_id: int) -> dict[str, list[str]]:
         return {"sent": [], "failed": []}
     extension = DeadlineExtension.objects.select_related("rfq").get(pk=extension_id)
     rfq = extension.rfq
-    subject = _("Deadline extended: %(title)s") % {"title": rfq.title}
-    body = render_to_string("sourcing/email_extension.txt", {"rfq": rfq, "extension": extension})
+    subject, body = bilingual(
+        gettext_noop("Deadline extended: %(title)s"),
+        "sourcing/email_extension.txt",
+        {"rfq": rfq, "extension": extension, "title": rfq.title},
+    )
     sent, failed = _send_all(extension_recipients(extension), subject, body)
     audit(rfq, AuditVerb.EXTENSION_MAILED, None, sent=sent, failed=failed)
     return {"sent": sent, "failed": failed}

@@ -45,8 +45,10 @@ def test_a_newline_in_a_stored_title_no_longer_breaks_invitations(
     assert r.status_code == 201, r.content
     assert len(mail.outbox) == 1
     sent = mail.outbox[0]
-    assert sent.subject == "Request for quotation: 64×A100 pretraining Bcc: rival@example.com " \
-                           "X-Spam: yes"  # fmt: skip
+    title = "64×A100 pretraining Bcc: rival@example.com X-Spam: yes"
+    assert sent.subject == f"询价单：{title} / Request for quotation: {title}"
+    # suppliers have no language yet: Chinese first, then English, whatever the sender used
+    assert "您好" in sent.body and "you are invited" in sent.body
     message = sent.message()
     assert message["Bcc"] is None and message["X-Spam"] is None
     assert sent.recipients() == ["one@example.com"]

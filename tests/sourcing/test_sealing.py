@@ -285,6 +285,10 @@ def test_the_extension_flow_on_the_page(answered, analyst_a, approver_a, client,
     assert Rfq.objects.get(pk=answered.pk).deadline == new
     assert len(mail.outbox) == 2 and "Power work in the data centre" in mail.outbox[0].body
     assert "\n" not in mail.outbox[0].subject
+    # the approver's page was English; the supplier reads Chinese first, then English, both times
+    assert mail.outbox[0].subject.startswith("截止时间已延期：")
+    assert "Deadline extended: " in mail.outbox[0].subject
+    assert "的截止时间已延期。" in mail.outbox[0].body and "is extended." in mail.outbox[0].body
 
 
 def test_the_admin_site_cannot_unseal_or_move_a_published_rfq(answered, make_user, team_a,
