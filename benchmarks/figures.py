@@ -104,12 +104,17 @@ def throughput_over_time(
 
 
 def message_size_curve(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure | None:
-    """Average (and peak) bandwidth against message size, log-scaled sizes."""
+    """Average bandwidth against message size, log-scaled sizes.
+
+    For nccl-tests this is the bus bandwidth curve; a dotted line marks the message size the
+    training model reads it at (one DDP gradient bucket)."""
     fig = go.Figure()
+    nccl = False
     for label, data in items:
         rows = [r for r in data.get("sizes") or [] if r.get("bw_avg_gbps") is not None]
         if len(rows) < 2:
             continue
+        nccl = nccl or data.get("test") == "nccl"
         fig.add_scatter(
             x=[r["bytes"] for r in rows],
             y=[r["bw_avg_gbps"] for r in rows],
@@ -118,10 +123,55 @@ def message_size_curve(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure
         )
     if not fig.data:
         return None
+    if nccl:
+        from domain.trainmodel.steptime import BUCKET_BYTES
+
+        fig.add_vline(
+            x=math.log10(BUCKET_BYTES),
+            line_dash="dot",
+            annotation_text=_("training model's message size"),
+        )
     fig.update_layout(
-        title=_("Bandwidth by message size"),
+        title=_("Bus bandwidth by message size") if nccl else _("Bandwidth by message size"),
         xaxis={"type": "log", "title": _("message size (bytes)")},
         yaxis_title="Gbit/s",
+        **LAYOUT,
+    )
+    return fig
+
+
+LATENCY_STATS = (("min", "min"), ("typical", "typical"), ("avg", "average"), ("p99", "P99"),
+                 ("p999", "P99.9"))  # fmt: skip
+
+
+def latency_by_size(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure | None:
+    """Latency against message size of ``ib_*_lat -a`` sweeps, log-scaled sizes.
+
+    One log: a line per statistic (min, typical, average, P99, P99.9); several logs: typical
+    and P99.9 of each, named by the log."""
+    names = {"min": _("min"), "typical": _("typical"), "avg": _("average")}
+    fig = go.Figure()
+    sweeps = [(label, data.get("latency_sizes") or []) for label, data in items]
+    sweeps = [(label, rows) for label, rows in sweeps if len(rows) >= 2]
+    for label, rows in sweeps:
+        keys = LATENCY_STATS if len(sweeps) == 1 else (("typical", ""), ("p999", "P99.9"))
+        for key, fallback in keys:
+            ys = [r.get(key) for r in rows]
+            if all(y is None for y in ys):
+                continue
+            stat = names.get(key, fallback)
+            fig.add_scatter(
+                x=[r["bytes"] for r in rows],
+                y=ys,
+                name=stat if len(sweeps) == 1 else f"{label} · {stat}",
+                mode="lines+markers",
+            )
+    if not fig.data:
+        return None
+    fig.update_layout(
+        title=_("Latency by message size"),
+        xaxis={"type": "log", "title": _("message size (bytes)")},
+        yaxis_title="µs",
         **LAYOUT,
     )
     return fig
@@ -187,6 +237,7 @@ def run_figures(
         throughput_over_time(items, line_rate_gbps=line_rate_gbps),
         pairs_side_by_side(items, line_rate_gbps=line_rate_gbps),
         message_size_curve(items),
+        latency_by_size(items),
         latency_percentiles(items),
     ]
     return [to_html(f) for f in figs if f is not None]

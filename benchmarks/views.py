@@ -15,7 +15,7 @@ from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.models import JobStatus
 from core.queue import unavailable_text, was_unqueued
 
-from . import figures, parsing, selectors
+from . import evidence, figures, parsing, selectors
 from .forms import ThresholdsForm, UploadForm
 from .models import BenchmarkLog, TestRun
 from .services import benchmark_ingest, test_run_create, test_run_delete, thresholds_update
@@ -113,11 +113,8 @@ class TestRunDetailView(TeamRequiredMixin, View):
         run = _run(self.team, pk)
         logs = selectors.run_logs(run)
         line = selectors.run_line_rate_gbps(run)
-        items = [
-            (log.original_name, log.result)
-            for log in logs
-            if log.status == JobStatus.DONE and log.result
-        ]
+        done = [log for log in logs if log.status == JobStatus.DONE and log.result]
+        items = [(log.original_name, log.result) for log in done]
         charts = figures.run_figures(items, line_rate_gbps=line) if run.is_finished else []
         # Run-level notes of the domain (logs left out, not concurrent, mixed kinds, …).
         notes = (
@@ -134,6 +131,9 @@ class TestRunDetailView(TeamRequiredMixin, View):
                 "archives": selectors.run_archives(run),
                 "line_rate": line,
                 "charts": charts,
+                "evidence": evidence.run_evidence(
+                    [(log.pk, log.original_name, log.result) for log in done], line_rate_gbps=line
+                ),
                 "notes": notes,
                 "can_write": self.membership.can_write,
             },
@@ -164,6 +164,11 @@ class LogDetailView(TeamRequiredMixin, View):
                 "run": run,
                 "line_rate": line,
                 "charts": charts,
+                "evidence": evidence.log_evidence(
+                    log.result, name=log.original_name, line_rate_gbps=line, log_id=log.pk
+                )
+                if log.result and not log.is_archive
+                else None,
                 "intervals": selectors.log_interval_table(
                     log.result if not log.is_archive else None, request.GET.get("page")
                 ),
