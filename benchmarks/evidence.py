@@ -110,9 +110,7 @@ class LogEvidence:
 
     @property
     def any(self) -> bool:
-        return bool(
-            self.directions or self.latency_rows or self.warmup or self.udp or self.nccl
-        )
+        return bool(self.directions or self.latency_rows or self.warmup or self.udp or self.nccl)
 
 
 def direction_p5(result: dict[str, Any]) -> dict[str, float | None]:
@@ -235,11 +233,11 @@ def _nccl(result: dict[str, Any]) -> Nccl | None:
     if result.get("test") != "nccl":
         return None
     rows = [
-        r for r in result.get("sizes") or () if isinstance(r, dict) and isinstance(r.get("bytes"), int)
+        r
+        for r in result.get("sizes") or ()
+        if isinstance(r, dict) and isinstance(r.get("bytes"), int)
     ]
-    table = [
-        SizeRow(bytes=r["bytes"], bw_avg_gbps=_num(r.get("bw_avg_gbps"))) for r in rows
-    ]
+    table = [SizeRow(bytes=r["bytes"], bw_avg_gbps=_num(r.get("bw_avg_gbps"))) for r in rows]
     return Nccl(
         rows=[{"size": size_label(r["bytes"]), **r} for r in rows],
         largest_gbps=_num(result.get("throughput_gbps")),
@@ -250,7 +248,11 @@ def _nccl(result: dict[str, Any]) -> Nccl | None:
 
 
 def log_evidence(
-    result: dict[str, Any] | None, *, name: str, line_rate_gbps: float | None, log_id: int | None = None
+    result: dict[str, Any] | None,
+    *,
+    name: str,
+    line_rate_gbps: float | None,
+    log_id: int | None = None,
 ) -> LogEvidence:
     result = result or {}
     return LogEvidence(

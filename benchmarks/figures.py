@@ -72,22 +72,38 @@ def throughput_over_time(
 
     Long series are downsampled (``downsample_minmax``); the chart says so under its title."""
     single = len(items) == 1
-    lines: list[tuple[str, list[float], list[float | None]]] = []
+    lines: list[tuple[str, list[float], list[float | None], int]] = []
     for label, data in items:
+        stored = data.get("chart_series")
+        if stored is not None:  # a page summary: already downsampled (benchmarks/summary.py)
+            streams = [s for s in stored if s.get("label") is not None]
+            if single and len(streams) > 1:
+                lines += [(s["label"], s["x"], s["y"], s["count"]) for s in streams]
+            lines += [
+                (_("total") if single else label, s["x"], s["y"], s["count"])
+                for s in stored
+                if s.get("label") is None
+            ]
+            continue
         series = data.get("series") or []
         if single and len(series) > 1:
-            lines += [(s["label"], _times(data, len(s["gbps"])), s["gbps"]) for s in series]
+            lines += [
+                (s["label"], _times(data, len(s["gbps"])), s["gbps"], len(s["gbps"]))
+                for s in series
+            ]
         gbps = data.get("interval_gbps") or []
         if gbps:
-            lines.append((_("total") if single else label, _times(data, len(gbps)), gbps))
+            lines.append(
+                (_("total") if single else label, _times(data, len(gbps)), gbps, len(gbps))
+            )
     if not lines:
         return None
     budget = max(
         MIN_POINTS_PER_SERIES, min(MAX_POINTS_PER_SERIES, MAX_POINTS_PER_CHART // len(lines))
     )
     fig = go.Figure()
-    longest = max(len(y) for _label, _x, y in lines)
-    for label, x, y in lines:
+    longest = max(count for _label, _x, _y, count in lines)
+    for label, x, y, _count in lines:
         dx, dy = downsample_minmax(x, y, budget)
         fig.add_scatter(x=_as_array(dx), y=_as_array(dy), name=label, connectgaps=False)
     if line_rate_gbps:
