@@ -143,7 +143,7 @@ def message_size_curve(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure
         from domain.trainmodel.steptime import BUCKET_BYTES
 
         fig.add_vline(
-            x=math.log10(BUCKET_BYTES),
+            x=BUCKET_BYTES,
             line_dash="dot",
             annotation_text=_("training model's message size"),
         )
@@ -161,7 +161,8 @@ LATENCY_STATS = (("min", "min"), ("typical", "typical"), ("avg", "average"), ("p
 
 
 def latency_by_size(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure | None:
-    """Latency against message size of ``ib_*_lat -a`` sweeps, log-scaled sizes.
+    """Latency against message size of ``ib_*_lat -a`` sweeps, both axes log-scaled (sizes
+    double, latency spans microseconds to milliseconds).
 
     One log: a line per statistic (min, typical, average, P99, P99.9); several logs: typical
     and P99.9 of each, named by the log."""
@@ -187,7 +188,7 @@ def latency_by_size(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure | 
     fig.update_layout(
         title=_("Latency by message size"),
         xaxis={"type": "log", "title": _("message size (bytes)")},
-        yaxis_title="µs",
+        yaxis={"type": "log", "title": "µs"},
         **LAYOUT,
     )
     return fig
