@@ -14,7 +14,7 @@ from core.models import JobStatus
 
 from .models import AcceptanceThresholds, BenchmarkLog, TestRun
 from .parsing import Limits
-from .summary import page_summary
+from .summary import page_summary, table_streams
 
 
 def test_run_list(*, team) -> QuerySet[TestRun]:  # type: ignore[no-untyped-def]
@@ -125,7 +125,6 @@ def run_status_payload(run: TestRun) -> dict:  # type: ignore[type-arg]
 
 
 INTERVALS_PER_PAGE = 200
-MAX_STREAM_COLUMNS = 16  # more streams than this: the table shows the totals only
 
 
 @dataclass(frozen=True)
@@ -184,9 +183,8 @@ def log_interval_table(result: dict | None, page_number: object) -> IntervalTabl
     if not gbps:
         return None
     assert result is not None
-    series = [s for s in result.get("series") or [] if len(s.get("gbps") or []) == len(gbps)]
-    if len(series) < 2 or len(series) > MAX_STREAM_COLUMNS:
-        series = []
+    stored = result.get("series") or []
+    series = [stored[index] for index, _label in table_streams(result)]
     starts = result.get("interval_start_s") or []
     ends = result.get("interval_end_s") or []
     page = Paginator(range(len(gbps)), INTERVALS_PER_PAGE).get_page(page_number)

@@ -20,15 +20,10 @@ import math
 from typing import Any
 
 from . import evidence
-from .figures import MAX_POINTS_PER_SERIES, downsample_minmax
+from .figures import MAX_POINTS_PER_SERIES, _times, downsample_minmax
 
 ARRAYS = ("interval_gbps", "interval_sent_gbps", "series", "interval_start_s", "interval_end_s")
 MAX_STREAM_COLUMNS = 16  # more streams than this: the interval table shows the totals only
-
-
-def _times(result: dict[str, Any], count: int) -> list[float]:
-    ends = [t for t in result.get("interval_end_s") or [] if t is not None]
-    return ends if len(ends) == count else [float(i + 1) for i in range(count)]
 
 
 def _plain(values: Any, digits: int) -> list[float | None]:
