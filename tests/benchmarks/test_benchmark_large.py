@@ -158,3 +158,23 @@ def test_with_a_page_summary_the_pages_never_read_the_whole_result(  # type: ign
     assert new.page.paginator.num_pages == 432 and new.rows[0][0] == 61 * 200 + 1
     chart = [c for c in after.context["charts"] if "Throughput over time" in c][0]
     assert "86,400" in chart and len(after.content) < 500_000
+
+
+def test_backfill_writes_the_summary_of_older_logs_and_the_notes_of_older_runs(day_log):  # type: ignore[no-untyped-def]
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from benchmarks.models import TestRun
+    from benchmarks.summary import page_summary
+
+    TestRun.objects.filter(pk=day_log.test_run_id).update(summarised_at=day_log.uploaded_at)
+    out = StringIO()
+    call_command("backfill_page_summaries", stdout=out)
+    assert "1 log summaries and 1 run notes written." in out.getvalue()
+    day_log.refresh_from_db()
+    assert day_log.summary == page_summary(day_log.result)
+    assert TestRun.objects.get(pk=day_log.test_run_id).run_notes is not None
+    again = StringIO()
+    call_command("backfill_page_summaries", stdout=again)
+    assert "0 log summaries and 0 run notes written." in again.getvalue()
