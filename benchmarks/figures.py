@@ -72,22 +72,38 @@ def throughput_over_time(
 
     Long series are downsampled (``downsample_minmax``); the chart says so under its title."""
     single = len(items) == 1
-    lines: list[tuple[str, list[float], list[float | None]]] = []
+    lines: list[tuple[str, list[float], list[float | None], int]] = []
     for label, data in items:
+        stored = data.get("chart_series")
+        if stored is not None:  # a page summary: already downsampled (benchmarks/summary.py)
+            streams = [s for s in stored if s.get("label") is not None]
+            if single and len(streams) > 1:
+                lines += [(s["label"], s["x"], s["y"], s["count"]) for s in streams]
+            lines += [
+                (_("total") if single else label, s["x"], s["y"], s["count"])
+                for s in stored
+                if s.get("label") is None
+            ]
+            continue
         series = data.get("series") or []
         if single and len(series) > 1:
-            lines += [(s["label"], _times(data, len(s["gbps"])), s["gbps"]) for s in series]
+            lines += [
+                (s["label"], _times(data, len(s["gbps"])), s["gbps"], len(s["gbps"]))
+                for s in series
+            ]
         gbps = data.get("interval_gbps") or []
         if gbps:
-            lines.append((_("total") if single else label, _times(data, len(gbps)), gbps))
+            lines.append(
+                (_("total") if single else label, _times(data, len(gbps)), gbps, len(gbps))
+            )
     if not lines:
         return None
     budget = max(
         MIN_POINTS_PER_SERIES, min(MAX_POINTS_PER_SERIES, MAX_POINTS_PER_CHART // len(lines))
     )
     fig = go.Figure()
-    longest = max(len(y) for _label, _x, y in lines)
-    for label, x, y in lines:
+    longest = max(count for _label, _x, _y, count in lines)
+    for label, x, y, _count in lines:
         dx, dy = downsample_minmax(x, y, budget)
         fig.add_scatter(x=_as_array(dx), y=_as_array(dy), name=label, connectgaps=False)
     if line_rate_gbps:
@@ -104,12 +120,17 @@ def throughput_over_time(
 
 
 def message_size_curve(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure | None:
-    """Average (and peak) bandwidth against message size, log-scaled sizes."""
+    """Average bandwidth against message size, log-scaled sizes.
+
+    For nccl-tests this is the bus bandwidth curve; a dotted line marks the message size the
+    training model reads it at (one DDP gradient bucket)."""
     fig = go.Figure()
+    nccl = False
     for label, data in items:
         rows = [r for r in data.get("sizes") or [] if r.get("bw_avg_gbps") is not None]
         if len(rows) < 2:
             continue
+        nccl = nccl or data.get("test") == "nccl"
         fig.add_scatter(
             x=[r["bytes"] for r in rows],
             y=[r["bw_avg_gbps"] for r in rows],
@@ -118,10 +139,56 @@ def message_size_curve(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure
         )
     if not fig.data:
         return None
+    if nccl:
+        from domain.trainmodel.steptime import BUCKET_BYTES
+
+        fig.add_vline(
+            x=BUCKET_BYTES,
+            line_dash="dot",
+            annotation_text=_("training model's message size"),
+        )
     fig.update_layout(
-        title=_("Bandwidth by message size"),
+        title=_("Bus bandwidth by message size") if nccl else _("Bandwidth by message size"),
         xaxis={"type": "log", "title": _("message size (bytes)")},
         yaxis_title="Gbit/s",
+        **LAYOUT,
+    )
+    return fig
+
+
+LATENCY_STATS = (("min", "min"), ("typical", "typical"), ("avg", "average"), ("p99", "P99"),
+                 ("p999", "P99.9"))  # fmt: skip
+
+
+def latency_by_size(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure | None:
+    """Latency against message size of ``ib_*_lat -a`` sweeps, both axes log-scaled (sizes
+    double, latency spans microseconds to milliseconds).
+
+    One log: a line per statistic (min, typical, average, P99, P99.9); several logs: typical
+    and P99.9 of each, named by the log."""
+    names = {"min": _("min"), "typical": _("typical"), "avg": _("average")}
+    fig = go.Figure()
+    sweeps = [(label, data.get("latency_sizes") or []) for label, data in items]
+    sweeps = [(label, rows) for label, rows in sweeps if len(rows) >= 2]
+    for label, rows in sweeps:
+        keys = LATENCY_STATS if len(sweeps) == 1 else (("typical", ""), ("p999", "P99.9"))
+        for key, fallback in keys:
+            ys = [r.get(key) for r in rows]
+            if all(y is None for y in ys):
+                continue
+            stat = names.get(key, fallback)
+            fig.add_scatter(
+                x=[r["bytes"] for r in rows],
+                y=ys,
+                name=stat if len(sweeps) == 1 else f"{label} · {stat}",
+                mode="lines+markers",
+            )
+    if not fig.data:
+        return None
+    fig.update_layout(
+        title=_("Latency by message size"),
+        xaxis={"type": "log", "title": _("message size (bytes)")},
+        yaxis={"type": "log", "title": "µs"},
         **LAYOUT,
     )
     return fig
@@ -187,6 +254,7 @@ def run_figures(
         throughput_over_time(items, line_rate_gbps=line_rate_gbps),
         pairs_side_by_side(items, line_rate_gbps=line_rate_gbps),
         message_size_curve(items),
+        latency_by_size(items),
         latency_percentiles(items),
     ]
     return [to_html(f) for f in figs if f is not None]

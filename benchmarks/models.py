@@ -91,6 +91,8 @@ class TestRun(TeamScoped, Job):
     )
     verdict = models.CharField(_("verdict"), max_length=8, choices=Verdict.choices, blank=True)
     verdict_reasons = models.JSONField(_("verdict reasons"), default=list, blank=True)
+    # The domain's notes on the run, written by the summary; None for runs summarised before.
+    run_notes = models.JSONField(_("notes on the run"), null=True, blank=True, editable=False)
     summarised_at = models.DateTimeField(_("summarised at"), null=True, blank=True)
 
     class Meta:
@@ -143,6 +145,9 @@ class BenchmarkLog(TeamScoped, Job):
     uploaded_at = models.DateTimeField(_("uploaded at"), default=timezone.now)
     # Parsed result (written by the parse service only).
     result = models.JSONField(_("parsed result"), null=True, blank=True)
+    # What the pages show, without the per-interval arrays (a day-long log's result is tens of
+    # megabytes): written with ``result`` (benchmarks/summary.py); None for logs parsed before.
+    summary = models.JSONField(_("page summary"), null=True, blank=True, editable=False)
     tool = models.CharField(_("tool"), max_length=40, blank=True)
     test_kind = models.CharField(_("test"), max_length=16, choices=TestKind.choices, blank=True)
     throughput_gbps = models.FloatField(_("throughput (Gbit/s)"), null=True, blank=True)

@@ -50,6 +50,12 @@ __all__ = [
 
 # ---------------------------------------------------------------- parsing
 
+UNEXPECTED = Message(
+    code="benchlog.unexpected",
+    en="The parser failed on this file unexpectedly; the file is kept and the team was notified.",
+    zh="解析此文件时发生意外错误；文件已保留，已通知团队。",
+)
+
 
 def parse_upload(stream: IO[bytes], filename: str) -> BenchResult:
     """Parse one log; raises ``BenchLogError`` (and only that) when it cannot be read."""
@@ -64,20 +70,23 @@ def _finite_list(values: Sequence[float]) -> list[float | None]:
     return [_finite(v) for v in values]
 
 
-def result_json(result: BenchResult, filename: str = "") -> dict[str, Any]:
+def result_json(result: BenchResult, filename: str = "", *, charts: bool = True) -> dict[str, Any]:
     """The domain's ``result_to_json`` shape, plus what the pages and summaries need.
 
     Extras: per-stream ``series`` and interval times for the charts, and the fields
     ``result_from_json`` needs to rebuild the result for verdicts and summaries (direction,
     measured kind, fabric, start time, truncation). ``warnings`` and ``error`` are kept
-    bilingual (``{code, en, zh}``) so the pages can show the user's language.
+    bilingual (``{code, en, zh}``) so the pages can show the user's language. Without
+    ``charts`` (``parse_log``), the per-stream series and interval end times are left out.
     """
     data: dict[str, Any] = dict(result_to_json(result, filename))
     data["warnings"] = [w.as_dict() for w in result.warnings]
     data["error"] = result.error.as_dict() if result.error else None
-    data["series"] = [{"label": s.label, "gbps": _finite_list(s.gbps)} for s in result.series]
+    if charts:
+        data["series"] = [{"label": s.label, "gbps": _finite_list(s.gbps)} for s in result.series]
     data["interval_start_s"] = _finite_list(result.interval_start_s)
-    data["interval_end_s"] = _finite_list(result.interval_end_s)
+    if charts:
+        data["interval_end_s"] = _finite_list(result.interval_end_s)
     data["direction"] = result.direction
     data["measured_kind"] = result.measured_kind
     data["fabric"] = result.fabric
@@ -319,6 +328,7 @@ class RunSummary:
     tail_p5_gbps: float | None
     p50_gbps: float | None
     measured_kind: str
+    run_notes: list[dict[str, str]]  # the domain's notes on the run, bilingual
 
 
 RUN_FIELDS = tuple(f.name for f in fields(RunSummary))
@@ -338,6 +348,7 @@ def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | No
         tail_p5_gbps=summary.tail_p5_gbps,
         p50_gbps=summary.p50_gbps,
         measured_kind=summary.measured_kind if summary.pairs else "",
+        run_notes=[w.as_dict() for w in summary.warnings],
     )
 
 

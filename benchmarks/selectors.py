@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.paginator import Page, Paginator
+from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
 from core.models import JobStatus
 
 from .models import AcceptanceThresholds, BenchmarkLog, TestRun
 from .parsing import Limits
+from .summary import page_summary, table_streams
 
 
 def test_run_list(*, team) -> QuerySet[TestRun]:  # type: ignore[no-untyped-def]
@@ -34,11 +38,38 @@ def benchmark_log_list(*, team) -> QuerySet[BenchmarkLog]:  # type: ignore[no-un
 
 
 def run_logs(run: TestRun) -> list[BenchmarkLog]:
-    return list(run.logs.filter(is_archive=False).order_by("original_name", "pk"))
+    """The run's logs without their stored results (pages read ``page_data``)."""
+    return list(run.logs.filter(is_archive=False).defer("result").order_by("original_name", "pk"))
+
+
+def page_data(logs: list[BenchmarkLog]) -> dict[int, dict[str, Any]]:
+    """log id -> its page summary, for the parsed logs (status done) among ``logs``.
+
+    Logs parsed before summaries existed get one built from their result, read in one query."""
+    done = [log for log in logs if log.status == JobStatus.DONE]
+    found = {log.pk: log.summary for log in done if log.summary is not None}
+    older = [log.pk for log in done if log.summary is None]
+    if older:
+        for pk, result in BenchmarkLog.objects.filter(pk__in=older).values_list("pk", "result"):
+            summary = page_summary(result)
+            if summary is not None:
+                found[pk] = summary
+    return found
+
+
+def run_notes(run: TestRun, logs: list[BenchmarkLog], data: dict[int, dict[str, Any]]) -> list:  # type: ignore[type-arg]
+    """The domain's notes on a finished run: stored by the summary, else computed from results."""
+    if run.run_notes is not None:
+        return list(run.run_notes)
+    from .parsing import run_warnings
+
+    done = [log.pk for log in logs if log.pk in data]
+    results = BenchmarkLog.objects.filter(pk__in=done).values_list("result", flat=True)
+    return run_warnings([r for r in results if r], line_rate_gbps=run_line_rate_gbps(run))
 
 
 def run_archives(run: TestRun) -> list[BenchmarkLog]:
-    return list(run.logs.filter(is_archive=True).order_by("pk"))
+    return list(run.logs.filter(is_archive=True).defer("result", "summary").order_by("pk"))
 
 
 def thresholds_for_team(team) -> AcceptanceThresholds:  # type: ignore[no-untyped-def]
@@ -94,7 +125,6 @@ def run_status_payload(run: TestRun) -> dict:  # type: ignore[type-arg]
 
 
 INTERVALS_PER_PAGE = 200
-MAX_STREAM_COLUMNS = 16  # more streams than this: the table shows the totals only
 
 
 @dataclass(frozen=True)
@@ -107,6 +137,44 @@ class IntervalTable:
     rows: list[tuple[int, float | None, float | None, float | None, list[float | None]]]
 
 
+def log_interval_page(log: BenchmarkLog, page_number: object) -> IntervalTable | None:
+    """One page of a log's interval table, reading only that page from the database.
+
+    With a page summary on PostgreSQL, the slice is cut out of the stored JSON by the database
+    (``jsonb_path_query_array``), so a day-long log's page never loads its 86,400 intervals into
+    Python; otherwise the whole result is read (``log_interval_table``)."""
+    summary = log.summary
+    if summary is None or connection.vendor != "postgresql":
+        return log_interval_table(log.result, page_number)
+    count = int(summary.get("intervals") or 0)
+    if not count:
+        return None
+    page = Paginator(range(count), INTERVALS_PER_PAGE).get_page(page_number)
+    rows = page.object_list
+    span = f"[{rows.start} to {rows.stop - 1}]"
+    streams = [(int(i), str(label)) for i, label in summary.get("table_streams") or []]
+    paths = [f"$.interval_gbps{span}", f"$.interval_start_s{span}", f"$.interval_end_s{span}"]
+    paths += [f"$.series[{index}].gbps{span}" for index, _label in streams]
+    columns = ", ".join("jsonb_path_query_array(result, %s::jsonpath)" for _ in paths)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {BenchmarkLog._meta.db_table} WHERE id = %s",  # noqa: S608
+            [*paths, log.pk],
+        )
+        fetched = cursor.fetchone()
+    values = [json.loads(v) if isinstance(v, str | bytes) else (v or []) for v in fetched]
+    gbps, starts, ends, per_stream = values[0], values[1], values[2], values[3:]
+
+    def at(items: list, i: int) -> Any:  # type: ignore[type-arg]
+        return items[i] if i < len(items) else None
+
+    table = [
+        (n + 1, at(starts, k), at(ends, k), at(gbps, k), [at(s, k) for s in per_stream])
+        for k, n in enumerate(rows)
+    ]
+    return IntervalTable(page=page, streams=[label for _i, label in streams], rows=table)
+
+
 def log_interval_table(result: dict | None, page_number: object) -> IntervalTable | None:  # type: ignore[type-arg]
     """A page (``INTERVALS_PER_PAGE`` rows) of the log's interval table; None without intervals.
 
@@ -115,9 +183,8 @@ def log_interval_table(result: dict | None, page_number: object) -> IntervalTabl
     if not gbps:
         return None
     assert result is not None
-    series = [s for s in result.get("series") or [] if len(s.get("gbps") or []) == len(gbps)]
-    if len(series) < 2 or len(series) > MAX_STREAM_COLUMNS:
-        series = []
+    stored = result.get("series") or []
+    series = [stored[index] for index, _label in table_streams(result)]
     starts = result.get("interval_start_s") or []
     ends = result.get("interval_end_s") or []
     page = Paginator(range(len(gbps)), INTERVALS_PER_PAGE).get_page(page_number)

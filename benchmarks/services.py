@@ -24,14 +24,11 @@ from domain.messages import Message
 from . import parsing, selectors
 from .choices import Verdict
 from .models import AcceptanceThresholds, BenchmarkLog, TestRun
+from .summary import page_summary
 
 logger = logging.getLogger(__name__)
 
-UNEXPECTED = Message(
-    code="benchlog.unexpected",
-    en="The parser failed on this file unexpectedly; the file is kept and the team was notified.",
-    zh="解析此文件时发生意外错误；文件已保留，已通知团队。",
-)
+UNEXPECTED = parsing.UNEXPECTED
 
 
 @dataclass
@@ -216,6 +213,7 @@ def _parse_fields(log: BenchmarkLog) -> dict[str, Any]:
         error = UNEXPECTED
     fields: dict[str, Any] = {
         "result": data,
+        "summary": page_summary(data),
         "tool": (data or {}).get("tool") or "",
         "test_kind": (data or {}).get("test") or "",
         "throughput_gbps": (data or {}).get("throughput_gbps"),

@@ -12,13 +12,13 @@ from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
-from core.models import JobStatus
 from core.queue import unavailable_text, was_unqueued
 
-from . import figures, parsing, selectors
+from . import evidence, figures, selectors
 from .forms import ThresholdsForm, UploadForm
 from .models import BenchmarkLog, TestRun
 from .services import benchmark_ingest, test_run_create, test_run_delete, thresholds_update
+from .summary import page_summary
 
 
 def _run(team, pk: int) -> TestRun:  # type: ignore[no-untyped-def]
@@ -29,8 +29,18 @@ def _run(team, pk: int) -> TestRun:  # type: ignore[no-untyped-def]
 
 def _log(team, pk: int) -> BenchmarkLog:  # type: ignore[no-untyped-def]
     return get_object_or_404(
-        BenchmarkLog.objects.for_team(team).select_related("test_run__vendor", "uploaded_by"), pk=pk
+        BenchmarkLog.objects.for_team(team)
+        .select_related("test_run__vendor", "uploaded_by")
+        .defer("result"),
+        pk=pk,
     )
+
+
+def _log_data(log: BenchmarkLog) -> dict | None:  # type: ignore[type-arg]
+    """What the log page shows: the page summary, or (older logs) one built from the result."""
+    if log.summary is not None:
+        return log.summary
+    return page_summary(log.result)
 
 
 class TestRunListView(TeamRequiredMixin, View):
@@ -113,18 +123,12 @@ class TestRunDetailView(TeamRequiredMixin, View):
         run = _run(self.team, pk)
         logs = selectors.run_logs(run)
         line = selectors.run_line_rate_gbps(run)
-        items = [
-            (log.original_name, log.result)
-            for log in logs
-            if log.status == JobStatus.DONE and log.result
-        ]
+        data = selectors.page_data(logs)
+        done = [log for log in logs if data.get(log.pk)]
+        items = [(log.original_name, data[log.pk]) for log in done]
         charts = figures.run_figures(items, line_rate_gbps=line) if run.is_finished else []
         # Run-level notes of the domain (logs left out, not concurrent, mixed kinds, …).
-        notes = (
-            parsing.run_warnings([result for _name, result in items], line_rate_gbps=line)
-            if run.is_finished and items
-            else []
-        )
+        notes = selectors.run_notes(run, logs, data) if run.is_finished and items else []
         return render(
             request,
             "benchmarks/run_detail.html",
@@ -134,6 +138,9 @@ class TestRunDetailView(TeamRequiredMixin, View):
                 "archives": selectors.run_archives(run),
                 "line_rate": line,
                 "charts": charts,
+                "evidence": evidence.run_evidence(
+                    [(log.pk, log.original_name, data[log.pk]) for log in done], line_rate_gbps=line
+                ),
                 "notes": notes,
                 "can_write": self.membership.can_write,
             },
@@ -153,9 +160,9 @@ class LogDetailView(TeamRequiredMixin, View):
         run = log.test_run
         line = selectors.run_line_rate_gbps(run)
         charts = []
-        if log.result and not log.is_archive:
-            items = [(log.original_name, log.result)]
-            charts = figures.run_figures(items, line_rate_gbps=line)
+        data = None if log.is_archive else _log_data(log)
+        if data:
+            charts = figures.run_figures([(log.original_name, data)], line_rate_gbps=line)
         return render(
             request,
             "benchmarks/log_detail.html",
@@ -164,9 +171,15 @@ class LogDetailView(TeamRequiredMixin, View):
                 "run": run,
                 "line_rate": line,
                 "charts": charts,
-                "intervals": selectors.log_interval_table(
-                    log.result if not log.is_archive else None, request.GET.get("page")
-                ),
+                "data": data,
+                "evidence": evidence.log_evidence(
+                    data, name=log.original_name, line_rate_gbps=line, log_id=log.pk
+                )
+                if data
+                else None,
+                "intervals": selectors.log_interval_page(log, request.GET.get("page"))
+                if data
+                else None,
                 "error": log.error_text(get_language()),
             },
         )

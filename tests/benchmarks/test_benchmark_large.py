@@ -117,3 +117,64 @@ def test_the_run_and_log_pages_of_a_day_long_log_stay_small(client_as, analyst_a
     last = client.get(reverse("benchmarks:log", args=[day_log.pk]), {"page": 432})
     assert last.context["intervals"].rows[-1][0] == SECONDS
     assert len(last.content) < 500_000
+
+
+def test_with_a_page_summary_the_pages_never_read_the_whole_result(  # type: ignore[no-untyped-def]
+    client_as, analyst_a, day_log
+):
+    """The summary (benchmarks/summary.py) holds what the pages show: the run and log pages read
+    it, and the log page cuts its one page of intervals out of the stored JSON in the database."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from benchmarks.summary import page_summary
+
+    client = client_as(analyst_a)
+    before = client.get(reverse("benchmarks:log", args=[day_log.pk]), {"page": 62})
+    summary = page_summary(day_log.result)
+    assert summary is not None and "interval_gbps" not in summary and "series" not in summary
+    assert summary["intervals"] == SECONDS and len(summary["table_streams"]) == STREAMS
+    BenchmarkLog.objects.filter(pk=day_log.pk).update(summary=summary)
+    from benchmarks.models import TestRun
+
+    TestRun.objects.filter(pk=day_log.test_run_id).update(run_notes=[])  # as the summary writes
+
+    def reads_result(queries) -> list[str]:  # type: ignore[no-untyped-def]
+        return [q["sql"] for q in queries if '."result"' in q["sql"] or ' "result"' in q["sql"]]
+
+    with CaptureQueriesContext(connection) as run_queries:
+        run_page = client.get(reverse("benchmarks:run", args=[day_log.test_run_id]))
+    assert run_page.status_code == 200 and b"plotly" in run_page.content
+    assert b"86,400" in run_page.content  # the chart still says how many intervals it stands for
+    assert reads_result(run_queries.captured_queries) == []
+    with CaptureQueriesContext(connection) as log_queries:
+        after = client.get(reverse("benchmarks:log", args=[day_log.pk]), {"page": 62})
+    assert reads_result(log_queries.captured_queries) == []
+    assert any("jsonb_path_query_array" in q["sql"] for q in log_queries.captured_queries)
+    # The same page of the table as when the whole result was read.
+    old, new = before.context["intervals"], after.context["intervals"]
+    assert new.rows == old.rows and new.streams == old.streams
+    assert new.page.paginator.num_pages == 432 and new.rows[0][0] == 61 * 200 + 1
+    chart = [c for c in after.context["charts"] if "Throughput over time" in c][0]
+    assert "86,400" in chart and len(after.content) < 500_000
+
+
+def test_backfill_writes_the_summary_of_older_logs_and_the_notes_of_older_runs(day_log):  # type: ignore[no-untyped-def]
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from benchmarks.models import TestRun
+    from benchmarks.summary import page_summary
+
+    TestRun.objects.filter(pk=day_log.test_run_id).update(summarised_at=day_log.uploaded_at)
+    out = StringIO()
+    call_command("backfill_page_summaries", stdout=out)
+    assert "1 log summaries and 1 run notes written." in out.getvalue()
+    day_log.refresh_from_db()
+    assert day_log.summary == page_summary(day_log.result)
+    assert TestRun.objects.get(pk=day_log.test_run_id).run_notes is not None
+    again = StringIO()
+    call_command("backfill_page_summaries", stdout=again)
+    assert "0 log summaries and 0 run notes written." in again.getvalue()

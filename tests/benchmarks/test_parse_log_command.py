@@ -54,3 +54,37 @@ def test_parse_log_prints_each_direction_and_the_latency_size_table(capsys):
     assert latency["latency_sizes"][-1]["p999"] == pytest.approx(2335.48)
     assert nccl["avg_busbw_gbps"] == pytest.approx(21.4033 * 8)
     assert nccl["throughput_gbps"] == pytest.approx((22.14 + 22.46) / 2 * 8)
+
+
+def test_a_plain_call_skips_django_and_prints_the_same_as_the_command(tmp_path, capsys):
+    """`manage.py parse_log FILE` runs benchmarks.cli without settings or app registry (its
+    start-up was most of a short run); the output equals the management command's."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    files = [str(FIDELITY / "tcp_bidir.json"), str(corpus("ib_write_lat/cx3_ib_a_percentiles.txt"))]
+    probe = (
+        "import runpy, sys; sys.argv = ['manage.py', 'parse_log', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_path('manage.py', run_name='__main__')\n"
+        "finally:\n    print(sorted(m for m in sys.modules if m.startswith('django')),"
+        " file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *files], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.strip() == "[]"  # no django module was imported
+    call_command("parse_log", *files)
+    assert json.loads(done.stdout) == json.loads(capsys.readouterr().out)
+    # The interval arrays are one line each; the rest stays indented.
+    line = next(x for x in done.stdout.splitlines() if '"interval_gbps"' in x)
+    assert line.startswith('    "interval_gbps": [') and line.endswith("],")
+    missing = subprocess.run(
+        [sys.executable, "manage.py", "parse_log", str(tmp_path / "nope")],
+        cwd=root, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert missing.returncode == 2 and "no such file" in missing.stderr
