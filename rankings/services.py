@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from domain import costmodel as cm
 from domain import eligibility
 from domain.messages import Message
-from domain.trainmodel.fit import screen as fit_screen
+from domain.trainmodel import ranking as v2
 from quotes.models import GpuModel, Quote, WorkloadProfile
 
 from .decision import OfferDecision, decide
@@ -25,7 +25,9 @@ from .inputs import (
     finite,
     message_dicts,
     result_dict,
+    snapshot_architecture,
     snapshot_inputs,
+    snapshot_v2_gpus,
 )
 from .models import RankingResult, RankingRun
 from .selectors import ranking_quotes, team_risk_policy
@@ -193,18 +195,34 @@ def rank_snapshot(
     overlap: float | None = None,
     mfu_scale: float = 1.0,
     bandwidth_scale: float = 1.0,
+    mtbf_scale: float = 1.0,
+    checkpoint_write_s: float | None = None,
 ) -> cm.RankingOutcome:
-    """Rank the offers of a snapshot (raises InputFileError / ModelInputError on bad input)."""
+    """Rank the offers of a snapshot by cost per ETH with the training-time model v2
+    (docs/MODEL.md §15); raises InputFileError / ModelInputError on bad input.
+
+    What-if knobs: `overlap` replaces the workload's, `mfu_scale` / `bandwidth_scale` scale
+    compute efficiency and network bandwidth, `mtbf_scale` divides the interruption rate (2 =
+    failures half as often), `checkpoint_write_s` replaces every offer's checkpoint write time.
+    Offers on which the job fits in no parallel layout are problems, not results."""
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
     if overlap is not None:
         workload = replace(workload, overlap=overlap)
-    scenario = cm.Scenario(mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale)
-    # Offers on which the job fits in no parallel layout are problems, not results (MODEL.md).
-    fit = fit_screen(workload, offers)
-    outcome = cm.rank(
-        workload, [offers[i] for i in fit.keep], gpus, fx_to_cny=fx, scenario=scenario
+    scenario = cm.Scenario(
+        mfu_scale=mfu_scale,
+        bandwidth_scale=bandwidth_scale,
+        mtbf_scale=mtbf_scale,
+        checkpoint_write_s=checkpoint_write_s,
     )
-    return replace(outcome, problems=outcome.problems + fit.problems)
+    return v2.rank(
+        workload,
+        offers,
+        gpus,
+        fx_to_cny=fx,
+        scenario=scenario,
+        arch=snapshot_architecture(snapshot),
+        specs=snapshot_v2_gpus(snapshot["gpus"]),
+    )
 
 
 def outcome_dict(outcome: cm.RankingOutcome) -> dict[str, Any]:
@@ -347,6 +365,7 @@ def _save_results(
                 tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
                 monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
                 warnings=message_dicts(r.warnings),
+                model_detail=r.model_detail,
                 eligible=d.eligible,
                 risk_action=d.risk_action,
                 risk_marks=d.risk_marks,
