@@ -43,6 +43,10 @@ from domain.trainmodel.inputs import Failures, ModelSpec, ParallelRequest
 # the common "4-hour replacement" clause); paid at every interruption unless a spare is kept.
 DEFAULT_REPAIR_HOURS = 4.0
 DETAIL_VERSION = 1
+# v2 refuses NICs above 10,000 Gbit/s as absurd; the first-order ranking accepts a vendor's claim
+# and the risk policy judges it (claim_implausible), so the ranking clamps the claim to v2's
+# range instead of dropping the offer before the policy can explain it.
+NIC_CAP_GBPS = 10_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +169,7 @@ class _Judge:
             cluster = replace(
                 cluster,
                 gpu=gpu,
-                nic_gbps=cluster.nic_gbps * sc.bandwidth_scale,
+                nic_gbps=min(NIC_CAP_GBPS, cluster.nic_gbps * sc.bandwidth_scale),
                 measured_busbw_gbps=None if busbw is None else busbw * sc.bandwidth_scale,
             )
             result = estimate(
