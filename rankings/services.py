@@ -39,15 +39,21 @@ SNAPSHOT_VERSION = 2  # 2: risk_policy and risk_findings
 # Inputs as plain dicts
 
 
-def gpu_table() -> dict[str, dict[str, float]]:
-    """The GPU reference table from the database, as snapshot rows."""
-    rows = GpuModel.objects.values_list(
-        "key", "tflops_bf16", "memory_gb", "intra_node_gbyte_s", "default_mfu"
+GPU_V2_COLUMNS = ("hbm_tbps", "intra_kind", "efficiency", "fp8_tflops")
+
+
+def gpu_table() -> dict[str, dict[str, Any]]:
+    """The GPU reference table from the database, as snapshot rows: the first-order columns and
+    what the training-time model v2 needs (empty ones left out: the model's data file fills
+    them for known keys, rankings.inputs.snapshot_v2_gpus)."""
+    rows = GpuModel.objects.values(
+        "key", "tflops_bf16", "memory_gb", "intra_node_gbyte_s", "default_mfu", *GPU_V2_COLUMNS
     )
-    return {
-        key: {"tflops_bf16": t, "memory_gb": m, "intra_node_gbyte_s": link, "default_mfu": mfu}
-        for key, t, m, link, mfu in rows
-    }
+    table: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        key = row.pop("key")
+        table[key] = {k: v for k, v in row.items() if v not in (None, "")}
+    return table
 
 
 def workload_dict(w: WorkloadProfile) -> dict[str, Any]:
@@ -147,7 +153,22 @@ def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
         "pfc": getattr(network, "pfc", None),
         "ecn": getattr(network, "ecn", None),
         "vendor_flags": flags,
+        # training-time model v2 (MODEL.md §15): empty values are assumed defaults
+        "storage_gbyte_s": v.storage_write_gbyte_s,
+        "repair_hours": _repair_hours(quote),
+        "spare_nodes": v.spare_nodes,
+        "rail_optimised": v.rail_optimised,
     }
+
+
+def _repair_hours(quote: Quote) -> float | None:
+    """The quote's repair time, else the vendor's SLA hardware replacement time."""
+    v = quote.current_version
+    if v is not None and v.repair_hours is not None:
+        return float(v.repair_hours)
+    sla = getattr(quote.vendor, "sla", None)
+    hours = getattr(sla, "hw_replacement_hours", None)
+    return None if hours is None else float(hours)
 
 
 def snapshot_build(  # type: ignore[no-untyped-def]
