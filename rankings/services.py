@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from domain import costmodel as cm
 from domain import eligibility
 from domain.messages import Message
+from domain.trainmodel import presets as v2_presets
 from domain.trainmodel import ranking as v2
 from quotes.models import GpuModel, Quote, WorkloadProfile
 
@@ -194,6 +195,8 @@ def snapshot_build(  # type: ignore[no-untyped-def]
         "version": SNAPSHOT_VERSION,
         "workload": workload_dict(workload),
         "workload_name": workload.name,
+        # a workload made from a preset of the training-time model brings its architecture
+        "workload_preset": workload.preset if workload.preset in v2_presets() else None,
         "offers": [offer_dict(q, _flags(per_quote[q.pk])) for q in quotes if q.current_version_id],
         "gpus": gpu_table(),
         "fx_to_cny": rates,
