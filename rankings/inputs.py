@@ -15,6 +15,8 @@ from domain import costmodel as cm
 from domain.messages import Message
 from domain.trainmodel import GpuSpec as V2GpuSpec
 from domain.trainmodel import TrainModelError, gpu_table, preset
+from domain.trainmodel.cases import model_from, parallel_from
+from domain.trainmodel.inputs import check_model
 from domain.trainmodel.ranking import GENERIC, Architecture
 
 WORKLOAD_FIELDS = tuple(f.name for f in fields(cm.Workload))
@@ -129,11 +131,23 @@ def snapshot_v2_gpus(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, V2GpuSp
 
 
 def snapshot_architecture(snapshot: Mapping[str, Any]) -> Architecture:
-    """The workload preset a snapshot names (`workload_preset`), or the generic GPT shape."""
+    """The workload's architecture: `workload_architecture` ({"model": {...}, "parallel": {...}}
+    in predict_runs' names), else the preset `workload_preset` names, else the generic GPT
+    shape. An impossible architecture (absurd sizes, hidden not divisible by the heads, a MoE
+    without experts) refuses the whole ranking with bilingual messages; a layout that does not
+    suit an offer (tp over the heads, more GPUs than it has) is that offer's problem."""
+    given = snapshot.get("workload_architecture")
     key = snapshot.get("workload_preset")
-    if not key:
-        return GENERIC
     try:
+        if given:
+            if not isinstance(given, Mapping):
+                given = {"model": given}
+            model = model_from(given.get("model"))
+            check_model(model)
+            parallel = parallel_from(given["parallel"]) if given.get("parallel") else None
+            return Architecture(model, parallel, None, "given")
+        if not key:
+            return GENERIC
         found = preset(str(key))
     except TrainModelError as exc:
         raise cm.ModelInputError(list(exc.messages)) from exc

@@ -69,3 +69,50 @@ def test_an_offer_where_nothing_fits_is_reported_in_both_languages(capsys, tmp_p
     assert json.loads(captured.out) == []
     err = captured.err
     assert err.count("not ranked") == 3 and "GB" in err and "显存不足" in err
+
+
+MODEL_7B = {"params_b": 7, "layers": 32, "hidden": 4096, "heads": 32, "seq_len": 4096,
+            "vocab": 32000}  # fmt: skip
+
+
+def _with(tmp_path, workload):  # type: ignore[no-untyped-def]
+    data = json.loads((DATA / "llama3_70b_offers.json").read_text())
+    data["workload"] = workload
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("parallel", "en", "zh"),
+    [
+        ({"tp": 3}, "does not divide the 32 attention heads", "不能整除注意力头数"),
+        ({"tp": 8, "pp": 4, "dp": 64}, "GPU", "GPU"),
+    ],
+)
+def test_a_layout_that_does_not_suit_the_offers_is_each_offers_problem(  # type: ignore[no-untyped-def]
+    capsys, tmp_path, parallel, en, zh
+):
+    call_command("rank_offers", _with(tmp_path, {"model": MODEL_7B, "parallel": parallel}))
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == []
+    lines = [x for x in captured.err.splitlines() if "not ranked" in x]
+    assert len(lines) == 3 and all(en in x and zh in x for x in lines)
+
+
+@pytest.mark.parametrize(
+    ("model", "en", "zh"),
+    [
+        ({**MODEL_7B, "layers": 0}, "model.layers must be between", "model.layers 必须在"),
+        ({**MODEL_7B, "hidden": 4100}, "not divisible by 32 heads", "不能被注意力头数"),
+        ({**MODEL_7B, "moe": {"experts": 0, "top_k": 1, "active_params_b": 1}},
+         "at least 2 experts", "至少需要 2 个专家"),
+        ({**MODEL_7B, "params_b": 1e9}, "params_b", "params_b"),
+    ],
+)
+def test_an_impossible_architecture_stops_with_both_languages(capsys, tmp_path, model, en, zh):  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as exc:
+        call_command("rank_offers", _with(tmp_path, {"model": model}))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert en in err and zh in err and "Traceback" not in err

@@ -4,7 +4,8 @@ training hour with the training-time model v2 (docs/MODEL.md §15), through `ran
 The file holds {"workload": ..., "offers": [{...}], "fx_to_cny": {...}?} with the input names of
 COST-MODEL.md. The workload is either an object of COST-MODEL.md inputs, or a preset name of the
 training-time model ("llama3-70b", see domain/trainmodel/data/presets.json), or an object with
-"name" (the preset) and COST-MODEL.md inputs that override it ("nodes", "strategy"...);
+"name" (the preset) and COST-MODEL.md inputs that override it ("nodes", "strategy"...); a
+workload object may also give "model" (and "parallel") in predict_runs' names;
 `--workload NAME` replaces the file's workload by that preset. A preset brings its real
 architecture, batch and tokens to train. GPU specs come from the GPU table in the database.
 Prints a JSON array sorted by rank with the output names of COST-MODEL.md plus `model_detail`.
@@ -43,6 +44,18 @@ class Command(JsonFileCommand):
             or not isinstance(data.get("offers"), list)
         ):
             return self._fail('the file must hold {"workload": {...}, "offers": [{...}, ...]}')
+        architecture = None
+        if isinstance(data["workload"], dict) and ("model" in data["workload"]):
+            given = dict(data["workload"])
+            architecture = {"model": given.pop("model"), "parallel": given.pop("parallel", None)}
+            if isinstance(architecture["model"], dict):
+                given.setdefault("params_b", architecture["model"].get("params_b"))
+            if isinstance(architecture["parallel"], dict):
+                batch = architecture["parallel"].get("global_batch_tokens")
+                if batch is not None:
+                    given.setdefault("tokens_per_step", batch)
+            given.setdefault("tokens_per_step", 4_194_304)
+            data = {**data, "workload": given}
         workload, preset_key = self._workload(data["workload"])
         ids = [o.get("id") for o in data["offers"] if isinstance(o, dict)]
         if len(ids) != len(data["offers"]) or None in ids or len(set(map(str, ids))) != len(ids):
@@ -50,6 +63,7 @@ class Command(JsonFileCommand):
         snapshot = {
             "workload": workload,
             "workload_preset": preset_key,
+            "workload_architecture": architecture,
             "offers": data["offers"],
             "gpus": gpu_table(),
             "fx_to_cny": data.get("fx_to_cny") or {},
