@@ -121,7 +121,9 @@ def snapshot_v2_gpus(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, V2GpuSp
     defaults = gpu_table()
     out: dict[str, V2GpuSpec] = {}
     for key, row in rows.items():
-        given = {V2_GPU_FIELDS[k]: v for k, v in row.items() if k in V2_GPU_FIELDS and v is not None}
+        given = {
+            V2_GPU_FIELDS[k]: v for k, v in row.items() if k in V2_GPU_FIELDS and v is not None
+        }
         base = defaults.get(key)
         if base is not None:
             out[key] = replace(base, **given)

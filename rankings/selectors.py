@@ -20,9 +20,7 @@ def ranking_quotes(*, team, quote_ids: list[int] | None = None) -> QuerySet[Quot
     qs = qs.filter(is_current=True) if quote_ids is None else qs.filter(pk__in=quote_ids)
     return qs.select_related(
         "vendor", "vendor__sla", "current_version__gpu", "data_centre__network"
-    ).order_by(
-        "pk"
-    )
+    ).order_by("pk")
 
 
 def ranking_runs(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untyped-def]

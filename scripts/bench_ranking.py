@@ -116,7 +116,8 @@ def main() -> None:
             )
         shapes = {(o["gpu"], o["nodes"] if NODES is None else NODES, o["nic_gbps"],
                    o["nics_per_node"], o["fabric"]) for o in snapshot["offers"]}  # fmt: skip
-        print(f"distinct hardware shapes estimated: {len(shapes)} for {len(snapshot['offers'])} offers")
+        offers = len(snapshot["offers"])
+        print(f"distinct hardware shapes estimated: {len(shapes)} for {offers} offers")
         print(f"ratio rank / load = {total / load_s:.2f} (goal <= 2)")
     finally:
         team.delete()

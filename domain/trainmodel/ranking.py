@@ -29,13 +29,13 @@ from domain.messages import Message
 from domain.trainmodel.api import Estimate, NoFit, estimate
 from domain.trainmodel.costmodel_adapter import from_costmodel, gpt_shape
 from domain.trainmodel.errors import TrainModelError
-from domain.trainmodel.fit import _does_not_fit
 from domain.trainmodel.failures import (
     CHECKPOINT_BYTES_PER_PARAM,
     DEFAULT_RESTART_S,
     DEFAULT_STORAGE_GBYTE_S_PER_NODE,
     LLAMA3_INTERRUPTIONS_PER_GPU_HOUR,
 )
+from domain.trainmodel.fit import _does_not_fit
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Failures, ModelSpec, ParallelRequest
 
@@ -323,11 +323,13 @@ def detail(
             "goodput": good.ettr * offer.availability,
             "expected_interruptions": _num(interruptions),
         },
-        "job": {"train_hours": _num(est.train_hours), "wall_hours": _num(wall),
-                "cost": _num(job_cost)},  # fmt: skip
+        "job": {
+            "train_hours": _num(est.train_hours),
+            "wall_hours": _num(wall),
+            "cost": _num(job_cost),
+        },  # fmt: skip
         "layouts_evaluated": est.layouts_evaluated,
         "bandwidth_basis": est.bandwidth_basis,
         "rail_optimised": offer.rail_optimised,
         "assumed": assumed,
     }
-

@@ -61,7 +61,7 @@ def test_the_page_explains_each_estimate_in_both_languages(  # type: ignore[no-u
     assert "repair time 4 h" in html  # the default the quote did not give, marked as assumed
     client.cookies["django_language"] = "zh-hans"
     zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
-    block = zh[zh.index('class="model-detail"'):]
+    block = zh[zh.index('class="model-detail"') :]
     block = block[: block.index("</details>")]
     assert " 秒" in block and " 小时" in block  # numbers through the formatting layer, in Chinese
     glossary = client.get(reverse("rankings:glossary"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
@@ -81,7 +81,9 @@ def test_the_pdf_and_workbook_carry_the_breakdown(run, team_a, analyst_a):  # ty
     assert xlsx.status == JobStatus.DONE, xlsx.error
     ws = load_workbook(xlsx.file.path)["Model detail"]
     header = [c.value for c in ws[1]]
-    rows = {r[1]: dict(zip(header, r, strict=True)) for r in ws.iter_rows(min_row=2, values_only=True)}
+    rows = {
+        r[1]: dict(zip(header, r, strict=True)) for r in ws.iter_rows(min_row=2, values_only=True)
+    }
     roce = rows[next(k for k in rows if k.endswith("100G RoCE"))]
     d = run.results.get(rank=1).model_detail
     assert roce["Tensor parallel"] == d["layout"]["tp"]
@@ -105,12 +107,18 @@ def test_every_new_string_has_a_pending_chinese_translation():
 
     root = Path(__file__).resolve().parents[2]
     pending = {e.msgid: e.msgstr for e in polib.pofile(str(root / "locale_pending/v2rank.po"))}
-    sources = ["templates/rankings/_model_detail.html", "reports/templates/reports/pdf/_model_detail.html"]
+    sources = [
+        "templates/rankings/_model_detail.html",
+        "reports/templates/reports/pdf/_model_detail.html",
+    ]
     wanted: set[str] = set()
     for name in sources:
         text = (root / name).read_text()
         wanted |= set(re.findall(r'{% translate "([^"]+)" %}', text))
-        wanted |= {m.strip() for m in re.findall(r"{% blocktranslate[^%]*%}(.*?){% endblocktranslate %}", text)}
+        wanted |= {
+            m.strip()
+            for m in re.findall(r"{% blocktranslate[^%]*%}(.*?){% endblocktranslate %}", text)
+        }
     wanted = {re.sub(r"{{ (\w+) }}", r"%(\1)s", w) for w in wanted}
     missing = sorted(w for w in wanted if not pending.get(w))
     assert not missing

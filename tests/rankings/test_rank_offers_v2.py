@@ -105,8 +105,11 @@ def test_a_layout_that_does_not_suit_the_offers_is_each_offers_problem(  # type:
     [
         ({**MODEL_7B, "layers": 0}, "model.layers must be between", "model.layers 必须在"),
         ({**MODEL_7B, "hidden": 4100}, "not divisible by 32 heads", "不能被注意力头数"),
-        ({**MODEL_7B, "moe": {"experts": 0, "top_k": 1, "active_params_b": 1}},
-         "at least 2 experts", "至少需要 2 个专家"),
+        (
+            {**MODEL_7B, "moe": {"experts": 0, "top_k": 1, "active_params_b": 1}},
+            "at least 2 experts",
+            "至少需要 2 个专家",
+        ),
         ({**MODEL_7B, "params_b": 1e9}, "params_b", "params_b"),
     ],
 )

@@ -36,7 +36,10 @@ def test_the_migration_fills_the_known_gpus_from_the_model_data_and_keeps_admin_
     _fill_migration().fill_gpu_rows(django_apps, None)
     h100 = GpuModel.objects.get(key="H100-SXM")
     assert (h100.hbm_tbps, h100.intra_kind, h100.efficiency, h100.fp8_tflops) == (
-        3.35, "nvlink", 0.64, 1979
+        3.35,
+        "nvlink",
+        0.64,
+        1979,
     )
     assert GpuModel.objects.get(key="A100-SXM4-80GB").efficiency == 0.5  # the admin's value
     assert GpuModel.objects.get(key="L40S").intra_kind == "pcie"

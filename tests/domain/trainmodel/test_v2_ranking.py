@@ -50,7 +50,11 @@ def test_cost_per_eth_is_the_hourly_bill_over_v2s_effective_training_rate() -> N
 
 
 def test_offers_where_nothing_fits_are_problems_and_the_rest_ranked_by_v2() -> None:
-    offers = [_offer("4090", "RTX4090", price=5_000), _offer("h100"), _offer("a100", "A100-SXM4-80GB")]
+    offers = [
+        _offer("4090", "RTX4090", price=5_000),
+        _offer("h100"),
+        _offer("a100", "A100-SXM4-80GB"),
+    ]
     out = v2.rank(_workload(70, strategy="fsdp"), offers, GPUS)
     assert [p.offer_id for p in out.problems] == ["4090"]
     assert out.problems[0].messages[0].code == "workload_does_not_fit"
@@ -133,5 +137,7 @@ def test_the_measured_p50_gives_the_low_end() -> None:
     o = _offer("m", measured_gbps=50.0, measured_kind="collective", measured_p50_gbps=90.0)
     r = v2.rank(_workload(7, strategy="ddp", overlap=0.0), [o], GPUS).results[0]
     assert r.cost_per_eth_low < r.cost_per_eth == r.cost_per_eth_high
-    same = v2.rank(_workload(7, strategy="ddp", overlap=0.0), [replace(o, measured_p50_gbps=None)], GPUS)
+    same = v2.rank(
+        _workload(7, strategy="ddp", overlap=0.0), [replace(o, measured_p50_gbps=None)], GPUS
+    )
     assert same.results[0].cost_per_eth_low == same.results[0].cost_per_eth
