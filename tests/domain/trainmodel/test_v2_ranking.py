@@ -141,3 +141,11 @@ def test_the_measured_p50_gives_the_low_end() -> None:
         _workload(7, strategy="ddp", overlap=0.0), [replace(o, measured_p50_gbps=None)], GPUS
     )
     assert same.results[0].cost_per_eth_low == same.results[0].cost_per_eth
+
+
+def test_compute_and_exposed_time_add_up_to_the_step_for_the_charts() -> None:
+    r = v2.rank(_workload(70, strategy="fsdp", nodes=8), [_offer("a", nodes=8)], GPUS).results[0]
+    assert r.compute_time_s + r.exposed_comm_s == pytest.approx(r.step_time_s)
+    d = r.model_detail["step"]
+    assert r.comm_time_s == pytest.approx(d["exposed_comm_s"])
+    assert r.exposed_comm_s >= r.comm_time_s + d["bubble_s"]
