@@ -130,6 +130,8 @@ def _form_data(row: dict[str, Any], vendors: dict[str, int], dcs: dict[tuple[int
             data[flag] = "on" if data[flag].lower() in _TRUE else ""
         elif flag == "is_current":
             data[flag] = "on"
+    if data.get("rail_optimised"):  # yes / no / empty (unknown: assumed on the ranking page)
+        data["rail_optimised"] = "true" if data["rail_optimised"].lower() in _TRUE else "false"
     data.setdefault("currency", "CNY")
     for key, default in (("nics_per_node", "1"), ("availability", "0.99"), ("term_months", "12"),
                          ("monthly_fees", "0"), ("trial_days", "0"), ("setup_fee", "0"),

@@ -31,6 +31,27 @@ class GpuModel(models.Model):
         _("default mfu"), validators=[MinValueValidator(0.01), MaxValueValidator(1)]
     )
     notes = models.TextField(_("notes"), blank=True)
+    # What the training-time model v2 needs beyond the first-order table (docs/MODEL.md §11;
+    # filled from domain/trainmodel/data/gpus.json for the known keys). Empty: the model's own
+    # data file for a known key; a card known to neither cannot be estimated.
+    hbm_tbps = models.FloatField(
+        _("memory bandwidth (TB/s)"), null=True, blank=True, validators=[MinValueValidator(0.01)]
+    )
+    intra_kind = models.CharField(
+        _("intra-node link kind"),
+        max_length=8,
+        blank=True,
+        choices=[("nvlink", "NVLink"), ("pcie", "PCIe"), ("hccs", "HCCS")],
+    )
+    efficiency = models.FloatField(
+        _("dense GEMM efficiency (share of peak)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.05), MaxValueValidator(1)],
+    )
+    fp8_tflops = models.FloatField(
+        _("peak dense FP8 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0)]
+    )
 
     class Meta:
         verbose_name = _("GPU model")
@@ -187,6 +208,25 @@ class QuoteVersion(models.Model):
     )
     bandwidth_elastic = models.BooleanField(
         _("bandwidth adjustable during the term"), default=False
+    )
+    # Inputs of the training-time model v2 (docs/MODEL.md §15); empty: an assumed default,
+    # shown as such on the ranking page.
+    rail_optimised = models.BooleanField(_("rail-optimised network"), null=True, blank=True)
+    storage_write_gbyte_s = models.FloatField(
+        _("checkpoint storage write (GB/s per server)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.01), MaxValueValidator(10_000)],
+    )
+    repair_hours = models.FloatField(
+        _("repair or replacement time (hours)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(720)],
+        help_text=_("Empty: the vendor's SLA hardware replacement time, else 4 hours assumed."),
+    )
+    spare_nodes = models.PositiveSmallIntegerField(
+        _("spare servers kept ready"), null=True, blank=True, validators=[MaxValueValidator(1000)]
     )
     notes = models.TextField(_("notes"), blank=True)
     created_by = models.ForeignKey(

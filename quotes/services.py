@@ -24,6 +24,9 @@ VERSION_FIELDS = (
     "valid_until", "setup_fee", "storage_tb", "storage_price_tb_month", "public_bandwidth_mbps",
     "bandwidth_billing", "bandwidth_price", "bandwidth_elastic", "notes",
 )  # fmt: skip
+# Inputs of the training-time model v2 (docs/MODEL.md §15), all optional.
+MODEL_V2_FIELDS = ("rail_optimised", "storage_write_gbyte_s", "repair_hours", "spare_nodes")
+VERSION_FIELDS = VERSION_FIELDS + MODEL_V2_FIELDS
 
 
 MEASURED_FIELDS = (

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from domain import costmodel as cm
 from domain.messages import Message
+from domain.trainmodel import GpuSpec as V2GpuSpec
+from domain.trainmodel import TrainModelError, gpu_table, preset
+from domain.trainmodel.cases import model_from, parallel_from
+from domain.trainmodel.inputs import check_model
+from domain.trainmodel.ranking import GENERIC, Architecture
 
 WORKLOAD_FIELDS = tuple(f.name for f in fields(cm.Workload))
 OFFER_FIELDS = tuple(f.name for f in fields(cm.Offer))
@@ -94,6 +99,61 @@ def gpu_from_dict(key: str, data: Mapping[str, Any]) -> cm.GpuSpec:
 
 def gpus_from_dict(data: Mapping[str, Mapping[str, Any]]) -> dict[str, cm.GpuSpec]:
     return {key: gpu_from_dict(key, row) for key, row in data.items()}
+
+
+# Snapshot GPU row key -> v2 GpuSpec field (the rest of a row is the first-order model's).
+V2_GPU_FIELDS = {
+    "memory_gb": "memory_gb",
+    "tflops_bf16": "bf16_tflops",
+    "intra_node_gbyte_s": "intra_gbyte_s",
+    "hbm_tbps": "hbm_tbps",
+    "intra_kind": "intra_kind",
+    "efficiency": "efficiency",
+    "fp8_tflops": "fp8_tflops",
+}
+V2_REQUIRED = ("hbm_tbps", "intra_kind", "efficiency")
+
+
+def snapshot_v2_gpus(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, V2GpuSpec]:
+    """The v2 GPU table of a snapshot: the database's values (goal: the admin-editable table
+    wins), the model's data/gpus.json for what an older snapshot lacks. A card known to neither
+    is left out, so its offers become a problem ("unknown GPU") instead of a guess."""
+    defaults = gpu_table()
+    out: dict[str, V2GpuSpec] = {}
+    for key, row in rows.items():
+        given = {
+            V2_GPU_FIELDS[k]: v for k, v in row.items() if k in V2_GPU_FIELDS and v is not None
+        }
+        base = defaults.get(key)
+        if base is not None:
+            out[key] = replace(base, **given)
+        elif all(given.get(k) is not None for k in V2_REQUIRED):
+            out[key] = V2GpuSpec(key=key, **given)
+    return out
+
+
+def snapshot_architecture(snapshot: Mapping[str, Any]) -> Architecture:
+    """The workload's architecture: `workload_architecture` ({"model": {...}, "parallel": {...}}
+    in predict_runs' names), else the preset `workload_preset` names, else the generic GPT
+    shape. An impossible architecture (absurd sizes, hidden not divisible by the heads, a MoE
+    without experts) refuses the whole ranking with bilingual messages; a layout that does not
+    suit an offer (tp over the heads, more GPUs than it has) is that offer's problem."""
+    given = snapshot.get("workload_architecture")
+    key = snapshot.get("workload_preset")
+    try:
+        if given:
+            if not isinstance(given, Mapping):
+                given = {"model": given}
+            model = model_from(given.get("model"))
+            check_model(model)
+            parallel = parallel_from(given["parallel"]) if given.get("parallel") else None
+            return Architecture(model, parallel, None, "given")
+        if not key:
+            return GENERIC
+        found = preset(str(key))
+    except TrainModelError as exc:
+        raise cm.ModelInputError(list(exc.messages)) from exc
+    return Architecture(found.model, found.parallel, found.train_tokens, found.key)
 
 
 def finite(value: Any) -> Any:

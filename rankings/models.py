@@ -91,6 +91,9 @@ class RankingResult(models.Model):
     tokens_per_gpu_to_hide_comm = models.FloatField(null=True, blank=True)
     monthly_rent = models.FloatField(_("monthly rent"), default=0.0)
     warnings = models.JSONField(default=list, blank=True)
+    # The training-time model v2's breakdown (domain/trainmodel/ranking.py `detail`): layout,
+    # memory per GPU, step-time split, failures and goodput, job time and cost, assumptions.
+    model_detail = models.JSONField(_("model detail"), null=True, blank=True)
     # Risk in the decision (domain/eligibility.py) and uncertainty (domain/uncertainty.py):
     # cost_per_eth_low/high above hold the full uncertainty range of cost_per_eth.
     eligible = models.BooleanField(_("eligible"), default=True)

@@ -18,9 +18,9 @@ def ranking_quotes(*, team, quote_ids: list[int] | None = None) -> QuerySet[Quot
     """Quotes with everything the model needs in one query (as the ranking and benchmark load)."""
     qs = Quote.objects.for_team(team).filter(current_version__isnull=False)
     qs = qs.filter(is_current=True) if quote_ids is None else qs.filter(pk__in=quote_ids)
-    return qs.select_related("vendor", "current_version__gpu", "data_centre__network").order_by(
-        "pk"
-    )
+    return qs.select_related(
+        "vendor", "vendor__sla", "current_version__gpu", "data_centre__network"
+    ).order_by("pk")
 
 
 def ranking_runs(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untyped-def]

@@ -17,7 +17,8 @@ from django.utils.translation import gettext as _
 from domain import costmodel as cm
 from domain import eligibility
 from domain.messages import Message
-from domain.trainmodel.fit import screen as fit_screen
+from domain.trainmodel import presets as v2_presets
+from domain.trainmodel import ranking as v2
 from quotes.models import GpuModel, Quote, WorkloadProfile
 
 from .decision import OfferDecision, decide
@@ -25,7 +26,9 @@ from .inputs import (
     finite,
     message_dicts,
     result_dict,
+    snapshot_architecture,
     snapshot_inputs,
+    snapshot_v2_gpus,
 )
 from .models import RankingResult, RankingRun
 from .selectors import ranking_quotes, team_risk_policy
@@ -37,15 +40,21 @@ SNAPSHOT_VERSION = 2  # 2: risk_policy and risk_findings
 # Inputs as plain dicts
 
 
-def gpu_table() -> dict[str, dict[str, float]]:
-    """The GPU reference table from the database, as snapshot rows."""
-    rows = GpuModel.objects.values_list(
-        "key", "tflops_bf16", "memory_gb", "intra_node_gbyte_s", "default_mfu"
+GPU_V2_COLUMNS = ("hbm_tbps", "intra_kind", "efficiency", "fp8_tflops")
+
+
+def gpu_table() -> dict[str, dict[str, Any]]:
+    """The GPU reference table from the database, as snapshot rows: the first-order columns and
+    what the training-time model v2 needs (empty ones left out: the model's data file fills
+    them for known keys, rankings.inputs.snapshot_v2_gpus)."""
+    rows = GpuModel.objects.values(
+        "key", "tflops_bf16", "memory_gb", "intra_node_gbyte_s", "default_mfu", *GPU_V2_COLUMNS
     )
-    return {
-        key: {"tflops_bf16": t, "memory_gb": m, "intra_node_gbyte_s": link, "default_mfu": mfu}
-        for key, t, m, link, mfu in rows
-    }
+    table: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        key = row.pop("key")
+        table[key] = {k: v for k, v in row.items() if v not in (None, "")}
+    return table
 
 
 def workload_dict(w: WorkloadProfile) -> dict[str, Any]:
@@ -145,7 +154,22 @@ def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
         "pfc": getattr(network, "pfc", None),
         "ecn": getattr(network, "ecn", None),
         "vendor_flags": flags,
+        # training-time model v2 (MODEL.md §15): empty values are assumed defaults
+        "storage_gbyte_s": v.storage_write_gbyte_s,
+        "repair_hours": _repair_hours(quote),
+        "spare_nodes": v.spare_nodes,
+        "rail_optimised": v.rail_optimised,
     }
+
+
+def _repair_hours(quote: Quote) -> float | None:
+    """The quote's repair time, else the vendor's SLA hardware replacement time."""
+    v = quote.current_version
+    if v is not None and v.repair_hours is not None:
+        return float(v.repair_hours)
+    sla = getattr(quote.vendor, "sla", None)
+    hours = getattr(sla, "hw_replacement_hours", None)
+    return None if hours is None else float(hours)
 
 
 def snapshot_build(  # type: ignore[no-untyped-def]
@@ -171,6 +195,8 @@ def snapshot_build(  # type: ignore[no-untyped-def]
         "version": SNAPSHOT_VERSION,
         "workload": workload_dict(workload),
         "workload_name": workload.name,
+        # a workload made from a preset of the training-time model brings its architecture
+        "workload_preset": workload.preset if workload.preset in v2_presets() else None,
         "offers": [offer_dict(q, _flags(per_quote[q.pk])) for q in quotes if q.current_version_id],
         "gpus": gpu_table(),
         "fx_to_cny": rates,
@@ -193,18 +219,34 @@ def rank_snapshot(
     overlap: float | None = None,
     mfu_scale: float = 1.0,
     bandwidth_scale: float = 1.0,
+    mtbf_scale: float = 1.0,
+    checkpoint_write_s: float | None = None,
 ) -> cm.RankingOutcome:
-    """Rank the offers of a snapshot (raises InputFileError / ModelInputError on bad input)."""
+    """Rank the offers of a snapshot by cost per ETH with the training-time model v2
+    (docs/MODEL.md §15); raises InputFileError / ModelInputError on bad input.
+
+    What-if knobs: `overlap` replaces the workload's, `mfu_scale` / `bandwidth_scale` scale
+    compute efficiency and network bandwidth, `mtbf_scale` divides the interruption rate (2 =
+    failures half as often), `checkpoint_write_s` replaces every offer's checkpoint write time.
+    Offers on which the job fits in no parallel layout are problems, not results."""
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
     if overlap is not None:
         workload = replace(workload, overlap=overlap)
-    scenario = cm.Scenario(mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale)
-    # Offers on which the job fits in no parallel layout are problems, not results (MODEL.md).
-    fit = fit_screen(workload, offers)
-    outcome = cm.rank(
-        workload, [offers[i] for i in fit.keep], gpus, fx_to_cny=fx, scenario=scenario
+    scenario = cm.Scenario(
+        mfu_scale=mfu_scale,
+        bandwidth_scale=bandwidth_scale,
+        mtbf_scale=mtbf_scale,
+        checkpoint_write_s=checkpoint_write_s,
     )
-    return replace(outcome, problems=outcome.problems + fit.problems)
+    return v2.rank(
+        workload,
+        offers,
+        gpus,
+        fx_to_cny=fx,
+        scenario=scenario,
+        arch=snapshot_architecture(snapshot),
+        specs=snapshot_v2_gpus(snapshot["gpus"]),
+    )
 
 
 def outcome_dict(outcome: cm.RankingOutcome) -> dict[str, Any]:
@@ -347,6 +389,7 @@ def _save_results(
                 tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
                 monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
                 warnings=message_dicts(r.warnings),
+                model_detail=r.model_detail,
                 eligible=d.eligible,
                 risk_action=d.risk_action,
                 risk_marks=d.risk_marks,

@@ -52,6 +52,27 @@ BREAKDOWN_COLUMNS = (
     (gettext_lazy("Tokens per GPU to hide comm"), MONEY0),
 )  # fmt: skip
 
+# The training-time model v2's breakdown per offer (RankingResult.model_detail, MODEL.md §15).
+NUM3 = "0.000"
+MODEL_COLUMNS = (
+    (gettext_lazy("Rank"), INT), (gettext_lazy("Offer"), None),
+    (gettext_lazy("Tensor parallel"), INT), (gettext_lazy("Pipeline parallel"), INT),
+    (gettext_lazy("Data parallel"), INT), (gettext_lazy("Expert parallel"), INT),
+    (gettext_lazy("ZeRO stage"), INT), (gettext_lazy("Microbatch"), INT),
+    (gettext_lazy("GPUs used"), INT), (gettext_lazy("Memory per GPU (GB)"), NUM1),
+    (gettext_lazy("Card memory (GB)"), NUM1), (gettext_lazy("Compute (s)"), NUM3),
+    (gettext_lazy("Tensor-parallel comm (s)"), NUM3), (gettext_lazy("Pipeline bubble (s)"), NUM3),
+    (gettext_lazy("Pipeline transfers (s)"), NUM3), (gettext_lazy("Data-parallel comm (s)"), NUM3),
+    (gettext_lazy("Expert-parallel comm (s)"), NUM3), (gettext_lazy("Optimizer (s)"), NUM3),
+    (gettext_lazy("Step time (s)"), NUM3), (gettext_lazy("MFU"), PCT),
+    (gettext_lazy("Expected interruptions"), NUM1),
+    (gettext_lazy("Checkpoint interval (s)"), MONEY0),
+    (gettext_lazy("Checkpoint write (s)"), NUM1), (gettext_lazy("Goodput"), PCT),
+    (gettext_lazy("Job wall hours"), MONEY0), (gettext_lazy("Job cost"), MONEY0),
+    (gettext_lazy("Layouts evaluated"), INT), (gettext_lazy("Bandwidth basis"), None),
+    (gettext_lazy("Assumed inputs"), None),
+)  # fmt: skip
+
 MAX_CELL = 32000  # Excel's limit is 32,767 characters per cell
 
 
@@ -99,6 +120,20 @@ def _breakdown_row(r: Any) -> list[Any]:
         r.rank, f"{r.vendor_name} · {r.label}", r.compute_time_s, r.comm_time_s, r.exposed_comm_s,
         r.step_time_s, r.eth_per_hour, r.hourly_cost, share(r.compute_time_s),
         share(r.exposed_comm_s), r.nodes_used, r.oversubscription, r.tokens_per_gpu_to_hide_comm,
+    ]  # fmt: skip
+
+
+def _model_row(r: Any) -> list[Any]:
+    d = r.model_detail
+    lay, mem, step, fail, job = d["layout"], d["memory"], d["step"], d["failures"], d["job"]
+    return [
+        r.rank, f"{r.vendor_name} · {r.label}", lay["tp"], lay["pp"], lay["dp"], lay["ep"],
+        lay["zero_stage"], lay["microbatch"], d["gpus_used"], mem["total_gb"], mem["card_gb"],
+        step["compute_s"], step["tp_s"], step["bubble_s"], step["pp_transfer_s"], step["dp_s"],
+        step["ep_s"], step["optimizer_s"], step["step_s"], d["mfu"],
+        fail["expected_interruptions"], fail["checkpoint_interval_s"], fail["checkpoint_write_s"],
+        fail["goodput"], job["wall_hours"], job["cost"], d["layouts_evaluated"],
+        d["bandwidth_basis"], ", ".join(d["assumed"]),
     ]  # fmt: skip
 
 
@@ -243,6 +278,9 @@ def build_xlsx(data: ReportData) -> bytes:
         ranking.append([None, clean("; ".join(data.missing))])
         text_only(ranking, ranking.max_row)
     _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS, [_breakdown_row(r) for r in data.results])
+    detailed = [r for r in data.results if r.model_detail]
+    if detailed:
+        _sheet(wb, _("Model detail")[:31], MODEL_COLUMNS, [_model_row(r) for r in detailed])
     input_columns = ((_("Group"), None), (_("Input"), None), (_("Value"), None))
     _sheet(wb, _("Inputs")[:31], input_columns, _inputs_rows(data))
     _sheet(wb, _("Evidence")[:31], EVIDENCE_COLUMNS, _evidence_rows(data))

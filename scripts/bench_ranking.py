@@ -1,4 +1,9 @@
-"""Benchmark: rank 10,000 quotes for one workload vs loading them from the database.
+"""Benchmark: rank 10,000 quotes for a 70B workload vs loading them from the database.
+
+The workload is the Llama 3 70B preset of the training-time model (its architecture, batch and
+tokens), FSDP on BENCH_NODES servers (default 16; BENCH_NODES=0 takes each offer's own size, so
+far more distinct hardware shapes), ranked with v2's layout search per distinct shape. Prints
+the layouts evaluated per offer and the number of distinct shapes estimated.
 
 Run: DJANGO_SETTINGS_MODULE=portal.settings .venv/bin/python scripts/bench_ranking.py
 (SQLite by default, PostgreSQL with DATABASE_URL). Creates a throwaway team, bulk-creates the
@@ -34,6 +39,7 @@ from rankings.services import rank_snapshot, snapshot_build  # noqa: E402
 from vendors.models import DataCentre, NetworkProfile, Vendor  # noqa: E402
 
 N = int(os.environ.get("BENCH_QUOTES", "10000"))
+NODES = int(os.environ.get("BENCH_NODES", "16")) or None
 FABRICS = (("tcp", 10.0), ("tcp", 25.0), ("roce", 25.0), ("roce", 100.0), ("ib", 200.0))
 
 
@@ -66,8 +72,9 @@ def _setup(team: Team) -> WorkloadProfile:
         q.current_version = v
     Quote.objects.bulk_update(quotes, ["current_version"], batch_size=2000)
     return WorkloadProfile.objects.create(
-        team=team, name="bench 7B", params_b=7, tokens_per_step=4_000_000, nodes=8
-    )
+        team=team, name="bench Llama 3 70B", preset="llama3-70b", params_b=70.6,
+        tokens_per_step=8_388_608, strategy="fsdp", nodes=NODES, train_tokens=15e12,
+    )  # fmt: skip
 
 
 def main() -> None:
@@ -99,6 +106,18 @@ def main() -> None:
         )
         print(f"eligible {sum(d.eligible for d in decisions)}, tied {len(_decision['tied'])}")
         print(f"ranked {len(outcome.results)}, problems {len(outcome.problems)}")
+        details = [r.model_detail for r in outcome.results if r.model_detail]
+        evaluated = sorted(d["layouts_evaluated"] for d in details)
+        if evaluated:
+            print(
+                f"layouts evaluated per offer: mean {sum(evaluated) / len(evaluated):.1f}, "
+                f"median {evaluated[len(evaluated) // 2]}, max {evaluated[-1]} "
+                f"(workload {snapshot.get('workload_preset')}, nodes {NODES or 'per offer'})"
+            )
+        shapes = {(o["gpu"], o["nodes"] if NODES is None else NODES, o["nic_gbps"],
+                   o["nics_per_node"], o["fabric"]) for o in snapshot["offers"]}  # fmt: skip
+        offers = len(snapshot["offers"])
+        print(f"distinct hardware shapes estimated: {len(shapes)} for {offers} offers")
         print(f"ratio rank / load = {total / load_s:.2f} (goal <= 2)")
     finally:
         team.delete()

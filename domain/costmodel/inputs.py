@@ -86,6 +86,11 @@ class Offer:
     ecn: bool | None = None
     vendor_flags: tuple[Message, ...] = ()
     label: str = ""
+    # Used by the training-time model v2 only (docs/MODEL.md §10, §15); None: assumed default.
+    storage_gbyte_s: float | None = None  # checkpoint write bandwidth per server, GB/s
+    repair_hours: float | None = None  # the SLA's repair or replacement time of a failed server
+    spare_nodes: int | None = None  # spare servers kept ready (no wait for the repair)
+    rail_optimised: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,10 @@ class Scenario:
 
     mfu_scale: float = 1.0
     bandwidth_scale: float = 1.0
+    # Training-time model v2 only: interruption rate divided by `mtbf_scale` (2 = failures half
+    # as often); `checkpoint_write_s` replaces every offer's checkpoint write time when given.
+    mtbf_scale: float = 1.0
+    checkpoint_write_s: float | None = None
 
 
 BASE_SCENARIO = Scenario()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, make_dataclass
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields, make_dataclass
+from typing import Any
 
 from domain.messages import Message
 
@@ -31,13 +33,19 @@ class OfferResult:
     volume_bytes: float
     tokens_per_gpu_to_hide_comm: float
     warnings: tuple[Message, ...]
+    # The training-time model v2's breakdown (domain/trainmodel/ranking.py), JSON-ready; None
+    # when the figures come from COST-MODEL.md's first-order formulas alone.
+    model_detail: Mapping[str, Any] | None = None
 
 
 # A frozen dataclass's __init__ costs about 4 us for 22 fields, too slow for 10,000 results; `rank`
 # fills this mutable twin with the same slots and then turns each instance into an OfferResult.
 _ResultTwin = make_dataclass(
-    "_ResultTwin", [(f.name, f.type) for f in fields(OfferResult)], slots=True
-)
+    "_ResultTwin",
+    [(f.name, f.type) if f.default is MISSING else (f.name, f.type, f.default)
+     for f in fields(OfferResult)],
+    slots=True,
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

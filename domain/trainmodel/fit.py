@@ -1,4 +1,8 @@
-"""The memory gate of the ranking: offers on which the workload cannot run are not ranked.
+"""The memory gate alone: offers on which the workload cannot run, with v2's reason.
+
+The ranking itself now goes through `domain.trainmodel.ranking.rank` (MODEL.md §15), which
+applies the same gate while it estimates every offer; `screen` stays for callers that want
+only the verdict, and its message (`_does_not_fit`) is the one the ranking uses.
 
 The first-order cost model (domain.costmodel, COST-MODEL.md) has no memory check, so a 7B job
 under plain data parallelism ranked on 24 GB cards although it needs ~112 GB per GPU. Before the

@@ -88,7 +88,7 @@ def test_the_workbook_stores_numbers_with_formats(demo_run, team_a, analyst_a):
     log = _evidence_for_ranked_vendor(demo_run)
     report = _build(team_a, analyst_a, demo_run, "xlsx", language="en")
     wb = load_workbook(report.file.path)
-    assert wb.sheetnames == ["Ranking", "Breakdown", "Inputs", "Evidence"]
+    assert wb.sheetnames == ["Ranking", "Breakdown", "Model detail", "Inputs", "Evidence"]
     ws = wb["Ranking"]
     results = list(demo_run.results.order_by("rank"))
     assert ws.max_row == 1 + len(results)
