@@ -42,7 +42,7 @@ class QuoteForm(forms.ModelForm):
 
     class Meta:
         model = QuoteVersion
-        fields = list(VERSION_FIELDS)
+        fields = [f for f in VERSION_FIELDS if f != "outliers_confirmed"]
         widgets = {
             "valid_until": forms.DateInput(attrs={"type": "date"}),
             "notes": forms.Textarea(attrs={"rows": 2}),

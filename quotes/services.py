@@ -24,6 +24,9 @@ VERSION_FIELDS = (
     "valid_until", "setup_fee", "storage_tb", "storage_price_tb_month", "public_bandwidth_mbps",
     "bandwidth_billing", "bandwidth_price", "bandwidth_elastic", "notes",
 )  # fmt: skip
+# VAT terms (domain/money.py) and the unusual values the analyst confirmed (domain/plausibility.py)
+MONEY_FIELDS = ("prices_include_vat", "vat_rate", "invoice_type")
+VERSION_FIELDS += MONEY_FIELDS + ("outliers_confirmed",)
 
 
 MEASURED_FIELDS = (

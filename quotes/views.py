@@ -57,8 +57,9 @@ class QuoteListView(TeamRequiredMixin, View):
     per_page = 25
 
     def get(self, request):  # type: ignore[no-untyped-def]
+        basis = self.team.tax_basis
         filterset = QuoteListFilter(
-            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team)),
+            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team), basis),
             team=self.team,
         )  # fmt: skip
         per_page = filterset.rows_per_page(self.per_page)
@@ -66,7 +67,8 @@ class QuoteListView(TeamRequiredMixin, View):
             filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows(team=self.team)
         )
         return render(request, "quotes/quote_list.html", {
-            "page": page, "filter": filterset, "can_write": self.membership.can_write,
+            "page": page, "tax_basis": basis, "filter": filterset,
+            "can_write": self.membership.can_write,
             "filtered": bool(request.GET.dict().keys() - {"page", "per_page"}),
         })  # fmt: skip
 
@@ -200,8 +202,10 @@ def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
     value = getter() if getter else getattr(version, name)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
-    return _shown_number(name, value) if _is_number(value) else (
-        "—" if value is None or value == "" else str(value)
+    return (
+        _shown_number(name, value)
+        if _is_number(value)
+        else ("—" if value is None or value == "" else str(value))
     )
 
 
