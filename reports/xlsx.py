@@ -12,6 +12,8 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from domain import money
+
 from .selectors import ReportData
 
 MONEY = "#,##0.00"
@@ -131,6 +133,9 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
     rows: list[list[Any]] = [[_("Ranking run"), "id", data.run.pk]]
     rows += [[_("Workload"), k, v] for k, v in data.workload.items()]
     rows += [[_("Exchange rate to CNY"), k, v] for k, v in data.fx_to_cny.items()]
+    basis = data.run.snapshot.get("tax_basis")
+    label = money.basis_label(basis) if basis else money.TAX_ASSUMED
+    rows.append([_("Tax basis"), basis or "", label.text(get_language())])
     for key, gpu in data.gpus.items():
         rows += [[f"GPU {key}", k, v] for k, v in gpu.items()]
     for offer in data.offers.values():

@@ -71,7 +71,9 @@ def pct(value: Any, decimals: int = 1) -> str:
 def tax_basis(basis: str | None) -> str:
     """What a comparison says about its money: `{{ team.tax_basis|tax_basis }}` -> "Prices
     compared excluding VAT …" / "价格按不含税口径…" (domain/money.py)."""
-    return money_rule.basis_label(basis or money_rule.DEFAULT_TAX_BASIS).text(get_language())
+    if not basis:  # a ranking run stored before quotes had VAT terms
+        return money_rule.TAX_ASSUMED.text(get_language())
+    return money_rule.basis_label(basis).text(get_language())
 
 
 @register.filter
