@@ -212,7 +212,12 @@ _GBPS = {"nic_gbps", "rack_uplink_gbps", "measured_gbps", "measured_p50_gbps"}
 FABRICS = {"ib": "InfiniBand", "roce": "RoCE", "tcp": "TCP/IP"}
 
 
-def _tax_words(tax: dict[str, Any], lang: str) -> str:
+def outlier_words(outliers: list[dict[str, Any]], lang: str) -> str:
+    """The unusual values an analyst confirmed, in the language of the page."""
+    return "; ".join(str(o.get("zh" if lang.startswith("zh") else "en", "")) for o in outliers)
+
+
+def tax_words(tax: dict[str, Any], lang: str) -> str:
     """An offer's VAT terms and the factor its prices were compared with (domain/money.py)."""
     if tax.get("assumed"):
         return money.TAX_ASSUMED.text(lang)
@@ -237,9 +242,9 @@ def _offer_value(key: str, value: Any, offer: dict[str, Any], lang: str) -> str:
     if key == "fabric":
         return FABRICS.get(str(value), str(value))
     if key == "tax" and isinstance(value, dict):
-        return _tax_words(value, lang)
+        return tax_words(value, lang)
     if key == "confirmed_outliers" and isinstance(value, list):
-        return "; ".join(str(o.get("zh" if lang.startswith("zh") else "en", "")) for o in value)
+        return outlier_words(value, lang)
     if key == "measured_kind":
         return str({"link": _("one link"), "node": _("a whole node")}.get(str(value), value))
     return f.significant(value) if f.to_float(value) is not None else str(value)

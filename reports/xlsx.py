@@ -15,6 +15,7 @@ from openpyxl.utils import get_column_letter
 from domain import money
 
 from .selectors import ReportData
+from .summary import outlier_words, tax_words
 
 MONEY = "#,##0.00"
 MONEY0 = "#,##0"
@@ -143,6 +144,10 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
         for k, v in offer.items():
             if k == "vendor_flags":
                 v = "; ".join(_msg(m, get_language()) for m in v or [])
+            elif k == "tax" and isinstance(v, dict):
+                v = tax_words(v, get_language() or "en")
+            elif k == "confirmed_outliers" and isinstance(v, list):
+                v = outlier_words(v, get_language() or "en")
             rows.append([name, k, v if isinstance(v, int | float | str) or v is None else str(v)])
     return rows
 

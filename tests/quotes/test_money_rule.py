@@ -137,3 +137,11 @@ def test_team_basis_including_vat_grosses_up_exclusive_prices(team_a, analyst_a)
         for q in with_monthly_rent(Quote.objects.filter(team=team_a), team_a.tax_basis)
     }
     assert rows == {"with VAT": Decimal("366120.00"), "without VAT": Decimal("366120.00")}
+
+
+def test_the_compare_view_shows_the_same_bill_as_the_list(team_a, analyst_a, client_as) -> None:  # type: ignore[no-untyped-def]
+    inclusive, exclusive = _pair(team_a, analyst_a)
+    page = client_as(analyst_a).get(reverse("quotes:compare"), {"q": [inclusive.pk, exclusive.pk]})
+    html = page.content.decode()
+    assert "Monthly bill (CNY, comparison basis)" in html
+    assert html.count("324,000.00 CNY") == 2 and "Prices compared excluding VAT" in html
