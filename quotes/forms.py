@@ -197,4 +197,10 @@ class WorkloadForm(forms.ModelForm):
             value = data.get(field)
             if value is not None and field not in self.errors and not ok(value):
                 self.add_error(field, message)
+        # Upper bounds nobody can mean (domain/plausibility.py), e.g. a 100,000-billion model.
+        probe = SimpleNamespace(**{k: data.get(k) for k in self.fields})
+        hard, _soft = plausibility.split(plausibility.workload_findings(probe))
+        for f in hard:
+            if f.field in self.fields and f.field not in self.errors and not f.low:
+                self.add_error(f.field, f.message.text(get_language()))
         return data

@@ -138,3 +138,14 @@ def test_the_import_takes_vat_words_and_needs_confirmed_outliers(team_a, analyst
     bad = "\n".join([HEADER, "Imp,c,A100-SXM4-80GB,8,8,40000,100,roce,maybe,6,专票,"]).encode()
     report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=bad)
     assert any("prices_include_vat" in e for e in report.errors), report.errors
+
+
+def test_the_workload_form_refuses_an_impossible_model_size(team_a) -> None:  # type: ignore[no-untyped-def]
+    from quotes.forms import WorkloadForm
+
+    data = {"name": "huge", "params_b": 1e6, "tokens_per_step": 4_000_000, "strategy": "ddp",
+            "overlap": 0.5, "flops_per_token_factor": 6, "grad_bytes": 2}  # fmt: skip
+    form = WorkloadForm(data=data)
+    assert not form.is_valid() and "impossible" in form.errors["params_b"][0]
+    form = WorkloadForm(data={**data, "params_b": 70})
+    assert form.is_valid(), form.errors
