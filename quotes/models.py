@@ -22,8 +22,6 @@ from .choices import (
     Strategy,
 )
 
-HOURS_PER_MONTH = Decimal("730")
-
 
 class GpuModel(models.Model):
     """One row of the GPU reference table (COST-MODEL.md): the only data shared by all teams."""
