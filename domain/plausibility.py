@@ -216,6 +216,8 @@ def split(found: list[Finding]) -> tuple[list[Finding], list[Finding]]:
 
 CONFIRM_NEEDED = Message(
     "outliers_not_confirmed",
-    "Some values are unusual; check them and tick “I confirm these unusual values” to save.",
-    "部分数值不常见；请核对后勾选“我确认这些不常见的数值”再保存。",
+    "Some values are unusual; check them and confirm to save: tick “I confirm these unusual "
+    "values” (API: confirm_outliers true; import: a confirm_outliers column with yes).",
+    "部分数值不常见；请核对后确认再保存：勾选“我确认这些不常见的数值”"
+    "（API：confirm_outliers 设为 true；导入：confirm_outliers 列填“是”）。",
 )

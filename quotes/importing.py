@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
 
@@ -307,7 +307,9 @@ def quotes_import(*, team, user, name: str, raw: bytes, valid_rows: bool = False
         for fname, messages in form.errors.items():
             for message in messages:
                 report.errors.append(
-                    _("Row %(row)s, %(field)s: %(msg)s")
+                    _("Row %(row)s: %(msg)s") % {"row": number, "msg": message}
+                    if fname == NON_FIELD_ERRORS
+                    else _("Row %(row)s, %(field)s: %(msg)s")
                     % {"row": number, "field": fname, "msg": message}
                 )
     report.rows = len(rows)

@@ -128,6 +128,8 @@ def test_the_import_takes_vat_words_and_needs_confirmed_outliers(team_a, analyst
     report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=raw)
     assert not report.created and Quote.objects.count() == 0
     assert any(e.startswith("Row 3, confirm_outliers") for e in report.errors), report.errors
+    assert any(e.startswith("Row 3: Some values are unusual") for e in report.errors)
+    assert not any("__all__" in e for e in report.errors)
     raw = "\n".join([HEADER, rows[0], rows[1] + "yes"]).encode()
     report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=raw)
     assert report.ok, report.errors
