@@ -11,7 +11,7 @@ from .services import username_taken
 
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "is_demo", "created_at")
+    list_display = ("name", "slug", "is_demo", "tax_basis", "created_at")
     prepopulated_fields = {"slug": ("name",)}
 
     def get_queryset(self, request):  # type: ignore[no-untyped-def]

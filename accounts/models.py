@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from domain import money
+
 from .choices import WRITE_ROLES, Role
 
 
@@ -13,6 +15,17 @@ class Team(models.Model):
     name = models.CharField(_("name"), max_length=200, unique=True)
     slug = models.SlugField(_("slug"), unique=True)
     is_demo = models.BooleanField(_("demo data"), default=False)
+    # The one basis on which the team compares prices (domain/money.py, "Money rule").
+    tax_basis = models.CharField(
+        _("tax basis of comparisons"),
+        max_length=10,
+        default=money.DEFAULT_TAX_BASIS,
+        choices=[
+            (money.BASIS_EXCLUDING_VAT, _("Excluding VAT (input VAT deductible with a 专票)")),
+            (money.BASIS_INCLUDING_VAT, _("Including VAT (what is paid)")),
+        ],
+        help_text=_("Every quote list, ranking and report converts prices to this basis."),
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:

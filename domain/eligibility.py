@@ -34,9 +34,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from domain import money as money_rule
 from domain.messages import Message
 
-HOURS_PER_MONTH = 730.0  # as domain.costmodel (not imported: the rule stays self-contained)
+HOURS_PER_MONTH = float(money_rule.HOURS_PER_MONTH)  # the money rule's month (domain/money.py)
 SEVERITIES = ("critical", "warning", "info")
 ACTIONS = ("exclude", "premium", "mark", "ignore")
 _ACTION_WEIGHT = {"ignore": 0, "mark": 1, "premium": 2, "exclude": 3}

@@ -29,7 +29,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from domain import billing
+from domain import billing, money
 from domain.messages import Message
 
 # The serving month is the billing month of 95th-percentile billing: 30 days, 8,640 samples.
@@ -567,7 +567,7 @@ def evaluate_offer(
     if problems:
         raise ServingInputError(problems)
     nodes = o.nodes if o.whole_offer_only else s.nodes
-    compute = (nodes * o.price_per_node_month + o.monthly_fees) * o.fx_to_cny
+    compute = money.monthly_total(nodes, o.price_per_node_month, o.monthly_fees, o.fx_to_cny)
     bills, results = _bills(o, s, traffic, compute)
     warnings = _offer_warnings(o, s)
     best: PlanBill | None = None

@@ -27,6 +27,14 @@ class BandwidthBilling(models.TextChoices):
             return str(code)
 
 
+class InvoiceType(models.TextChoices):
+    """The invoice a vendor issues (domain/money.py: only a 专票 makes input VAT deductible)."""
+
+    SPECIAL = "special", _("Special VAT invoice (专票)")
+    ORDINARY = "ordinary", _("Ordinary VAT invoice (普票)")
+    NONE = "none", _("No invoice")
+
+
 class Strategy(models.TextChoices):
     DDP = "ddp", _("DDP")
     ZERO1 = "zero1", _("ZeRO-1")

@@ -36,6 +36,8 @@ def _terms(dc: DataCentre, gpu: GpuModel) -> dict | None:  # type: ignore[type-a
         "rack_uplink_gbps": float(net.nic_gbps) * nics * 4, "availability": Decimal("0.99"),
         "term_months": 12, "trial_days": 7, "public_bandwidth_mbps": 0,
         "notes": "演示数据 / demo data",
+        # the usual terms of an IDC rental: prices without VAT, 6 %, special VAT invoice (专票)
+        "prices_include_vat": False, "vat_rate": 6, "invoice_type": "special",
     }  # fmt: skip
 
 

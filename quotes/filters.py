@@ -2,41 +2,78 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import django_filters
 from django.db.models import Case, DecimalField, ExpressionWrapper, F, Q, QuerySet, Value, When
-from django.db.models.functions import Greatest
+from django.db.models.functions import Greatest, Round
 from django.utils.translation import gettext_lazy as _
 
 from core.widgets import fast_widgets
+from domain import money
 from vendors.choices import Fabric
 from vendors.models import Vendor
 
-from .choices import BandwidthBilling
 from .models import GpuModel, Quote
 
 MONEY = DecimalField(max_digits=16, decimal_places=2)
+_EXACT = DecimalField(max_digits=40, decimal_places=20)
 
 
-def with_monthly_rent(qs: QuerySet[Quote]) -> QuerySet[Quote]:
-    """Annotate `rent`: the current version's monthly bill as `QuoteVersion.monthly_rent` computes
-    it (rent + other fees + storage + amortised set-up + public bandwidth unless billed per GB),
-    so the list can sort by it in the database."""
+def _tax_factor(v: str, basis: str) -> tuple[Case, Case]:
+    """`domain.money.tax_factor` in SQL: (multiply, divide) of a version's price on `basis`."""
+    one = Value(Decimal(1), output_field=_EXACT)
+    gross = Value(Decimal(1), output_field=_EXACT) + F(f"{v}vat_rate") * Value(
+        Decimal("0.01"), output_field=_EXACT
+    )
+    stated = Q(**{f"{v}vat_rate__isnull": False, f"{v}prices_include_vat__isnull": False})
+    inclusive = stated & Q(**{f"{v}prices_include_vat": True})
+    exclusive = stated & Q(**{f"{v}prices_include_vat": False})
+    if basis == money.BASIS_EXCLUDING_VAT:
+        special = Q(**{f"{v}invoice_type": money.INVOICE_SPECIAL})
+        multiply = Case(When(exclusive & ~special, then=gross), default=one, output_field=_EXACT)
+        divide = Case(When(inclusive & special, then=gross), default=one, output_field=_EXACT)
+    else:
+        multiply = Case(When(exclusive, then=gross), default=one, output_field=_EXACT)
+        divide = one
+    return multiply, divide
+
+
+def with_monthly_rent(qs: QuerySet[Quote], basis: str = money.DEFAULT_TAX_BASIS) -> QuerySet[Quote]:
+    """Annotate `rent`: the current version's monthly bill in CNY on the tax `basis`, to the
+    cent, exactly as `domain.money.Bill.comparable` computes it (the one money rule; a test over
+    generated quotes holds the two equal), so the list sorts by it in the database:
+
+        round(((rent + other + storage + bandwidth) x term + set-up) x fx x multiply
+              / (term x divide), 2)
+
+    with bandwidth 0 when billed per GB and fx 1 for CNY."""
+    money.tax_factor(money.TaxTerms(), basis)  # an unknown basis fails here, not in SQL
     v = "current_version__"
     bandwidth = Case(
         When(
-            **{f"{v}bandwidth_billing": BandwidthBilling.PER_GB},
+            **{f"{v}bandwidth_billing": money.BANDWIDTH_PER_GB},
             then=Value(0, output_field=MONEY),
         ),
         default=F(f"{v}public_bandwidth_mbps") * F(f"{v}bandwidth_price"),
         output_field=MONEY,
     )
-    rent = ExpressionWrapper(
+    term = Greatest(F(f"{v}term_months"), Value(1))
+    fx = Case(
+        When(**{f"{v}currency": "CNY"}, then=Value(Decimal(1), output_field=_EXACT)),
+        default=F(f"{v}fx_to_cny"),
+        output_field=_EXACT,
+    )
+    multiply, divide = _tax_factor(v, basis)
+    monthly = (
         F(f"{v}nodes") * F(f"{v}price_per_node_month")
         + F(f"{v}monthly_fees")
         + F(f"{v}storage_tb") * F(f"{v}storage_price_tb_month")
-        + F(f"{v}setup_fee") / Greatest(F(f"{v}term_months"), Value(1))
-        + bandwidth,
-        output_field=MONEY,
+        + bandwidth
+    )
+    top = (monthly * term + F(f"{v}setup_fee")) * fx * multiply
+    rent = Round(
+        ExpressionWrapper(top / (term * divide), output_field=_EXACT), 2, output_field=MONEY
     )
     total_gpus = ExpressionWrapper(F(f"{v}nodes") * F(f"{v}gpus_per_node"), output_field=MONEY)
     return qs.annotate(rent=rent, total_gpus=total_gpus)

@@ -5,14 +5,17 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from domain import money, plausibility
 from vendors.models import DataCentre, Vendor
 
+from .choices import InvoiceType
 from .models import GpuModel, QuoteVersion, WorkloadProfile
 from .presets import PRESETS
 from .services import VERSION_FIELDS
-from .validation import quote_version_errors
+from .validation import plausibility_check, quote_version_errors
 
 
 class GpuChoiceField(forms.ModelChoiceField):
@@ -22,6 +25,16 @@ class GpuChoiceField(forms.ModelChoiceField):
 
     def label_from_instance(self, obj: GpuModel) -> str:  # type: ignore[override]
         return f"{obj.key} · {obj.tflops_bf16:g} TFLOPS · {obj.memory_gb:g} GB"
+
+
+VAT_INCLUDED_CHOICES = [
+    ("unknown", _("not stated")),
+    ("true", _("yes, VAT included (含税)")),
+    ("false", _("no, VAT excluded (不含税)")),
+]
+_VAT_INCLUDED_WORDS = {None, "", "unknown", "true", "false", "True", "False", "1", "0"}
+VAT_RATE_ERROR = _("The VAT rate must be one of 0, 6, 9 or 13 (percent); got “%(value)s”.")
+INVOICE_ERROR = _("Unknown invoice type “%(value)s”: use special (专票), ordinary (普票) or none.")
 
 
 class QuoteForm(forms.ModelForm):
@@ -40,9 +53,35 @@ class QuoteForm(forms.ModelForm):
         widget=forms.HiddenInput, required=False, min_value=1, max_value=2**31 - 1
     )
 
+    # VAT terms (domain/money.py): their own block; the choices' errors say what is accepted.
+    prices_include_vat = forms.NullBooleanField(
+        required=False,
+        label=_("prices include VAT"),
+        widget=forms.Select(choices=VAT_INCLUDED_CHOICES),
+    )
+    vat_rate = forms.TypedChoiceField(
+        required=False,
+        label=_("VAT rate (%)"),
+        coerce=int,
+        empty_value=None,
+        choices=[("", "—")] + [(str(r), f"{r}%") for r in money.VAT_RATES],
+        error_messages={"invalid_choice": VAT_RATE_ERROR},
+    )
+    invoice_type = forms.ChoiceField(
+        required=False,
+        label=_("invoice type"),
+        choices=[("", "—"), *InvoiceType.choices],
+        error_messages={"invalid_choice": INVOICE_ERROR},
+    )
+
+    # Plausibility (domain/plausibility.py): hidden until the values need it.
+    confirm_outliers = forms.BooleanField(
+        required=False, label=_("I confirm these unusual values"), widget=forms.HiddenInput
+    )
+
     class Meta:
         model = QuoteVersion
-        fields = list(VERSION_FIELDS)
+        fields = [f for f in VERSION_FIELDS if f != "outliers_confirmed"]
         widgets = {
             "valid_until": forms.DateInput(attrs={"type": "date"}),
             "notes": forms.Textarea(attrs={"rows": 2}),
@@ -51,11 +90,21 @@ class QuoteForm(forms.ModelForm):
     def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self.team = team
+        self.outlier_warnings: list[str] = []
         self.fields["vendor"].queryset = Vendor.objects.for_team(team)
         self.fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
         self.fields["vendor"].error_messages["invalid_choice"] = _(
             "Unknown vendor: choose one of your team's vendors."
         )
+
+    def clean_prices_include_vat(self):  # type: ignore[no-untyped-def]
+        # A NullBooleanField reads any unknown word as "not stated": say so instead.
+        raw = self.data.get(self.add_prefix("prices_include_vat"))
+        if raw not in _VAT_INCLUDED_WORDS and not isinstance(raw, bool):
+            raise forms.ValidationError(
+                _("Say whether the prices include VAT: yes (含税), no (不含税) or not stated.")
+            )
+        return self.cleaned_data.get("prices_include_vat")
 
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
@@ -66,10 +115,28 @@ class QuoteForm(forms.ModelForm):
             if field in self.fields and field not in self.errors:
                 for message in messages:
                     self.add_error(field, message)
+        self._check_plausible(probe, data)
         dc, vendor = data.get("data_centre"), data.get("vendor")
         if dc is not None and vendor is not None and dc.vendor_id != vendor.pk:
             self.add_error("data_centre", _("The data centre must belong to the quote's vendor."))
         return data
+
+    def _check_plausible(self, probe, data) -> None:  # type: ignore[no-untyped-def]
+        """Hard bounds are errors; soft ones need the analyst's tick, stored on the version."""
+        gpu = data.get("gpu")
+        errors, warnings = plausibility_check(probe, getattr(gpu, "key", None))
+        for field, messages in errors.items():
+            if field in self.fields and field not in self.errors:
+                for message in messages:
+                    self.add_error(field, message)
+        self.outlier_warnings = [w.message.text(get_language()) for w in warnings]
+        data["outliers_confirmed"] = [w.as_dict() for w in warnings]
+        if warnings:
+            self.fields["confirm_outliers"].widget = forms.CheckboxInput()
+            if not data.get("confirm_outliers"):
+                self.add_error(None, plausibility.CONFIRM_NEEDED.text(get_language()))
+                for text in self.outlier_warnings:
+                    self.add_error("confirm_outliers", text)
 
     def _post_clean(self) -> None:
         # The quote itself is validated by the service; skip the unsaved version's FK check.
@@ -130,4 +197,10 @@ class WorkloadForm(forms.ModelForm):
             value = data.get(field)
             if value is not None and field not in self.errors and not ok(value):
                 self.add_error(field, message)
+        # Upper bounds nobody can mean (domain/plausibility.py), e.g. a 100,000-billion model.
+        probe = SimpleNamespace(**{k: data.get(k) for k in self.fields})
+        hard, _soft = plausibility.split(plausibility.workload_findings(probe))
+        for f in hard:
+            if f.field in self.fields and f.field not in self.errors and not f.low:
+                self.add_error(f.field, f.message.text(get_language()))
         return data

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
 
@@ -25,6 +25,7 @@ from .models import GpuModel, Quote
 from .services import QuoteRowsError, quote_create, quotes_bulk_create
 
 COLUMNS = ("vendor", "data_centre", "label", "is_current") + tuple(QuoteForm.Meta.fields)
+COLUMNS += ("confirm_outliers",)  # yes: the row's unusual values are confirmed (plausibility)
 _TRUE = {"1", "true", "yes", "y", "是", "x"}
 MAX_ROWS = 2000  # each row is validated like a form submission; more is a batch job, not a page
 XLSX_MAX_INFLATED_BYTES = 50 * 1024 * 1024  # a sheet of MAX_ROWS quotes is well under 5 MB
@@ -125,7 +126,7 @@ def _form_data(row: dict[str, Any], vendors: dict[str, int], dcs: dict[tuple[int
     vendor_id = vendors.get(vendor_name.lower())
     dc_name = data.get("data_centre", "")
     data["data_centre"] = str(dcs.get((vendor_id, dc_name.lower()), dc_name)) if dc_name else ""
-    for flag in ("is_current", "whole_offer_only", "bandwidth_elastic"):
+    for flag in ("is_current", "whole_offer_only", "bandwidth_elastic", "confirm_outliers"):
         if flag in data:
             data[flag] = "on" if data[flag].lower() in _TRUE else ""
         elif flag == "is_current":
@@ -133,6 +134,7 @@ def _form_data(row: dict[str, Any], vendors: dict[str, int], dcs: dict[tuple[int
     if data.get("rail_optimised"):  # yes / no / empty (unknown: assumed on the ranking page)
         data["rail_optimised"] = "true" if data["rail_optimised"].lower() in _TRUE else "false"
     data.setdefault("currency", "CNY")
+    _tax_cells(data)
     for key, default in (("nics_per_node", "1"), ("availability", "0.99"), ("term_months", "12"),
                          ("monthly_fees", "0"), ("trial_days", "0"), ("setup_fee", "0"),
                          ("storage_tb", "0"), ("storage_price_tb_month", "0"),
@@ -141,6 +143,27 @@ def _form_data(row: dict[str, Any], vendors: dict[str, int], dcs: dict[tuple[int
         if not data.get(key):
             data[key] = default
     return data
+
+
+# Spreadsheet words for the VAT terms (domain/money.py); anything else reaches the form as written
+# and is refused there with a message naming what is accepted.
+_VAT_INCLUDED = {"含税": "true", "是": "true", "yes": "true", "y": "true", "1": "true",
+                 "true": "true", "不含税": "false", "否": "false", "no": "false", "n": "false",
+                 "0": "false", "false": "false", "": "unknown"}  # fmt: skip
+_INVOICES = {"专票": "special", "专用发票": "special", "增值税专用发票": "special",
+             "普票": "ordinary", "普通发票": "ordinary", "增值税普通发票": "ordinary",
+             "无": "none", "不开票": "none", "无发票": "none"}  # fmt: skip
+
+
+def _tax_cells(data: dict[str, Any]) -> None:
+    if "prices_include_vat" in data:
+        raw = data["prices_include_vat"]
+        data["prices_include_vat"] = _VAT_INCLUDED.get(raw.lower(), raw)
+    if "vat_rate" in data:
+        data["vat_rate"] = data["vat_rate"].rstrip("%％ ")
+    if "invoice_type" in data:
+        raw = data["invoice_type"]
+        data["invoice_type"] = _INVOICES.get(raw, raw.lower())
 
 
 class _Choice(forms.Field):
@@ -286,7 +309,9 @@ def quotes_import(*, team, user, name: str, raw: bytes, valid_rows: bool = False
         for fname, messages in form.errors.items():
             for message in messages:
                 report.errors.append(
-                    _("Row %(row)s, %(field)s: %(msg)s")
+                    _("Row %(row)s: %(msg)s") % {"row": number, "msg": message}
+                    if fname == NON_FIELD_ERRORS
+                    else _("Row %(row)s, %(field)s: %(msg)s")
                     % {"row": number, "field": fname, "msg": message}
                 )
     report.rows = len(rows)

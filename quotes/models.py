@@ -11,10 +11,16 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from core.models import TeamScoped
+from domain import money
 
-from .choices import CURRENCY_CHOICES, BandwidthBilling, Fabric, MeasuredKind, Strategy
-
-HOURS_PER_MONTH = Decimal("730")
+from .choices import (
+    CURRENCY_CHOICES,
+    BandwidthBilling,
+    Fabric,
+    InvoiceType,
+    MeasuredKind,
+    Strategy,
+)
 
 
 class GpuModel(models.Model):
@@ -228,6 +234,20 @@ class QuoteVersion(models.Model):
     spare_nodes = models.PositiveSmallIntegerField(
         _("spare servers kept ready"), null=True, blank=True, validators=[MaxValueValidator(1000)]
     )
+    # --- VAT terms (issue 15 item 2); rows from before them state none: their prices are compared
+    # as entered (domain/money.py `Bill.tax_assumed`) and pages say so.
+    prices_include_vat = models.BooleanField(
+        _("prices include VAT"), null=True, blank=True,
+        help_text=_("Empty: not stated (prices are then compared as entered)."),
+    )  # fmt: skip
+    vat_rate = models.PositiveSmallIntegerField(
+        _("VAT rate (%)"), null=True, blank=True, choices=[(r, f"{r}%") for r in money.VAT_RATES]
+    )
+    invoice_type = models.CharField(
+        _("invoice type"), max_length=10, blank=True, default="", choices=InvoiceType.choices
+    )
+    # --- Plausibility (issue 15 item 3): the soft-bound warnings the analyst confirmed.
+    outliers_confirmed = models.JSONField(_("confirmed unusual values"), default=list, blank=True)
     notes = models.TextField(_("notes"), blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -278,33 +298,38 @@ class QuoteVersion(models.Model):
                 name="qv_terms_not_negative",
             ),
             models.CheckConstraint(condition=Q(term_months__gt=0), name="qv_term_positive"),
+            models.CheckConstraint(
+                condition=Q(vat_rate__isnull=True) | Q(vat_rate__in=money.VAT_RATES),
+                name="qv_vat_rate_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(invoice_type__in=("", *money.INVOICE_TYPES)),
+                name="qv_invoice_type_known",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.quote} v{self.number}"
 
+    def bill(
+        self, *, basis: str = money.DEFAULT_TAX_BASIS, billed_nodes: int | None = None
+    ) -> money.Bill:
+        """This version's monthly bill (domain/money.py: the one money rule)."""
+        return money.monthly_bill(self, basis=basis, billed_nodes=billed_nodes)
+
     @property
     def fees_breakdown(self) -> dict[str, Decimal]:
         """Monthly charges that enter the model's `monthly_fees` (COST-MODEL.md input table)."""
-        if self.bandwidth_billing == BandwidthBilling.PER_GB:
-            bandwidth = Decimal("0")  # depends on traffic: entered in `monthly_fees` if known
-        else:
-            bandwidth = Decimal(self.public_bandwidth_mbps) * self.bandwidth_price
-        return {
-            "other": self.monthly_fees,
-            "storage": self.storage_tb * self.storage_price_tb_month,
-            "setup_amortised": self.setup_fee / Decimal(max(1, self.term_months)),
-            "public_bandwidth": bandwidth,
-        }
+        return money.monthly_bill(self).fees_parts
 
     @property
     def total_monthly_fees(self) -> Decimal:
-        return sum(self.fees_breakdown.values(), Decimal("0")).quantize(Decimal("0.01"))
+        return money.monthly_bill(self).fees
 
     @property
     def monthly_rent(self) -> Decimal:
-        """What the vendor bills per month for the whole offer (rent plus fees)."""
-        return self.nodes * self.price_per_node_month + self.total_monthly_fees
+        """What the vendor bills per month for the whole offer (rent plus fees), own currency."""
+        return money.monthly_bill(self).monthly
 
     @property
     def total_gpus(self) -> int:

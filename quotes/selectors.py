@@ -26,7 +26,7 @@ def quote_list_rows(*, team) -> QuerySet[Quote]:  # type: ignore[no-untyped-def]
 
     v = "current_version__"
     return (
-        with_monthly_rent(Quote.objects.for_team(team))
+        with_monthly_rent(Quote.objects.for_team(team), team.tax_basis)
         .select_related("vendor", f"{v}gpu")
         .only(
             "pk", "label", "is_current", "vendor_id", "current_version_id", "measured_gbps",

@@ -27,6 +27,9 @@ VERSION_FIELDS = (
 # Inputs of the training-time model v2 (docs/MODEL.md §15), all optional.
 MODEL_V2_FIELDS = ("rail_optimised", "storage_write_gbyte_s", "repair_hours", "spare_nodes")
 VERSION_FIELDS = VERSION_FIELDS + MODEL_V2_FIELDS
+# VAT terms (domain/money.py) and the unusual values the analyst confirmed (domain/plausibility.py)
+MONEY_FIELDS = ("prices_include_vat", "vat_rate", "invoice_type")
+VERSION_FIELDS += MONEY_FIELDS + ("outliers_confirmed",)
 
 
 MEASURED_FIELDS = (

@@ -7,9 +7,13 @@ database holds the same rules as CheckConstraints.
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+
+from domain import money, plausibility
 
 
 def _num(value: object) -> Decimal | None:
@@ -68,7 +72,42 @@ def quote_version_errors(v) -> dict[str, list[str]]:  # type: ignore[no-untyped-
         )
     if fx is not None and fx <= 0:
         add("fx_to_cny", _("The rate to CNY must be above 0."))
+    tax_errors(v, add)
     return errors
+
+
+# Fields whose lower bound quote_version_errors and the database's constraints already hold.
+_BASIC_RULES = {
+    "gpus_per_node", "nodes", "nics_per_node", "term_months", "price_per_node_month",
+    "monthly_fees", "setup_fee", "storage_tb", "storage_price_tb_month", "bandwidth_price",
+    "nic_gbps", "rack_uplink_gbps", "servers_per_rack", "fx_to_cny",
+}  # fmt: skip
+
+
+def plausibility_check(v, gpu_key: str | None) -> tuple[dict[str, list[str]], list[Any]]:
+    """(errors, warnings) of domain/plausibility.py for a version's numbers: values beyond a hard
+    bound as field -> messages in the active language; soft-bound findings to be confirmed.
+    Forms, the API and the importer call it (data written by code is explained by the ranking's
+    eligibility rules instead)."""
+    hard, soft = plausibility.split(plausibility.quote_findings(v, gpu_key))
+    lang = get_language()
+    errors: dict[str, list[str]] = {}
+    for f in hard:
+        if f.low and f.field in _BASIC_RULES:
+            continue  # `quote_version_errors` (and the database) say this one in their words
+        errors.setdefault(f.field, []).append(f.message.text(lang))
+    return errors, soft
+
+
+def tax_errors(v, add) -> None:  # type: ignore[no-untyped-def]
+    """The VAT terms' rules (domain/money.py), in the active language."""
+    rate = _num(getattr(v, "vat_rate", None))
+    terms = money.TaxTerms(
+        getattr(v, "prices_include_vat", None), rate, getattr(v, "invoice_type", "") or ""
+    )
+    lang = get_language()
+    for field, message in money.tax_problems(terms):
+        add(field, message.text(lang))
 
 
 def quote_version_clean(v) -> None:  # type: ignore[no-untyped-def]

@@ -8,12 +8,13 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
-from domain import formatting
+from domain import formatting, money
 
 from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
@@ -34,7 +35,7 @@ COMPARE_ROWS = (
     "nic_gbps", "nics_per_node", "fabric", "rack_uplink_gbps", "servers_per_rack", "availability",
     "whole_offer_only", "term_months", "trial_days", "valid_until", "setup_fee", "storage_tb",
     "storage_price_tb_month", "public_bandwidth_mbps", "bandwidth_billing", "bandwidth_price",
-    "bandwidth_elastic",
+    "bandwidth_elastic", "prices_include_vat", "vat_rate", "invoice_type",
 )  # fmt: skip
 
 
@@ -57,8 +58,9 @@ class QuoteListView(TeamRequiredMixin, View):
     per_page = 25
 
     def get(self, request):  # type: ignore[no-untyped-def]
+        basis = self.team.tax_basis
         filterset = QuoteListFilter(
-            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team)),
+            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team), basis),
             team=self.team,
         )  # fmt: skip
         per_page = filterset.rows_per_page(self.per_page)
@@ -66,7 +68,8 @@ class QuoteListView(TeamRequiredMixin, View):
             filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows(team=self.team)
         )
         return render(request, "quotes/quote_list.html", {
-            "page": page, "filter": filterset, "can_write": self.membership.can_write,
+            "page": page, "tax_basis": basis, "filter": filterset,
+            "can_write": self.membership.can_write,
             "filtered": bool(request.GET.dict().keys() - {"page", "per_page"}),
         })  # fmt: skip
 
@@ -190,7 +193,26 @@ class QuoteCompareView(TeamRequiredMixin, View):
             for col in columns:
                 cells.append([_display(q.current_version, name) for q in col["quotes"]])
             rows.append({"label": labels.get(name, name), "cells": cells})
-        return render(request, "quotes/quote_compare.html", {"columns": columns, "rows": rows})
+        rows.insert(0, _bill_row(columns, self.team.tax_basis))
+        ctx = {"columns": columns, "rows": rows, "tax_basis": self.team.tax_basis}
+        return render(request, "quotes/quote_compare.html", ctx)
+
+
+def _bill_row(columns: list[dict], basis: str) -> dict:  # type: ignore[type-arg]
+    """The monthly bill in CNY on the team's tax basis (domain/money.py), as the list shows it."""
+    lang = get_language()
+    cells = []
+    for col in columns:
+        shown = []
+        for q in col["quotes"]:
+            v = q.current_version
+            try:
+                value = v.bill(basis=basis).comparable if v is not None else None
+            except money.MoneyError:
+                value = None
+            shown.append(formatting.money(value, "CNY", lang))
+        cells.append(shown)
+    return {"label": _("Monthly bill (CNY, comparison basis)"), "cells": cells}
 
 
 def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
@@ -200,8 +222,10 @@ def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
     value = getter() if getter else getattr(version, name)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
-    return _shown_number(name, value) if _is_number(value) else (
-        "—" if value is None or value == "" else str(value)
+    return (
+        _shown_number(name, value)
+        if _is_number(value)
+        else ("—" if value is None or value == "" else str(value))
     )
 
 

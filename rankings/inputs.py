@@ -33,6 +33,9 @@ OFFER_REQUIRED = (
 WORKLOAD_REQUIRED = ("params_b", "tokens_per_step")
 # Offer-dict keys the portal adds for people (not model inputs); ignored by the model.
 OFFER_EXTRA = ("vendor", "quote_id", "quote_version_id", "version", "data_centre")
+# Money and plausibility notes (domain/money.py, domain/plausibility.py): the VAT terms the prices
+# were normalised with, and the unusual values the analyst confirmed.
+OFFER_EXTRA += ("tax", "confirmed_outliers")
 
 
 class InputFileError(ValueError):

@@ -107,6 +107,17 @@ def ranking_lesson(results: list[RankingResult]) -> dict[str, Any]:
     }
 
 
+def money_marks(snapshot: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    """Add to each results-table row the unusual values its quote's analyst confirmed
+    (`outliers`, domain/plausibility.py) and whether its VAT terms were unstated (`tax_assumed`,
+    domain/money.py), from the run's snapshot."""
+    offers = {str(o.get("id")): o for o in snapshot.get("offers", [])}
+    for row in rows:
+        offer = offers.get(str(row["result"].offer_id), {})
+        row["outliers"] = offer.get("confirmed_outliers") or []
+        row["tax_assumed"] = bool((offer.get("tax") or {}).get("assumed"))
+
+
 def team_risk_policy(*, team) -> eligibility.RiskPolicy:  # type: ignore[no-untyped-def]
     """The team's risk policy, or the default one when the team has not set its own."""
     from .models import TeamRiskPolicy

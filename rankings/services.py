@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from domain import costmodel as cm
-from domain import eligibility
+from domain import eligibility, money
 from domain.messages import Message
 from domain.trainmodel import presets as v2_presets
 from domain.trainmodel import ranking as v2
@@ -124,10 +124,14 @@ def _flags(findings: list[Finding]) -> list[dict[str, str]]:
     ]
 
 
-def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
-    """A quote's current version as model inputs; PFC/ECN from its data centre's network."""
+def offer_dict(
+    quote: Quote, flags: list[dict[str, str]], basis: str = money.DEFAULT_TAX_BASIS
+) -> dict[str, Any]:
+    """A quote's current version as model inputs; PFC/ECN from its data centre's network.
+    Prices and fees are on the team's tax `basis` (domain/money.py); `tax` says how."""
     v = quote.current_version
     assert v is not None
+    bill = v.bill(basis=basis)
     network = getattr(quote.data_centre, "network", None) if quote.data_centre_id else None
     return {
         "id": str(v.pk),
@@ -138,9 +142,9 @@ def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
         "gpu": v.gpu.key,
         "gpus_per_node": v.gpus_per_node,
         "nodes": v.nodes,
-        "price_per_node_month": float(v.price_per_node_month),
+        "price_per_node_month": float(bill.per_node()),
         "currency": v.currency,
-        "monthly_fees": float(v.total_monthly_fees),
+        "monthly_fees": float(bill.fees_on_basis()),
         "nic_gbps": float(v.nic_gbps),
         "nics_per_node": v.nics_per_node,
         "fabric": v.fabric,
@@ -159,7 +163,14 @@ def offer_dict(quote: Quote, flags: list[dict[str, str]]) -> dict[str, Any]:
         "repair_hours": _repair_hours(quote),
         "spare_nodes": v.spare_nodes,
         "rail_optimised": v.rail_optimised,
-    }
+        "tax": {
+            "prices_include_vat": v.prices_include_vat, "vat_rate": v.vat_rate,
+            "invoice_type": v.invoice_type, "assumed": bill.tax_assumed,
+            "factor": float(bill.tax_multiply / bill.tax_divide),
+            "price_as_entered": float(v.price_per_node_month),
+        },
+        "confirmed_outliers": list(v.outliers_confirmed or []),
+    }  # fmt: skip
 
 
 def _repair_hours(quote: Quote) -> float | None:
@@ -185,6 +196,7 @@ def snapshot_build(  # type: ignore[no-untyped-def]
     per_quote = {q.pk: _for_quote(q, by_vendor[q.vendor_id]) for q in quotes}
     if policy is None:
         policy = team_risk_policy(team=workload.team)
+    basis = workload.team.tax_basis
     rates = {}
     for q in quotes:  # a quote's own rate fills in what the run did not give
         v = q.current_version
@@ -197,7 +209,10 @@ def snapshot_build(  # type: ignore[no-untyped-def]
         "workload_name": workload.name,
         # a workload made from a preset of the training-time model brings its architecture
         "workload_preset": workload.preset if workload.preset in v2_presets() else None,
-        "offers": [offer_dict(q, _flags(per_quote[q.pk])) for q in quotes if q.current_version_id],
+        "offers": [
+            offer_dict(q, _flags(per_quote[q.pk]), basis) for q in quotes if q.current_version_id
+        ],
+        "tax_basis": basis,
         "gpus": gpu_table(),
         "fx_to_cny": rates,
         "risk_policy": eligibility.policy_to_dict(policy),

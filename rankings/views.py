@@ -23,7 +23,7 @@ from .chart_labels import chart_labels
 from .forms import RankingStartForm
 from .inputs import InputFileError
 from .models import RankingRun
-from .selectors import ranking_detail, ranking_lesson, ranking_overview
+from .selectors import money_marks, ranking_detail, ranking_lesson, ranking_overview
 from .services import ranking_start
 from .whatif import sensitivity_rows, whatif
 
@@ -106,7 +106,7 @@ def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyp
     the table of every offer are nearly all of the page's time.
     """
     stamp = run.finished_at.timestamp() if run.finished_at else 0
-    key = f"ranking-section:v2:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
+    key = f"ranking-section:v3:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
     html = cache.get(key)
     if html is not None:
         return html  # type: ignore[no-any-return]
@@ -115,6 +115,8 @@ def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyp
     if results:
         ctx.update(_charts(run, results))
         ctx.update(ranking_lesson(results))
+        money_marks(run.snapshot, ctx["result_rows"])
+        ctx["tax_basis"] = run.snapshot.get("tax_basis")  # None: a run from before VAT terms
         ctx["overlap"] = run.snapshot.get("workload", {}).get("overlap", 0.5)
     html = render_to_string("rankings/_finished.html", ctx, request=request)
     cache.set(key, html, timeout=6 * 3600)

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from benchmarks.models import BenchmarkLog, TestRun
 from core.models import JobStatus
 from domain import costmodel as cm
+from domain import money
 from domain.credentials import Severity
 from quotes.choices import BandwidthBilling
 from quotes.models import Quote
@@ -88,10 +89,8 @@ class ReportData:
     def to_cny(self, amount: float | None, currency: str) -> float | None:
         if amount is None:
             return None
-        if currency == "CNY":
-            return amount
-        rate = self.fx_to_cny.get(currency)
-        return amount * rate if rate else None
+        rate = money.rate_from(currency, self.fx_to_cny)
+        return None if rate is None else amount * float(rate)
 
     def savings(self, other: RankingResult | None) -> dict[str, float | None] | None:
         """Whole-job cost and time of the winner against another offer (CNY, hours)."""

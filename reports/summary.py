@@ -15,6 +15,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from domain import formatting as f
+from domain import money
 from domain.regions import province_by_code
 from rankings.selectors import offer_warnings
 
@@ -202,11 +203,29 @@ OFFER_LABELS: dict[str, Any] = {
     "measured_kind": gettext_lazy("What was measured"),
     "pfc": gettext_lazy("PFC (lossless)"),
     "ecn": gettext_lazy("ECN (congestion marking)"),
+    "tax": gettext_lazy("VAT terms"),
+    "confirmed_outliers": gettext_lazy("Confirmed unusual values"),
 }
 _HIDDEN = {"id", "vendor", "label", "version", "quote_id", "vendor_flags", "currency"}
 _MONEY = {"price_per_node_month", "monthly_fees"}
 _GBPS = {"nic_gbps", "rack_uplink_gbps", "measured_gbps", "measured_p50_gbps"}
 FABRICS = {"ib": "InfiniBand", "roce": "RoCE", "tcp": "TCP/IP"}
+
+
+def outlier_words(outliers: list[dict[str, Any]], lang: str) -> str:
+    """The unusual values an analyst confirmed, in the language of the page."""
+    return "; ".join(str(o.get("zh" if lang.startswith("zh") else "en", "")) for o in outliers)
+
+
+def tax_words(tax: dict[str, Any], lang: str) -> str:
+    """An offer's VAT terms and the factor its prices were compared with (domain/money.py)."""
+    if tax.get("assumed"):
+        return money.TAX_ASSUMED.text(lang)
+    included = _("VAT included") if tax.get("prices_include_vat") else _("VAT excluded")
+    invoice = {"special": _("special VAT invoice (专票)"), "ordinary": _("ordinary invoice (普票)"),
+               "none": _("no invoice")}.get(tax.get("invoice_type") or "", "—")  # fmt: skip
+    factor = f.significant(tax.get("factor"), max_decimals=4)
+    return f"{tax.get('vat_rate')}% · {included} · {invoice} · ×{factor}"
 
 
 def _offer_value(key: str, value: Any, offer: dict[str, Any], lang: str) -> str:
@@ -222,6 +241,10 @@ def _offer_value(key: str, value: Any, offer: dict[str, Any], lang: str) -> str:
         return f.availability(value)
     if key == "fabric":
         return FABRICS.get(str(value), str(value))
+    if key == "tax" and isinstance(value, dict):
+        return tax_words(value, lang)
+    if key == "confirmed_outliers" and isinstance(value, list):
+        return outlier_words(value, lang)
     if key == "measured_kind":
         return str({"link": _("one link"), "node": _("a whole node")}.get(str(value), value))
     return f.significant(value) if f.to_float(value) is not None else str(value)

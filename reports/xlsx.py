@@ -12,7 +12,10 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from domain import money
+
 from .selectors import ReportData
+from .summary import outlier_words, tax_words
 
 MONEY = "#,##0.00"
 MONEY0 = "#,##0"
@@ -166,6 +169,9 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
     rows: list[list[Any]] = [[_("Ranking run"), "id", data.run.pk]]
     rows += [[_("Workload"), k, v] for k, v in data.workload.items()]
     rows += [[_("Exchange rate to CNY"), k, v] for k, v in data.fx_to_cny.items()]
+    basis = data.run.snapshot.get("tax_basis")
+    label = money.basis_label(basis) if basis else money.TAX_ASSUMED
+    rows.append([_("Tax basis"), basis or "", label.text(get_language())])
     for key, gpu in data.gpus.items():
         rows += [[f"GPU {key}", k, v] for k, v in gpu.items()]
     for offer in data.offers.values():
@@ -173,6 +179,10 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
         for k, v in offer.items():
             if k == "vendor_flags":
                 v = "; ".join(_msg(m, get_language()) for m in v or [])
+            elif k == "tax" and isinstance(v, dict):
+                v = tax_words(v, get_language() or "en")
+            elif k == "confirmed_outliers" and isinstance(v, list):
+                v = outlier_words(v, get_language() or "en")
             rows.append([name, k, v if isinstance(v, int | float | str) or v is None else str(v)])
     return rows
 

@@ -44,7 +44,7 @@ def bench_csv(vendor_names: list[str], rows: int) -> bytes:
         "vendor", "data_centre", "label", "is_current", "gpu", "gpus_per_node", "nodes",
         "price_per_node_month", "currency", "fx_to_cny", "monthly_fees", "nic_gbps",
         "nics_per_node", "fabric", "availability", "term_months", "valid_until", "notes",
-        "whole_offer_only",
+        "whole_offer_only", "prices_include_vat", "vat_rate", "invoice_type",
     ]  # fmt: skip
     out = io.StringIO()
     writer = csv.writer(out)
@@ -54,9 +54,10 @@ def bench_csv(vendor_names: list[str], rows: int) -> bytes:
         usd = i % 7 == 0
         writer.writerow([
             vendor, f"{vendor} DC", f"offer {i} 报价", "yes", GPUS[i % len(GPUS)], 8,
-            1 + i % 32, 30000 + i, "USD" if usd else "CNY", "7.1" if usd else "",
-            1000, (10, 25, 100, 200)[i % 4], 1 + i % 4, ("tcp", "roce", "ib")[i % 3],
-            "0.99", 12, "2027-06-30", f"row {i}", "no",
+            1 + i % 32, (4200 if usd else 30000) + i, "USD" if usd else "CNY",
+            "7.1" if usd else "", 1000, (10, 25, 100, 200)[i % 4], 1 + i % 4,
+            ("tcp", "roce", "ib")[i % 3], "0.99", 12, "2027-06-30", f"row {i}", "no",
+            ("含税", "不含税", "")[i % 3], ("6%", "13", "")[i % 3], ("专票", "普票", "")[i % 3],
         ])  # fmt: skip
     return out.getvalue().encode()
 

@@ -34,6 +34,7 @@ def _serving_quotes(team, user, vendors) -> list[Quote]:  # type: ignore[no-unty
             "availability": Decimal("0.995"), "public_bandwidth_mbps": mbps,
             "bandwidth_billing": billing, "bandwidth_price": Decimal(bw_price),
             "bandwidth_elastic": elastic, "term_months": 12, "notes": "演示数据 / demo data",
+            "prices_include_vat": False, "vat_rate": 6, "invoice_type": "special",
         }  # fmt: skip
         quote = quote_create(team=team, user=user, data=data)
         Quote.objects.filter(pk=quote.pk).update(is_demo=True)

@@ -6,12 +6,11 @@ Everything is computed on read (a few quotes take milliseconds): there is no sto
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django.db.models import QuerySet
 
-from domain import billing
+from domain import billing, money
 from domain import serving as sv
 from domain.messages import Message
 from quotes.models import Quote
@@ -26,6 +25,7 @@ def workload_list(*, team) -> QuerySet[ServingWorkload]:  # type: ignore[no-unty
 def plan_list(*, team) -> QuerySet[MixedPlan]:  # type: ignore[no-untyped-def]
     """The team's plans with everything `mixed_plan_evaluate` reads (no query per plan)."""
     return MixedPlan.objects.for_team(team).select_related(
+        "team",
         "serving_workload",
         "training_quote__vendor",
         "training_quote__current_version__gpu",
@@ -53,22 +53,22 @@ def domain_workload(w: ServingWorkload) -> sv.InferenceWorkload:
     )  # fmt: skip
 
 
-def _fees_without_bandwidth(quote: Quote) -> Decimal:
-    fees = quote.current_version.fees_breakdown  # type: ignore[union-attr]
-    return sum((v for k, v in fees.items() if k != "public_bandwidth"), Decimal("0"))
-
-
-def domain_offer(quote: Quote) -> sv.ServingOffer:
-    """A quote's current version as a serving offer; its public bandwidth is billed apart."""
+def domain_offer(quote: Quote, *, basis: str = money.DEFAULT_TAX_BASIS) -> sv.ServingOffer:
+    """A quote's current version as a serving offer on the team's tax `basis` (domain/money.py);
+    its public bandwidth is billed apart, so the offer's fees leave it out."""
     v = quote.current_version
     assert v is not None
-    fx = 1.0 if v.currency == "CNY" else float(v.fx_to_cny or 0)
-    plans = ((str(v.bandwidth_billing), float(v.bandwidth_price)),) if v.bandwidth_price > 0 else ()
+    bill = v.bill(basis=basis)
+    on_basis = bill.tax_multiply / bill.tax_divide
+    fees = (bill.fees - bill.public_bandwidth) * on_basis
+    price = float(v.bandwidth_price * on_basis)
+    plans = ((str(v.bandwidth_billing), price),) if v.bandwidth_price > 0 else ()
+    fx = money.rate_from(v.currency, {v.currency: v.fx_to_cny})
     return sv.ServingOffer(
         id=str(quote.pk), label=quote.label, vendor=str(quote.vendor), gpu=v.gpu.key,
         gpus_per_node=v.gpus_per_node, nodes=v.nodes,
-        price_per_node_month=float(v.price_per_node_month),
-        monthly_fees=float(_fees_without_bandwidth(quote)), currency=v.currency, fx_to_cny=fx,
+        price_per_node_month=float(bill.per_node()),
+        monthly_fees=float(fees), currency=v.currency, fx_to_cny=float(fx or 0),
         public_bandwidth_mbps=float(v.public_bandwidth_mbps), plans=plans,
         whole_offer_only=v.whole_offer_only, bandwidth_elastic=v.bandwidth_elastic,
     )  # fmt: skip
@@ -151,7 +151,8 @@ class RankingView:
 
 def serving_offers(*, team) -> dict[str, sv.ServingOffer]:  # type: ignore[no-untyped-def]
     """The team's current quotes as serving offers, by quote id (one query)."""
-    return {str(q.pk): domain_offer(q) for q in serving_quotes(team=team)}
+    basis = team.tax_basis
+    return {str(q.pk): domain_offer(q, basis=basis) for q in serving_quotes(team=team)}
 
 
 def serving_ranking(  # type: ignore[no-untyped-def]
@@ -222,11 +223,13 @@ class PlanView:
 
 def _training_cny_month(plan: MixedPlan) -> float:
     """Rent of the training nodes and the quote's other fees; its bandwidth is the plan's line."""
-    offer = domain_offer(plan.training_quote)
+    offer = domain_offer(plan.training_quote, basis=plan.team.tax_basis)
     nodes = offer.nodes
     if plan.training_nodes and not offer.whole_offer_only:
         nodes = min(plan.training_nodes, offer.nodes)
-    return (nodes * offer.price_per_node_month + offer.monthly_fees) * offer.fx_to_cny
+    return money.monthly_total(
+        nodes, offer.price_per_node_month, offer.monthly_fees, offer.fx_to_cny
+    )
 
 
 def mixed_plan_evaluate(plan: MixedPlan, *, traffic: TrafficInUse | None = None) -> PlanView:
@@ -245,7 +248,10 @@ def mixed_plan_evaluate(plan: MixedPlan, *, traffic: TrafficInUse | None = None)
     try:
         profile = traffic_profile(upload) if upload else sv.serving_traffic(w)
         serving = sv.evaluate_offer(
-            w, domain_offer(plan.serving_quote), profile, measured=upload is not None
+            w,
+            domain_offer(plan.serving_quote, basis=plan.team.tax_basis),
+            profile,
+            measured=upload is not None,
         )
         parts = (
             sv.PlanPart(role="training", label=str(plan.training_quote),

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from domain import money
 from domain.costmodel.columns import _Array, _Table
 from domain.costmodel.inputs import (
     FABRIC_EFFICIENCY,
-    HOURS_PER_MONTH,
     STRATEGY_FACTOR,
     GpuSpec,
     Scenario,
@@ -44,7 +44,9 @@ def _evaluate(
     t_s = t_c + t_e
     eth = capacity * t_c / t_s
     billed = np.where(np.array(raw["whole_offer_only"], dtype=bool), num["nodes"], n)
-    hourly = (billed * num["price_per_node_month"] + num["monthly_fees"]) * rates / HOURS_PER_MONTH
+    # The one money rule (domain/money.py); prices arrive on the team's tax basis.
+    monthly = money.monthly_total(billed, num["price_per_node_month"], num["monthly_fees"], rates)
+    hourly = money.hourly(monthly)
     cost = hourly / eth
     # B is proportional to the measured figure, so at P50 the comm time shrinks by P5/P50.
     spread = measured & ~t.none["measured_p50_gbps"] & (volume > 0)

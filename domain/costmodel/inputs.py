@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from domain import money
 from domain.messages import Message
 
-HOURS_PER_MONTH = 730.0
+HOURS_PER_MONTH = float(money.HOURS_PER_MONTH)
 REFERENCE_GPU = "H100-SXM"
 FABRIC_EFFICIENCY: Mapping[str, float] = {"tcp": 0.55, "roce": 0.90, "ib": 0.95}
 STRATEGY_FACTOR: Mapping[str, float] = {

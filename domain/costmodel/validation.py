@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 
+from domain import money
 from domain.costmodel.inputs import (
     FABRIC_EFFICIENCY,
     MEASURED_KINDS,
@@ -190,12 +191,12 @@ _SCENARIO_RULES: _Rules = (
 def _fx_rate(currency: str, target: str | None, fx: Mapping[str, float]) -> float | Message:
     if target is None or currency == target:
         return 1.0
-    rate = _real(fx.get(currency))
-    if rate is None or rate <= 0:
+    rate = money.rate_from(currency, {currency: _real(fx.get(currency))})
+    if rate is None:
         return Message(
             "offer_currency_no_fx_rate",
             f"offer.currency {currency} has no valid rate to CNY in fx_to_cny; add one so the "
             "offer can be compared.",
             f"offer.currency {currency} 在 fx_to_cny 中没有有效的人民币汇率，请补充后再比较。",
         )
-    return rate
+    return float(rate)

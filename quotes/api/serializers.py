@@ -1,18 +1,27 @@
 from __future__ import annotations
 
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from domain import plausibility
 from vendors.models import DataCentre, Vendor
 
 from ..models import GpuModel, Quote, QuoteVersion, WorkloadProfile
 from ..services import VERSION_FIELDS
-from ..validation import quote_version_errors
+from ..validation import plausibility_check, quote_version_errors
 
 
 class GpuModelSerializer(serializers.ModelSerializer):
     class Meta:
         model = GpuModel
         fields = "__all__"
+
+
+INVOICE_CHOICE_ERROR = _(
+    "Unknown invoice type “{input}”: use special (专票), ordinary (普票) or none."
+)
+VAT_RATE_CHOICE_ERROR = _("The VAT rate must be one of 0, 6, 9 or 13 (percent); got “{input}”.")
 
 
 class QuoteTermsSerializer(serializers.ModelSerializer):
@@ -25,7 +34,11 @@ class QuoteTermsSerializer(serializers.ModelSerializer):
     class Meta:
         model = QuoteVersion
         fields = ("number", "created_at", *VERSION_FIELDS)
-        read_only_fields = ("number", "created_at")
+        read_only_fields = ("number", "created_at", "outliers_confirmed")
+        extra_kwargs = {
+            "invoice_type": {"error_messages": {"invalid_choice": INVOICE_CHOICE_ERROR}},
+            "vat_rate": {"error_messages": {"invalid_choice": VAT_RATE_CHOICE_ERROR}},
+        }
 
     def to_representation(self, instance):  # type: ignore[no-untyped-def]
         # A version is never edited in place (an edit adds a version), so its terms are
@@ -52,6 +65,9 @@ class QuoteSerializer(serializers.ModelSerializer):
     """A quote with its current terms under `terms`; writing terms adds a version."""
 
     terms = QuoteTermsSerializer(source="current_version")
+    # Plausibility (domain/plausibility.py): unusual values are refused (400 listing them under
+    # "outliers") unless the request confirms them; the confirmation is stored on the version.
+    confirm_outliers = serializers.BooleanField(write_only=True, required=False, default=False)
     vendor = serializers.PrimaryKeyRelatedField(queryset=Vendor.objects.none())
     data_centre = serializers.PrimaryKeyRelatedField(
         queryset=DataCentre.objects.none(), allow_null=True, required=False
@@ -62,7 +78,7 @@ class QuoteSerializer(serializers.ModelSerializer):
         fields = (
             "id", "vendor", "data_centre", "label", "is_current", "terms", "measured_gbps",
             "measured_p50_gbps", "measured_kind", "measured_test_run_id", "measured_at",
-            "revision", "created_at", "updated_at",
+            "revision", "created_at", "updated_at", "confirm_outliers",
         )  # fmt: skip
         read_only_fields = (
             "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id",
@@ -84,8 +100,22 @@ class QuoteSerializer(serializers.ModelSerializer):
             merged.update(terms)
             probe = QuoteVersion(**{k: v for k, v in merged.items() if k != "gpu"})
             errors = quote_version_errors(probe)
+            gpu = merged.get("gpu")
+            hard, warnings = plausibility_check(probe, getattr(gpu, "key", None))
+            for field, messages in hard.items():
+                errors.setdefault(field, []).extend(messages)
             if errors:
                 raise serializers.ValidationError({"terms": errors})
+            if warnings and not attrs.get("confirm_outliers"):
+                lang = get_language()
+                raise serializers.ValidationError({
+                    "confirm_outliers": [plausibility.CONFIRM_NEEDED.text(lang)],
+                    "outliers": [
+                        {**w.as_dict(), "message": w.message.text(lang)} for w in warnings
+                    ],
+                })  # fmt: skip
+            terms["outliers_confirmed"] = [w.as_dict() for w in warnings]
+        attrs.pop("confirm_outliers", None)
         return attrs
 
 

@@ -16,9 +16,10 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 
 from core.templatetags.portal import bilingual
+from domain import formatting
 from quotes.models import Quote, QuoteVersion
 
 register = template.Library()
@@ -48,6 +49,7 @@ def quote_rows(quotes: Any) -> SafeString:
     # one reverse() for the page: every detail address differs only by the id
     detail = reverse("quotes:detail", args=[0])
     head, tail = detail.rsplit("/0/", 1)
+    lang = get_language()
     rows = []
     for q in quotes:
         v = q.current_version
@@ -56,7 +58,7 @@ def quote_rows(quotes: Any) -> SafeString:
             nic = floatformat(v.nic_gbps, "-1")
             fabric = fabrics.get(v.fabric, v.fabric)
             network = format_html("{} × {}G {}", v.nics_per_node, nic, fabric)
-            rent = format_html("{} {}", floatformat(q.rent, "0g"), v.currency)
+            rent = formatting.money(q.rent, "CNY", lang, decimals=0)  # on the team's basis
             version = f"v{v.number}"
         else:
             gpus = network = rent = version = ""

@@ -12,6 +12,7 @@ from django import template
 from django.utils.translation import get_language
 
 from domain import formatting as f
+from domain import money as money_rule
 
 register = template.Library()
 
@@ -64,6 +65,15 @@ def hours(value: Any) -> str:
 def pct(value: Any, decimals: int = 1) -> str:
     """A fraction as a percentage: `{{ 0.853|pct }}` -> 85.3%."""
     return f.percent(value, int(decimals))
+
+
+@register.filter
+def tax_basis(basis: str | None) -> str:
+    """What a comparison says about its money: `{{ team.tax_basis|tax_basis }}` -> "Prices
+    compared excluding VAT …" / "价格按不含税口径…" (domain/money.py)."""
+    if not basis:  # a ranking run stored before quotes had VAT terms
+        return money_rule.TAX_ASSUMED.text(get_language())
+    return money_rule.basis_label(basis).text(get_language())
 
 
 @register.filter

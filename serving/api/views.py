@@ -121,7 +121,7 @@ class MixedPlanViewSet(_TrafficActions, _ServiceViewSet):
     """Mixed plans; `GET …/evaluation/` gives the month-by-month cost line."""
 
     queryset = MixedPlan.objects.select_related(
-        "training_quote__vendor", "serving_quote__vendor", "serving_workload"
+        "team", "training_quote__vendor", "serving_quote__vendor", "serving_workload"
     ).order_by("name", "pk")
     serializer_class = s.MixedPlanSerializer
     target_name = "plan"

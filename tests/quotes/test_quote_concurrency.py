@@ -64,7 +64,7 @@ def test_a_stale_if_match_gets_412_with_what_changed_since_and_by_whom(
     r = other.patch(_url(quote), {"label": "Bob's", "terms": {"nodes": 4}}, format="json",
                     HTTP_IF_MATCH=stale)  # fmt: skip
     assert r.status_code == 200
-    r = alice.patch(_url(quote), {"terms": {"price_per_node_month": "1.00"}}, format="json",
+    r = alice.patch(_url(quote), {"terms": {"price_per_node_month": "39000.00"}}, format="json",
                     HTTP_IF_MATCH=stale)  # fmt: skip
     assert r.status_code == 412
     body = r.json()
@@ -78,7 +78,7 @@ def test_a_stale_if_match_gets_412_with_what_changed_since_and_by_whom(
     assert quote.versions.count() == 2 and quote.revision == 2
     # read again, reapply: accepted
     fresh = alice.get(_url(quote))["ETag"]
-    r = alice.patch(_url(quote), {"terms": {"price_per_node_month": "1.00"}}, format="json",
+    r = alice.patch(_url(quote), {"terms": {"price_per_node_month": "39000.00"}}, format="json",
                     HTTP_IF_MATCH=fresh)  # fmt: skip
     assert r.status_code == 200 and r.json()["terms"]["nodes"] == 4
 

@@ -83,7 +83,8 @@ def _many(rows: int) -> bytes:
         vendor = ("Imp", "Other")[i % 2]
         usd = i % 5 == 0
         lines.append(",".join([
-            vendor, f"offer {i}", gpus[i % 3], "8", str(1 + i % 16), str(30000 + i), "100",
+            vendor, f"offer {i}", gpus[i % 3], "8", str(1 + i % 16),
+            str(4200 + i) if usd else str(30000 + i), "100",
             "roce", f"{vendor} DC", "USD" if usd else "CNY", "7.1" if usd else "", f"n{i}",
         ]))  # fmt: skip
     return "\n".join(lines).encode()
@@ -123,7 +124,10 @@ def test_imported_quotes_get_their_version_1_like_created_ones(team_a, analyst_a
         assert version is not None and version.number == 1 and version.created_by == analyst_a
         assert quote.revision == 1 and not quote.changes.exists()
         i = int(quote.label.split()[1])
-        assert version.nodes == 1 + i % 16 and version.price_per_node_month == 30000 + i
+        assert (
+            version.nodes == 1 + i % 16
+            and version.price_per_node_month == (4200 if i % 5 == 0 else 30000) + i
+        )
         assert quote.data_centre.name == f"{quote.vendor.name_en} DC"
         assert (version.currency, version.fx_to_cny is not None) == (
             ("USD", True) if i % 5 == 0 else ("CNY", False)
@@ -157,9 +161,9 @@ def test_unknown_vendors_data_centres_and_gpus_keep_their_messages(team_a, analy
     make_vendor(team_a, "Imp")
     foreign = make_vendor(team_b, "Foreign")
     rows = [
-        ["Nope", "a", "A100-SXM4-80GB", "8", "8", "1", "100", "roce"],
-        [str(foreign.pk), "b", "A100-SXM4-80GB", "8", "8", "1", "100", "roce"],
-        ["Imp", "c", "H999", "8", "8", "1", "100", "roce"],
+        ["Nope", "a", "A100-SXM4-80GB", "8", "8", "40000", "100", "roce"],
+        [str(foreign.pk), "b", "A100-SXM4-80GB", "8", "8", "40000", "100", "roce"],
+        ["Imp", "c", "H999", "8", "8", "40000", "100", "roce"],
     ]
     report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=_csv(*rows))
     assert report.errors == [

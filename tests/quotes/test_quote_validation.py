@@ -74,7 +74,7 @@ def test_the_api_rejects_zero_gpus_with_a_field_message(api_as, analyst_a, team_
             "gpu": "A100-SXM4-80GB",
             "gpus_per_node": 0,
             "nodes": 8,
-            "price_per_node_month": "100",
+            "price_per_node_month": "40000",
             "nic_gbps": 100,
             "fabric": "roce",
         },
