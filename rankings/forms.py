@@ -10,6 +10,8 @@ from django.utils.translation import gettext_lazy as _l
 
 from quotes.models import Quote, WorkloadProfile
 
+from .models import TeamRiskPolicy
+
 
 def parse_rates(text: str) -> dict[str, float]:
     """'USD=7.2, EUR=7.8' -> {'USD': 7.2, 'EUR': 7.8}; raises ValidationError on bad parts."""
@@ -87,4 +89,39 @@ class RankingStartForm(forms.Form):
                         _("%(q)s is in %(c)s while others are not: give a rate %(c)s=… to CNY.")
                         % {"q": q.label, "c": v.currency},
                     )
+        return data
+
+
+class RiskPolicyForm(forms.ModelForm):
+    """The team's risk policy: per severity an action and its premium, unverified bandwidth's
+    severity and the cap. `TeamRiskPolicy.clean` (domain.eligibility.policy_problems) checks it."""
+
+    class Meta:
+        model = TeamRiskPolicy
+        fields = [
+            "critical_action", "critical_premium_pct", "critical_premium_cny_month",
+            "warning_action", "warning_premium_pct", "warning_premium_cny_month",
+            "info_action", "info_premium_pct", "info_premium_cny_month",
+            "unverified_bandwidth", "premium_cap_pct",
+        ]  # fmt: skip
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        for name in ("critical", "warning", "info"):
+            self.fields[f"{name}_premium_pct"].widget.attrs.update(min=0, max=100, step="0.5")
+            self.fields[f"{name}_premium_cny_month"].widget.attrs.update(min=0, step="100")
+        self.fields["premium_cap_pct"].widget.attrs.update(min=0, max=100, step="0.5")
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()
+        for name in ("critical", "warning", "info"):
+            pct = data.get(f"{name}_premium_pct")
+            if pct is not None and not 0 <= pct <= 100:
+                self.add_error(f"{name}_premium_pct", _("Give a percentage from 0 to 100."))
+            money = data.get(f"{name}_premium_cny_month")
+            if money is not None and money < 0:
+                self.add_error(f"{name}_premium_cny_month", _("Give an amount of 0 or more."))
+        cap = data.get("premium_cap_pct")
+        if cap is not None and not 0 <= cap <= 100:
+            self.add_error("premium_cap_pct", _("Give a percentage from 0 to 100."))
         return data

@@ -289,23 +289,32 @@ def ranking_compute(*, run_id: int, progress: Callable[[int], None] | None = Non
         RankingRun.objects.filter(pk=run.pk).update(snapshot=snapshot)
         run.snapshot = snapshot
     report(40)
-    problems: list[dict[str, Any]] = []
-    try:
-        outcome = rank_snapshot(run.snapshot)
-    except cm.ModelInputError as exc:
-        outcome = cm.RankingOutcome(results=(), problems=())
-        problems = [{"id": "", "label": _("Workload"), "messages": message_dicts(exc.messages)}]
-    else:
-        problems = _problem_messages(outcome, run.snapshot["offers"])
-    if not run.snapshot["offers"]:
-        empty = Message("no_offers", "No current quote to rank.", "没有可排名的当前报价。")
-        problems.append({"id": "", "label": "", "messages": [empty.as_dict()]})
-    report(60)
-    decisions, decision = decide(run.snapshot, outcome)
+    outcome, problems, decisions, decision = compute_snapshot(run.snapshot)
     report(70)
     _save_results(run, outcome, problems, decisions, decision)
     report(100)
     return run
+
+
+def compute_snapshot(
+    snapshot: Mapping[str, Any],
+) -> tuple[cm.RankingOutcome, list[dict[str, Any]], list[OfferDecision], dict[str, Any]]:
+    """A snapshot's outcome, problems and decision: the saved run and the what-if both come
+    here. A snapshot's ``scenario`` (what-if settings saved as a run) holds `rank_snapshot`'s
+    keyword arguments."""
+    problems: list[dict[str, Any]] = []
+    try:
+        outcome = rank_snapshot(snapshot, **(snapshot.get("scenario") or {}))
+    except cm.ModelInputError as exc:
+        outcome = cm.RankingOutcome(results=(), problems=())
+        problems = [{"id": "", "label": _("Workload"), "messages": message_dicts(exc.messages)}]
+    else:
+        problems = _problem_messages(outcome, snapshot["offers"])
+    if not snapshot["offers"]:
+        empty = Message("no_offers", "No current quote to rank.", "没有可排名的当前报价。")
+        problems.append({"id": "", "label": "", "messages": [empty.as_dict()]})
+    decisions, decision = decide(snapshot, outcome)
+    return outcome, problems, decisions, decision
 
 
 def _save_results(
@@ -315,6 +324,20 @@ def _save_results(
     decisions: list[OfferDecision],
     decision: dict[str, Any],
 ) -> None:
+    rows = result_rows(run, outcome, decisions)
+    with transaction.atomic():
+        RankingRun.objects.select_for_update().filter(pk=run.pk).first()
+        RankingResult.objects.filter(run=run).delete()
+        RankingResult.objects.bulk_create(rows, batch_size=1000)
+        RankingRun.objects.filter(pk=run.pk).update(problems=problems, decision=decision)
+    run.problems = problems
+    run.decision = decision
+
+
+def result_rows(
+    run: RankingRun, outcome: cm.RankingOutcome, decisions: list[OfferDecision]
+) -> list[RankingResult]:
+    """The (unsaved) result rows of an outcome: what a run stores and what the what-if shows."""
     offers = {o["id"]: o for o in run.snapshot["offers"]}
     rows = []
     for r, d in zip(outcome.results, decisions, strict=True):
@@ -361,13 +384,7 @@ def _save_results(
                 recommended=d.recommended,
             )
         )
-    with transaction.atomic():
-        RankingRun.objects.select_for_update().filter(pk=run.pk).first()
-        RankingResult.objects.filter(run=run).delete()
-        RankingResult.objects.bulk_create(rows, batch_size=1000)
-        RankingRun.objects.filter(pk=run.pk).update(problems=problems, decision=decision)
-    run.problems = problems
-    run.decision = decision
+    return rows
 
 
 def ranking_run_sync(*, run: RankingRun) -> RankingRun:
