@@ -149,9 +149,11 @@ def test_two_offers_0_7_percent_apart_are_a_tie_not_a_winner(team_a, analyst_a):
     assert ranking_decision(run)["tied"] == [beta]
     head = run.decision["headline"]
     assert head["code"] == "tie" and "No clear winner" in head["en"] and "0.7%" in head["zh"]
+    # both carry the default 2 % premium for unverified multi-node bandwidth: named, not hidden
     assert [d["code"] for d in run.decision["deciders"]] == [
-        "decide_risk", "decide_verify", "decide_contract"
+        "decide_risk", "decide_premium", "decide_verify", "decide_contract"
     ]  # fmt: skip
+    assert "risk does not decide" in run.decision["deciders"][0]["en"]
 
 
 def test_an_offer_60_percent_dearer_is_no_tie_and_the_winner_is_named(team_a, analyst_a):
