@@ -195,8 +195,8 @@ def _deciders(winner: Contender, tied: Sequence[Contender]) -> tuple[Message, ..
     premiums = [c for c in group if c.premium_pct]
     if premiums:
         listed = "; ".join(f"{c.label}: +{c.premium_pct:g}%" for c in premiums)
-        out.append(Message("decide_premium", f"Risk premiums already counted in the cost: {listed}.",
-                           f"已计入成本的风险溢价：{listed}。"))  # fmt: skip
+        en = f"Risk premiums already counted in the cost: {listed}."
+        out.append(Message("decide_premium", en, f"已计入成本的风险溢价：{listed}。"))
     verified = [c.label for c in every if c.verified_bandwidth]
     claimed = [c.label for c in every if not c.verified_bandwidth]
     if verified and claimed:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
@@ -28,6 +26,7 @@ from .decision import policy_note
 from .forms import RankingStartForm, RiskPolicyForm
 from .inputs import InputFileError
 from .models import RankingRun, TeamRiskPolicy
+from .policy import policy_save
 from .selectors import (
     ranking_decision,
     ranking_detail,
@@ -262,25 +261,16 @@ class RiskPolicyView(TeamRequiredMixin, View):
         }, status=status)  # fmt: skip
 
     def get(self, request):  # type: ignore[no-untyped-def]
-        row = TeamRiskPolicy.objects.filter(team=self.team).first() or TeamRiskPolicy(team=self.team)
-        return self._page(request, RiskPolicyForm(instance=row))
+        row = TeamRiskPolicy.objects.filter(team=self.team).first()
+        return self._page(request, RiskPolicyForm(instance=row or TeamRiskPolicy(team=self.team)))
 
     def post(self, request):  # type: ignore[no-untyped-def]
         if not self.membership.is_admin:
             raise PermissionDenied(_("Only a team admin can change the team's risk policy."))
         row = TeamRiskPolicy.objects.filter(team=self.team).first()
-        adding = row is None
         form = RiskPolicyForm(request.POST, instance=row or TeamRiskPolicy(team=self.team))
         if not form.is_valid():
             return self._page(request, form, status=400)
-        with transaction.atomic():
-            saved = form.save()
-            LogEntry.objects.log_actions(
-                user_id=request.user.pk, queryset=[saved],
-                action_flag=ADDITION if adding else CHANGE,
-                change_message=[{"added": {}}] if adding
-                else [{"changed": {"fields": form.changed_data}}],
-                single_object=True,
-            )  # fmt: skip
+        policy_save(form=form, user=request.user)
         messages.success(request, _("The team's risk policy is saved; new rankings use it."))
         return redirect("rankings:policy")

@@ -72,12 +72,23 @@ def test_a_what_if_that_changes_the_winner_moves_badge_headline_and_chart_and_re
     page.wait_for_function("() => !document.getElementById('scenario-banner').hidden")
     after = _state(page)
     assert after["recommended"] == winner
-    assert page.locator(f"#finished-section tr[data-offer='{winner}'] .recommended-badge").count() == 1
-    assert page.locator(f"#finished-section tr[data-offer='{saved_winner}'] .recommended-badge").count() == 0
+    assert (
+        page.locator(f"#finished-section tr[data-offer='{winner}'] .recommended-badge").count() == 1
+    )
+    assert (
+        page.locator(
+            f"#finished-section tr[data-offer='{saved_winner}'] .recommended-badge"
+        ).count()
+        == 0
+    )
     assert labels[winner] in after["headline"] and after["headline"] != before["headline"]
     assert after["chart"] != before["chart"]
-    assert [labels[i] in name for i, name in zip(order, after["chart"], strict=True)] == [True] * len(order)
-    assert "overlap" in page.inner_text("#scenario-text") or "重叠" in page.inner_text("#scenario-text")
+    assert [labels[i] in name for i, name in zip(order, after["chart"], strict=True)] == [
+        True
+    ] * len(order)
+    assert "overlap" in page.inner_text("#scenario-text") or "重叠" in page.inner_text(
+        "#scenario-text"
+    )
     shot(page, "ranking-scenario-zh-1440")
 
     page.click("#scenario-reset")

@@ -232,6 +232,7 @@ ROUTES: dict[str, R] = {
     "test-run-logs": R(G_READ, k(pk="test_run"), obj=True),
     # API: rankings and their report files
     "ranking-list": R(API_LIST),
+    "risk-policy": R({"GET": READ, "PUT": ADMIN, "PATCH": ADMIN}),
     "ranking-detail": R(G_READ, k(pk="ranking"), obj=True),
     "ranking-report-pdf": R(G_READ, k(pk="ranking"), obj=True, download=True),
     "ranking-report-xlsx": R(G_READ, k(pk="ranking"), obj=True, download=True),

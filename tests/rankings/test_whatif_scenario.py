@@ -58,7 +58,9 @@ def test_a_scenario_that_changes_the_winner_moves_badge_headline_table_and_chart
     assert f'data-offer="{tcp["id"]}" class=" recommended' in html
     assert "recommended-badge" in html.split(f'data-offer="{tcp["id"]}"')[1].split("</tr>")[0]
     headline = html.split('class="headline"')[1].split("</p>")[0]
-    assert "Cheap TCP" in headline and ("Recommended: Cheap TCP" in headline or "No clear winner: Cheap TCP" in headline)
+    assert "Cheap TCP" in headline and (
+        "Recommended: Cheap TCP" in headline or "No clear winner: Cheap TCP" in headline
+    )
     assert "Cheap TCP" in _labels(html)[0]
     # the job time and cost follow the scenario, not the saved run
     saved = {r.offer_id: r for r in run.results.all()}
