@@ -102,10 +102,8 @@ def scenario_snapshot(snapshot: Mapping[str, Any], scenario: Mapping[str, float]
 
 
 def scenario_text(snapshot: Mapping[str, Any], scenario: Mapping[str, float]) -> str:
-    """"overlap 0.7, mfu × 0.9": the controls that differ from the workload's own values."""
-    return ", ".join(
-        f"{c.label} {scenario[c.name]:g}" for c in CONTROLS if c.name in scenario
-    )
+    """ "overlap 0.7, mfu × 0.9": the controls that differ from the workload's own values."""
+    return ", ".join(f"{c.label} {scenario[c.name]:g}" for c in CONTROLS if c.name in scenario)
 
 
 class SensitivityRows(list):  # type: ignore[type-arg]
