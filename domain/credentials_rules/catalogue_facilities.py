@@ -113,7 +113,8 @@ FACILITY_CATALOGUE: dict[str, tuple[Severity, str, str]] = {
     ),
     "data_centre_unverified": (
         _I,
-        "Data centre {name} is only claimed; visit it or ask for the operator contract and photos.",
+        "Data centre {name} is only claimed; visit it or ask for the operator contract and "
+        "photos.",
         "机房“{name}”仅为声称，请实地考察或索取机房运营合同及现场照片。",
     ),
     "data_centre_rejected": (
