@@ -31,9 +31,21 @@ def parse_rates(text: str) -> dict[str, float]:
     return rates
 
 
+def quote_choice_label(quote: Quote) -> str:
+    """"Vendor · label (8 nodes × 8 H100)": a quote as the start form lists it."""
+    v = quote.current_version
+    size = f" ({v.nodes} × {v.gpus_per_node} {v.gpu.key})" if v is not None else ""
+    return f"{quote.vendor} · {quote.label}{size}"
+
+
+class QuoteChoices(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Quote) -> str:  # type: ignore[override]
+        return quote_choice_label(obj)
+
+
 class RankingStartForm(forms.Form):
     workload = forms.ModelChoiceField(queryset=WorkloadProfile.objects.none(), label=_l("workload"))
-    quotes = forms.ModelMultipleChoiceField(
+    quotes = QuoteChoices(
         queryset=Quote.objects.none(),
         required=False,
         label=_l("quotes"),
@@ -52,7 +64,7 @@ class RankingStartForm(forms.Form):
         self.fields["workload"].queryset = WorkloadProfile.objects.for_team(team)
         self.fields["quotes"].queryset = (
             Quote.objects.for_team(team).filter(current_version__isnull=False)
-            .select_related("vendor", "current_version").order_by("vendor_id", "label")
+            .select_related("vendor", "current_version__gpu").order_by("vendor_id", "label")
         )  # fmt: skip
 
     def clean_fx_to_cny(self) -> dict[str, float]:
@@ -68,16 +80,20 @@ class RankingStartForm(forms.Form):
             self.add_error("quotes", _("Your team has no current quote to rank yet."))
             return data
         if workload is not None and workload.nodes:
+            # Offers too small for the workload are listed on the run as such (the cost model
+            # makes them problems); only a choice in which no offer can run it is refused.
             short = [q for q in chosen if q.current_version.nodes < workload.nodes]
-            for q in short:
-                self.add_error(
-                    "quotes",
-                    _(
-                        "%(q)s has %(n)s nodes but the workload uses %(w)s: choose fewer nodes "
-                        "or leave that quote out."
-                    )
-                    % {"q": q.label, "n": q.current_version.nodes, "w": workload.nodes},
-                )
+            if len(short) == len(chosen):
+                for q in short:
+                    self.add_error(
+                        "quotes",
+                        _(
+                            "%(q)s has %(n)s nodes but the workload uses %(w)s: choose fewer "
+                            "nodes or leave that quote out."
+                        )
+                        % {"q": quote_choice_label(q), "n": q.current_version.nodes,
+                           "w": workload.nodes},
+                    )  # fmt: skip
         rates = data.get("fx_to_cny") or {}
         currencies = {q.current_version.currency for q in chosen}
         if len(currencies) > 1:
@@ -87,7 +103,7 @@ class RankingStartForm(forms.Form):
                     self.add_error(
                         "fx_to_cny",
                         _("%(q)s is in %(c)s while others are not: give a rate %(c)s=… to CNY.")
-                        % {"q": q.label, "c": v.currency},
+                        % {"q": quote_choice_label(q), "c": v.currency},
                     )
         return data
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.forms.models import model_to_dict
 from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
@@ -30,6 +32,10 @@ def _body(row: TeamRiskPolicy) -> dict:  # type: ignore[type-arg]
     return {**data, "is_default": row.pk is None, "summary": {"en": note.en, "zh": note.zh}}
 
 
+_OBJ = extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
+
+
+@extend_schema_view(get=_OBJ, put=_OBJ, patch=_OBJ)
 class RiskPolicyView(APIView):
     permission_classes = [TeamRolePermission]
 
