@@ -20,7 +20,7 @@ from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
 from .models import Quote, WorkloadProfile
 from .presets import PRESETS, preset_data
-from .selectors import quote_compare, quote_get, quote_list, quote_list_rows, workload_list
+from .selectors import quote_get, quote_list, quote_list_rows, workload_list
 from .services import (
     VERSION_FIELDS,
     QuoteConflict,
@@ -180,17 +180,23 @@ class QuoteImportView(TeamWriteMixin, View):
 
 
 class QuoteCompareView(TeamRequiredMixin, View):
+    """One column per offer: costs for a workload on top, red flags and evidence, every term."""
+
     def get(self, request):  # type: ignore[no-untyped-def]
+        from .compare import compare_quotes, cost_rows, risk_rows, term_rows
+
         ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
-        columns = quote_compare(team=self.team, quote_ids=ids or None)
-        rows = []
-        labels = {f.name: f.verbose_name for f in Quote.versions.rel.related_model._meta.fields}
-        for name in COMPARE_ROWS:
-            cells = []
-            for col in columns:
-                cells.append([_display(q.current_version, name) for q in col["quotes"]])
-            rows.append({"label": labels.get(name, name), "cells": cells})
-        return render(request, "quotes/quote_compare.html", {"columns": columns, "rows": rows})
+        quotes = compare_quotes(self.team, ids)
+        workloads = list(workload_list(team=self.team))
+        wanted = request.GET.get("workload", "")
+        workload = next((w for w in workloads if str(w.pk) == wanted), None)
+        if workload is None and workloads:  # the seed pre-training workload, else the first
+            workload = next((w for w in workloads if w.preset == "pretrain-7b"), workloads[0])
+        return render(request, "quotes/quote_compare.html", {
+            "quotes": quotes, "workloads": workloads, "workload": workload, "ids": ids,
+            "top": cost_rows(quotes, workload), "risk": risk_rows(quotes),
+            "rows": term_rows(quotes, COMPARE_ROWS, _display),
+        })  # fmt: skip
 
 
 def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
