@@ -70,6 +70,7 @@ def cost_rows(quotes: list[Quote], workload: WorkloadProfile | None) -> list[dic
     results = {r.offer_id: r for r in outcome.results}
     problems = {p.offer_id: p for p in outcome.problems}
     eth, job = [], []
+    lang = get_language()
     for q in quotes:
         oid = str(q.current_version_id)
         r = results.get(oid)
@@ -80,10 +81,11 @@ def cost_rows(quotes: list[Quote], workload: WorkloadProfile | None) -> list[dic
             job.append(_cell("—"))
             continue
         rate = 1.0 if r.currency == "CNY" else rates.get(r.currency)
-        eth.append(_cell(formatting.money(r.cost_per_eth, r.currency, get_language()),
+        eth.append(_cell(formatting.money(r.cost_per_eth, r.currency, lang),
                          r.cost_per_eth * rate if rate else None))  # fmt: skip
-        hours = formatting.hours(r.job_hours, get_language()) if r.job_hours and r.job_hours < 1e12 else "—"
-        cost = formatting.money(r.job_cost, r.currency, get_language()) if r.job_cost and r.job_cost < 1e15 else ""
+        finite = bool(r.job_cost and r.job_hours and r.job_cost < 1e15)
+        hours = formatting.hours(r.job_hours, lang) if finite else "—"
+        cost = formatting.money(r.job_cost, r.currency, lang) if finite else ""
         job.append(_cell(f"{cost} · {hours}" if cost else "—",
                          r.job_cost * rate if rate and cost else None))  # fmt: skip
     _mark_best(eth, lower=True)
@@ -151,7 +153,8 @@ def term_rows(
         for q in quotes:
             v = q.current_version
             raw = getattr(v, name, None)
-            number = float(raw) if isinstance(raw, int | float) or hasattr(raw, "as_tuple") else None
+            numeric = isinstance(raw, int | float) or hasattr(raw, "as_tuple")
+            number = float(raw) if numeric else None
             cells.append(_cell(display(v, name), None if isinstance(raw, bool) else number))
         ranked = name in LOWER_IS_BETTER or name in HIGHER_IS_BETTER
         if ranked and not (name in MONEY and len(currencies) > 1):
