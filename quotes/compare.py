@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.utils.text import capfirst
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from domain import formatting
@@ -76,7 +76,7 @@ def cost_rows(quotes: list[Quote], workload: WorkloadProfile | None) -> list[dic
         r = results.get(oid)
         if r is None:
             p = problems.get(oid)
-            why = "; ".join(formatting_message(m) for m in p.messages) if p else ""
+            why = "; ".join(_problem_text(m, q, workload) for m in p.messages) if p else ""
             eth.append(_cell(_("cannot run this workload"), note=why, problem=True))
             job.append(_cell("—"))
             continue
@@ -96,6 +96,13 @@ def cost_rows(quotes: list[Quote], workload: WorkloadProfile | None) -> list[dic
     ]
 
 
+def _problem_text(m: Any, quote: Quote, workload: WorkloadProfile) -> str:
+    if getattr(m, "code", "") == "workload_nodes_exceeds_offer":
+        return _("the workload needs %(w)s nodes; this offer has %(n)s") % {
+            "w": workload.nodes, "n": quote.current_version.nodes}  # fmt: skip
+    return formatting_message(m)
+
+
 def formatting_message(m: Any) -> str:
     text = getattr(m, "text", None)
     return text(get_language() or "zh-hans") if callable(text) else str(m)
@@ -107,10 +114,13 @@ def risk_rows(quotes: list[Quote]) -> list[dict[str, Any]]:
     for q in quotes:
         vendor = q.vendor
         if vendor.findings_critical:
-            text = _("%(n)s critical of %(t)s findings") % {
-                "n": vendor.findings_critical, "t": vendor.findings_total}  # fmt: skip
+            text = ngettext(
+                "%(n)s critical of %(t)s finding", "%(n)s critical of %(t)s findings",
+                vendor.findings_total,
+            ) % {"n": vendor.findings_critical, "t": vendor.findings_total}  # fmt: skip
         elif vendor.findings_total:
-            text = _("%(t)s findings, none critical") % {"t": vendor.findings_total}
+            text = ngettext("%(t)s finding, none critical", "%(t)s findings, none critical",
+                            vendor.findings_total) % {"t": vendor.findings_total}  # fmt: skip
         else:
             text = _("no findings")
         flags.append(_cell(text, float(vendor.findings_critical * 1000 + vendor.findings_total),
