@@ -584,7 +584,9 @@ def _expect(access: str, actor: str, spec: R, is_api: bool, method: str) -> Expe
                 return "403", status(403)
             return ("200" if spec.download else "allowed"), ok
         if actor == "analyst_b":
-            return ("404", status(404)) if spec.obj else ("allowed", ok)
+            if spec.obj:
+                return "404", status(404)
+            return ("403", status(403)) if access == ADMIN else ("allowed", ok)
         if actor in SUPPLIERS:
             if spec.supplier_home:
                 home = reverse("sourcing:supplier-home")

@@ -8,12 +8,14 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.admin.models import LogEntry
+from django.forms.models import model_to_dict
 from django.urls import reverse
 
 from accounts.choices import Role
 from core.models import JobStatus
 from quotes.models import WorkloadProfile
 from quotes.testing import make_quote
+from rankings.forms import RiskPolicyForm
 from rankings.models import RankingRun, TeamRiskPolicy
 from rankings.tasks import run_job
 from vendors.models import DataCentre, NetworkProfile, Vendor
@@ -47,15 +49,9 @@ def hostile(team_a, analyst_a):  # type: ignore[no-untyped-def]
 
 
 def _form(**over):  # type: ignore[no-untyped-def]
-    data = {
-        "critical_action": "exclude", "critical_premium_pct": "0",
-        "critical_premium_cny_month": "0", "warning_action": "premium",
-        "warning_premium_pct": "2", "warning_premium_cny_month": "0", "info_action": "mark",
-        "info_premium_pct": "0", "info_premium_cny_month": "0",
-        "unverified_bandwidth": "warning", "premium_cap_pct": "20",
-    }  # fmt: skip
-    data.update(over)
-    return data
+    """The default policy as the page posts it, with some values changed."""
+    data = model_to_dict(TeamRiskPolicy(), fields=RiskPolicyForm._meta.fields)
+    return {**{k: str(v) for k, v in data.items()}, **over}
 
 
 def _rank(team, user):  # type: ignore[no-untyped-def]

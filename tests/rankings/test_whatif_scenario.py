@@ -112,3 +112,14 @@ def test_another_team_cannot_preview_or_save_a_scenario(run, analyst_b, client_a
     assert client.get(reverse("rankings:whatif", args=[run.pk]), FLIP).status_code == 404
     assert client.post(reverse("rankings:whatif_save", args=[run.pk]), FLIP).status_code == 404
     assert RankingRun.objects.count() == 1
+
+
+def test_the_run_page_and_the_policy_page_have_pinned_query_counts(
+    run, analyst_a, client_as, django_assert_max_num_queries
+):
+    client = client_as(analyst_a)
+    client.get(reverse("rankings:detail", args=[run.pk]))  # fills the section cache
+    with django_assert_max_num_queries(8):
+        assert client.get(reverse("rankings:detail", args=[run.pk])).status_code == 200
+    with django_assert_max_num_queries(6):
+        assert client.get(reverse("rankings:policy")).status_code == 200
