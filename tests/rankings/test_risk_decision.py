@@ -279,3 +279,23 @@ def test_the_management_report_recommends_the_eligible_offer_not_rank_one(hostil
     summary = management_summary(data, [])
     assert summary["tie"] == bool(run.decision.get("tie"))
     assert "unlicensed" not in summary["decision"] and "absurd" not in summary["decision"]
+
+
+def test_the_pdf_ranking_table_marks_excluded_offers_with_their_reasons(hostile_demo, monkeypatch):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from reports.pdf import pdf_context
+    from reports.selectors import report_data
+
+    monkeypatch.setenv("PORTAL_REPORT_CHARTS", "off")
+    with translation.override("en"):
+        html = render_to_string(
+            "reports/pdf/report.html", pdf_context(report_data(run=hostile_demo))
+        )
+    table = html.split('<table class="ranking">')[1].split("</table>")[0]
+    reasons = table.split('<tr class="reasons">')[1:]
+    excluded = hostile_demo.results.filter(eligible=False).count()
+    assert len(reasons) == excluded >= 2
+    assert any("no telecom" in r.lower() or "licence" in r.lower() for r in reasons)
+    assert table.count(">Recommended<") == 1
