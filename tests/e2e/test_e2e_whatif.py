@@ -32,7 +32,7 @@ def _state(page):  # type: ignore[no-untyped-def]
         "recommended": page.get_attribute("#finished-section tr.recommended", "data-offer"),
         "headline": page.inner_text("#decision .headline"),
         "chart": page.evaluate(f"() => document.querySelector('{CHART}').data[0].y"),
-        "banner_hidden": page.evaluate("() => document.getElementById('scenario-banner').hidden"),
+        "banner_hidden": not page.is_visible("#scenario-banner"),
     }
 
 
