@@ -15,7 +15,7 @@ how much more communication is exposed when the GPUs get faster, not cheaper GPU
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from domain.costmodel import (
@@ -99,9 +99,14 @@ def sensitivity(
     overlap_range: tuple[float, float] = (0.0, 1.0),
     mfu_spread: float = 0.2,
     bandwidth_scales: tuple[float, float] = (0.5, 1.5),
+    ranker: Callable[..., RankingOutcome] | None = None,
 ) -> Sensitivity:
-    """Winner and every offer's cost per ETH when overlap, mfu or B moves, and a verdict."""
-    base = rank(workload, offers, gpus, fx_to_cny=fx_to_cny)
+    """Winner and every offer's cost per ETH when overlap, mfu or B moves, and a verdict.
+
+    `ranker` is the ranking the run used (same arguments as `domain.costmodel.rank`; the
+    portal passes the training-time model v2's, so the chart and the table never disagree)."""
+    rank_fn = ranker or rank
+    base = rank_fn(workload, offers, gpus, fx_to_cny=fx_to_cny)
     ranges = {
         "overlap": overlap_range,
         "mfu": (1.0 - mfu_spread, 1.0 + mfu_spread),
@@ -112,7 +117,9 @@ def sensitivity(
         moved = []
         for value in (low, high):
             moved_workload, scenario = _moved(workload, name, value)
-            moved.append(rank(moved_workload, offers, gpus, fx_to_cny=fx_to_cny, scenario=scenario))
+            moved.append(
+                rank_fn(moved_workload, offers, gpus, fx_to_cny=fx_to_cny, scenario=scenario)
+            )
         parameters.append(_parameter(name, low, high, base, moved[0], moved[1]))
     winner = base.winner
     robust = winner is not None and not any(p.winner_changes for p in parameters)

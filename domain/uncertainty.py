@@ -172,21 +172,54 @@ def _tie(winner: Contender, tied: Sequence[Contender]) -> Message:
 
 
 def _deciders(winner: Contender, tied: Sequence[Contender]) -> tuple[Message, ...]:
-    group = [winner, *tied][:NAMES_SHOWN]
-    risk = "; ".join(f"{c.label}: {c.risk_marks}" for c in group)
-    out = [Message("decide_risk", f"Risk marks: {risk}.", f"风险标记数：{risk}。")]
-    verified = [c.label for c in [winner, *tied] if c.verified_bandwidth]
-    if verified:
-        names = _names(verified)
+    """What decides between tied offers, from their facts: who carries fewer risk marks (and
+    premiums), whose bandwidth is verified rather than only claimed, then the contract terms."""
+    every = [winner, *tied]
+    group = every[:NAMES_SHOWN]
+    counts = "; ".join(f"{c.label}: {c.risk_marks}" for c in group)
+    fewest = min(c.risk_marks for c in every)
+    if all(c.risk_marks == fewest for c in every):
+        risk = Message(
+            "decide_risk",
+            f"Risk marks: {counts} — the same for all, so risk does not decide.",
+            f"风险标记数：{counts}——各方相同，风险不构成区别。",
+        )
+    else:
+        best = _names([c.label for c in every if c.risk_marks == fewest])
+        risk = Message(
+            "decide_risk",
+            f"Risk marks: {counts} — {best} carries the fewest ({fewest}).",
+            f"风险标记数：{counts}——{best} 最少（{fewest} 项）。",
+        )
+    out = [risk]
+    premiums = [c for c in group if c.premium_pct]
+    if premiums:
+        listed = "; ".join(f"{c.label}: +{c.premium_pct:g}%" for c in premiums)
+        en = f"Risk premiums already counted in the cost: {listed}."
+        out.append(Message("decide_premium", en, f"已计入成本的风险溢价：{listed}。"))
+    verified = [c.label for c in every if c.verified_bandwidth]
+    claimed = [c.label for c in every if not c.verified_bandwidth]
+    if verified and claimed:
         out.append(
             Message(
                 "decide_evidence",
-                f"Bandwidth verified by benchmark evidence: {names}; the others' is only claimed.",
-                f"带宽经测试证据验证的：{names}；其余仅为声称值。",
+                f"Bandwidth verified by benchmark evidence: {_names(verified)}; "
+                f"{_names(claimed)} only claimed it — verified evidence counts for more.",
+                f"带宽经测试证据验证的：{_names(verified)}；{_names(claimed)} 仅为声称值——"
+                "已验证的证据更有分量。",
+            )
+        )
+    elif verified:
+        out.append(
+            Message(
+                "decide_evidence",
+                f"Bandwidth verified by benchmark evidence for all of them ({_names(verified)}): "
+                "evidence does not decide.",
+                f"各方带宽均经测试证据验证（{_names(verified)}）：证据不构成区别。",
             )
         )
     else:
-        out.append(_verify(_names([c.label for c in [winner, *tied]])))
+        out.append(_verify(_names(claimed)))
     out.append(
         Message(
             "decide_contract",

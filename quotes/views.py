@@ -8,20 +8,19 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
-from domain import formatting, money
+from domain import formatting
 
 from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
 from .models import Quote, WorkloadProfile
 from .presets import PRESETS, preset_data
-from .selectors import quote_compare, quote_get, quote_list, quote_list_rows, workload_list
+from .selectors import quote_get, quote_list, quote_list_rows, workload_list
 from .services import (
     VERSION_FIELDS,
     QuoteConflict,
@@ -183,36 +182,25 @@ class QuoteImportView(TeamWriteMixin, View):
 
 
 class QuoteCompareView(TeamRequiredMixin, View):
+    """One column per offer: costs for a workload on top, red flags and evidence, every term."""
+
     def get(self, request):  # type: ignore[no-untyped-def]
+        from .compare import compare_quotes, cost_rows, risk_rows, term_rows
+
         ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
-        columns = quote_compare(team=self.team, quote_ids=ids or None)
-        rows = []
-        labels = {f.name: f.verbose_name for f in Quote.versions.rel.related_model._meta.fields}
-        for name in COMPARE_ROWS:
-            cells = []
-            for col in columns:
-                cells.append([_display(q.current_version, name) for q in col["quotes"]])
-            rows.append({"label": labels.get(name, name), "cells": cells})
-        rows.insert(0, _bill_row(columns, self.team.tax_basis))
-        ctx = {"columns": columns, "rows": rows, "tax_basis": self.team.tax_basis}
-        return render(request, "quotes/quote_compare.html", ctx)
-
-
-def _bill_row(columns: list[dict], basis: str) -> dict:  # type: ignore[type-arg]
-    """The monthly bill in CNY on the team's tax basis (domain/money.py), as the list shows it."""
-    lang = get_language()
-    cells = []
-    for col in columns:
-        shown = []
-        for q in col["quotes"]:
-            v = q.current_version
-            try:
-                value = v.bill(basis=basis).comparable if v is not None else None
-            except money.MoneyError:
-                value = None
-            shown.append(formatting.money(value, "CNY", lang))
-        cells.append(shown)
-    return {"label": _("Monthly bill (CNY, comparison basis)"), "cells": cells}
+        quotes = compare_quotes(self.team, ids)
+        workloads = list(workload_list(team=self.team))
+        wanted = request.GET.get("workload", "")
+        workload = next((w for w in workloads if str(w.pk) == wanted), None)
+        if workload is None and workloads:  # the seed pre-training workload, else the first
+            workload = next((w for w in workloads if w.preset == "pretrain-7b"), workloads[0])
+        basis = self.team.tax_basis
+        return render(request, "quotes/quote_compare.html", {
+            "quotes": quotes, "workloads": workloads, "workload": workload, "ids": ids,
+            "top": cost_rows(quotes, workload, basis), "tax_basis": basis,
+            "risk": risk_rows(quotes),
+            "rows": term_rows(quotes, COMPARE_ROWS, _display),
+        })  # fmt: skip
 
 
 def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]

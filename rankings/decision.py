@@ -108,10 +108,16 @@ def _ranges(
         np.fromiter((r.cost_per_eth for r in results), float, len(results)),
         np.fromiter((r.compute_time_s for r in results), float, len(results)),
         np.fromiter((r.comm_time_s for r in results), float, len(results)),
-        float(snapshot["workload"].get("overlap", 0.5)),
+        scenario_overlap(snapshot),
         np.fromiter((r.bandwidth_basis == "measured" for r in results), bool, len(results)),
         np.fromiter(map(ratio, results), float, len(results)),
     )
+
+
+def scenario_overlap(snapshot: Mapping[str, Any]) -> float:
+    """The overlap a snapshot is ranked with: its scenario's (a what-if), else the workload's."""
+    chosen = (snapshot.get("scenario") or {}).get("overlap")
+    return float(chosen if chosen is not None else snapshot["workload"].get("overlap", 0.5))
 
 
 def decide(

@@ -236,13 +236,15 @@ def rank_snapshot(
     bandwidth_scale: float = 1.0,
     mtbf_scale: float = 1.0,
     checkpoint_write_s: float | None = None,
+    storage_scale: float = 1.0,
 ) -> cm.RankingOutcome:
     """Rank the offers of a snapshot by cost per ETH with the training-time model v2
     (docs/MODEL.md §15); raises InputFileError / ModelInputError on bad input.
 
     What-if knobs: `overlap` replaces the workload's, `mfu_scale` / `bandwidth_scale` scale
     compute efficiency and network bandwidth, `mtbf_scale` divides the interruption rate (2 =
-    failures half as often), `checkpoint_write_s` replaces every offer's checkpoint write time.
+    failures half as often), `checkpoint_write_s` replaces every offer's checkpoint write time,
+    `storage_scale` multiplies every offer's checkpoint storage write bandwidth.
     Offers on which the job fits in no parallel layout are problems, not results."""
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
     if overlap is not None:
@@ -252,6 +254,7 @@ def rank_snapshot(
         bandwidth_scale=bandwidth_scale,
         mtbf_scale=mtbf_scale,
         checkpoint_write_s=checkpoint_write_s,
+        storage_scale=storage_scale,
     )
     return v2.rank(
         workload,
@@ -346,23 +349,32 @@ def ranking_compute(*, run_id: int, progress: Callable[[int], None] | None = Non
         RankingRun.objects.filter(pk=run.pk).update(snapshot=snapshot)
         run.snapshot = snapshot
     report(40)
-    problems: list[dict[str, Any]] = []
-    try:
-        outcome = rank_snapshot(run.snapshot)
-    except cm.ModelInputError as exc:
-        outcome = cm.RankingOutcome(results=(), problems=())
-        problems = [{"id": "", "label": _("Workload"), "messages": message_dicts(exc.messages)}]
-    else:
-        problems = _problem_messages(outcome, run.snapshot["offers"])
-    if not run.snapshot["offers"]:
-        empty = Message("no_offers", "No current quote to rank.", "没有可排名的当前报价。")
-        problems.append({"id": "", "label": "", "messages": [empty.as_dict()]})
-    report(60)
-    decisions, decision = decide(run.snapshot, outcome)
+    outcome, problems, decisions, decision = compute_snapshot(run.snapshot)
     report(70)
     _save_results(run, outcome, problems, decisions, decision)
     report(100)
     return run
+
+
+def compute_snapshot(
+    snapshot: Mapping[str, Any],
+) -> tuple[cm.RankingOutcome, list[dict[str, Any]], list[OfferDecision], dict[str, Any]]:
+    """A snapshot's outcome, problems and decision: the saved run and the what-if both come
+    here. A snapshot's ``scenario`` (what-if settings saved as a run) holds `rank_snapshot`'s
+    keyword arguments."""
+    problems: list[dict[str, Any]] = []
+    try:
+        outcome = rank_snapshot(snapshot, **(snapshot.get("scenario") or {}))
+    except cm.ModelInputError as exc:
+        outcome = cm.RankingOutcome(results=(), problems=())
+        problems = [{"id": "", "label": _("Workload"), "messages": message_dicts(exc.messages)}]
+    else:
+        problems = _problem_messages(outcome, snapshot["offers"])
+    if not snapshot["offers"]:
+        empty = Message("no_offers", "No current quote to rank.", "没有可排名的当前报价。")
+        problems.append({"id": "", "label": "", "messages": [empty.as_dict()]})
+    decisions, decision = decide(snapshot, outcome)
+    return outcome, problems, decisions, decision
 
 
 def _save_results(
@@ -372,6 +384,20 @@ def _save_results(
     decisions: list[OfferDecision],
     decision: dict[str, Any],
 ) -> None:
+    rows = result_rows(run, outcome, decisions)
+    with transaction.atomic():
+        RankingRun.objects.select_for_update().filter(pk=run.pk).first()
+        RankingResult.objects.filter(run=run).delete()
+        RankingResult.objects.bulk_create(rows, batch_size=1000)
+        RankingRun.objects.filter(pk=run.pk).update(problems=problems, decision=decision)
+    run.problems = problems
+    run.decision = decision
+
+
+def result_rows(
+    run: RankingRun, outcome: cm.RankingOutcome, decisions: list[OfferDecision]
+) -> list[RankingResult]:
+    """The (unsaved) result rows of an outcome: what a run stores and what the what-if shows."""
     offers = {o["id"]: o for o in run.snapshot["offers"]}
     rows = []
     for r, d in zip(outcome.results, decisions, strict=True):
@@ -419,13 +445,7 @@ def _save_results(
                 recommended=d.recommended,
             )
         )
-    with transaction.atomic():
-        RankingRun.objects.select_for_update().filter(pk=run.pk).first()
-        RankingResult.objects.filter(run=run).delete()
-        RankingResult.objects.bulk_create(rows, batch_size=1000)
-        RankingRun.objects.filter(pk=run.pk).update(problems=problems, decision=decision)
-    run.problems = problems
-    run.decision = decision
+    return rows
 
 
 def ranking_run_sync(*, run: RankingRun) -> RankingRun:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
@@ -12,20 +12,39 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.queue import unavailable_text, was_unqueued
 from domain import costmodel as cm
+from domain.eligibility import DEFAULT_POLICY
 
 from . import figures
 from .chart_labels import chart_labels
-from .forms import RankingStartForm
+from .decision import policy_note
+from .forms import RankingStartForm, RiskPolicyForm
 from .inputs import InputFileError
-from .models import RankingRun
-from .selectors import money_marks, ranking_detail, ranking_lesson, ranking_overview
-from .services import ranking_start
-from .whatif import sensitivity_rows, whatif
+from .models import RankingRun, TeamRiskPolicy
+from .policy import policy_save
+from .selectors import (
+    money_marks,
+    ranking_decision,
+    ranking_detail,
+    ranking_lesson,
+    ranking_overview,
+    team_risk_policy,
+)
+from .services import compute_snapshot, outcome_dict, ranking_start, result_rows
+from .whatif import (
+    control_rows,
+    ranking_start_scenario,
+    saved_scenario,
+    scenario_from,
+    scenario_snapshot,
+    scenario_text,
+    sensitivity_rows,
+)
 
 
 def _run_or_404(team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]
@@ -74,13 +93,16 @@ class RankingStartView(TeamWriteMixin, View):
         return render(request, "rankings/ranking_start.html", {"form": form}, status=400)
 
 
-def _charts(run: RankingRun, results: list) -> dict:  # type: ignore[type-arg]
-    """The run page's figures and sensitivity rows."""
+def _charts(run: RankingRun, results: list, *, tornado: bool = True) -> dict:  # type: ignore[type-arg]
+    """The run page's figures and sensitivity rows (the sensitivity sweeps around the saved run
+    only: a scenario leaves it out)."""
     labels = chart_labels()
-    try:
-        tornado = sensitivity_rows(run.snapshot)
-    except (cm.ModelInputError, InputFileError):
-        tornado = []
+    rows: list = []  # type: ignore[type-arg]
+    if tornado:
+        try:
+            rows = sensitivity_rows(run.snapshot)
+        except (cm.ModelInputError, InputFileError):
+            rows = []
     return {
         "charts": {
             "breakdown": figures.to_div(
@@ -89,36 +111,64 @@ def _charts(run: RankingRun, results: list) -> dict:  # type: ignore[type-arg]
             "bandwidth": figures.to_div(
                 figures.cost_vs_bandwidth_figure(results, labels=labels["bandwidth"])
             ),
-            "tornado": figures.to_div(figures.tornado_figure(tornado, labels=labels["tornado"]))
-            if tornado
+            "tornado": figures.to_div(figures.tornado_figure(rows, labels=labels["tornado"]))
+            if rows
             else "",
         },
-        "tornado": tornado,
+        "tornado": rows,
     }
 
 
+def _render_section(request, run: RankingRun, results: list, *, scenario: str = "") -> str:  # type: ignore[no-untyped-def, type-arg]
+    """The finished section of the run page: one template for the saved run and a scenario."""
+    ctx: dict = {"run": run, "results": results, "charts": {}, "scenario": scenario}  # type: ignore[type-arg]
+    if results:
+        ctx.update(_charts(run, results, tornado=not scenario))
+        ctx.update(ranking_lesson(results))
+        for row in ctx["result_rows"]:
+            _risk_lines(row)
+        money_marks(run.snapshot or {}, ctx["result_rows"])
+        ctx["tax_basis"] = (run.snapshot or {}).get("tax_basis")  # None: a run from before VAT
+        ctx["overlap"] = (run.snapshot or {}).get("workload", {}).get("overlap", 0.5)
+    ctx["decision"] = ranking_decision(run, results)
+    return render_to_string("rankings/_finished.html", ctx, request=request)
+
+
+def _risk_lines(row: dict) -> None:  # type: ignore[type-arg]
+    """An offer's risk marks and exclusion reasons that its warnings row does not already show
+    (each finding once on the page); `risk_in_warnings` counts those left to the warnings."""
+    r, ws = row["result"], row["warnings"]
+    shown = [w.get("en", "") for w in (*ws["shown"], *ws["more"])]
+
+    def repeated(m: dict) -> bool:  # type: ignore[type-arg]
+        return any(text and m.get("en", "").endswith(text) for text in shown)
+
+    reasons = list(r.eligibility_reasons or ())
+    marks = [m for m in r.risk_marks or () if not repeated(m)]
+    row["risk_marks"] = marks
+    row["risk_reasons"] = [m for m in reasons if not repeated(m)]
+    row["risk_in_warnings"] = len(reasons) - len(row["risk_reasons"])
+
+
 def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyped-def]
-    """The run page's results (problems, table, what-if controls, figures, sensitivity) as
-    HTML, rendered once per finished run and language.
+    """The run page's results (decision, problems, table, figures, sensitivity) as HTML,
+    rendered once per finished run and language.
 
     A finished run's snapshot, problems and results no longer change (computing it again gives
     it a new finished_at, hence a new key), and the sensitivity sweep, three Plotly figures and
     the table of every offer are nearly all of the page's time.
     """
     stamp = run.finished_at.timestamp() if run.finished_at else 0
-    key = f"ranking-section:v3:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
+    key = f"ranking-section:v5:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
     html = cache.get(key)
     if html is not None:
         return html  # type: ignore[no-any-return]
     results = list(run.results.order_by("rank"))
-    ctx: dict = {"run": run, "results": results, "charts": {}}  # type: ignore[type-arg]
-    if results:
-        ctx.update(_charts(run, results))
-        ctx.update(ranking_lesson(results))
-        money_marks(run.snapshot, ctx["result_rows"])
-        ctx["tax_basis"] = run.snapshot.get("tax_basis")  # None: a run from before VAT terms
-        ctx["overlap"] = run.snapshot.get("workload", {}).get("overlap", 0.5)
-    html = render_to_string("rankings/_finished.html", ctx, request=request)
+    html = render_to_string("rankings/_whatif.html", {
+        "run": run, "section": mark_safe(_render_section(request, run, results)),  # noqa: S308 - our own rendered template
+        "controls": control_rows(run.snapshot) if results and run.snapshot else [],
+        "saved_scenario": scenario_text(run.snapshot, saved_scenario(run.snapshot)),
+    }, request=request)  # fmt: skip
     cache.set(key, html, timeout=6 * 3600)
     return html
 
@@ -129,6 +179,7 @@ class RankingDetailView(TeamRequiredMixin, View):
         ctx: dict = {"run": run}  # type: ignore[type-arg]
         if run.is_finished:
             ctx["finished_section"] = mark_safe(_finished_section(request, run))  # noqa: S308 - our own rendered template
+        ctx["can_write"] = self.membership.can_write
         ctx["status_url"] = reverse("rankings:status", args=[run.pk])
         ctx["whatif_url"] = reverse("rankings:whatif", args=[run.pk])
         return render(request, "rankings/ranking_detail.html", ctx)
@@ -145,35 +196,85 @@ class RankingStatusView(TeamRequiredMixin, View):
         })  # fmt: skip
 
 
-def _float(value: str | None, default: float | None, low: float, high: float) -> float | None:
-    try:
-        x = float(value) if value not in (None, "") else default
-    except ValueError:
-        return default
-    return None if x is None else min(high, max(low, x))
-
-
 class RankingWhatIfView(TeamRequiredMixin, View):
-    """The same domain ranking over the run's snapshot, with what-if adjustments."""
+    """The run's snapshot with the controls' values, computed exactly as a saved run is
+    (`compute_snapshot`: cost model, eligibility, ranges, ties, headline) and rendered with the
+    run page's own section template: the page swaps `html` in. `results` keeps the JSON rows."""
 
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         run = RankingRun.objects.for_team(self.team).filter(pk=pk).first()
         if run is None:
             raise Http404
         if not run.snapshot:
-            return JsonResponse({"results": [], "problems": []})
+            return JsonResponse({"results": [], "problems": [], "html": "", "scenario": {}})
+        scenario = scenario_from(request.GET, run.snapshot)
+        shown = RankingRun(
+            pk=run.pk, team_id=run.team_id, status=run.status, label=run.label,
+            finished_at=run.finished_at, snapshot=scenario_snapshot(run.snapshot, scenario),
+        )  # fmt: skip
         try:
-            data = whatif(
-                run.snapshot,
-                overlap=_float(request.GET.get("overlap"), None, 0.0, 1.0),
-                mfu_scale=_float(request.GET.get("mfu_scale"), 1.0, 0.1, 3.0) or 1.0,
-                bandwidth_scale=_float(request.GET.get("bandwidth_scale"), 1.0, 0.01, 100) or 1.0,
-            )
-        except (cm.ModelInputError, InputFileError) as exc:
+            outcome, shown.problems, decisions, shown.decision = compute_snapshot(shown.snapshot)
+        except InputFileError as exc:
             return JsonResponse({"results": [], "problems": [str(exc)]}, status=400)
+        results = result_rows(shown, outcome, decisions)
+        text = scenario_text(run.snapshot, scenario)
         labels = {
             o["id"]: f"{o.get('vendor', '')} · {o.get('label', '')}" for o in run.snapshot["offers"]
         }
+        data = outcome_dict(outcome)
         for r in data["results"]:
             r["label"] = labels.get(r["id"], r["id"])
-        return JsonResponse(data)
+        return JsonResponse({
+            **data,
+            "scenario": scenario,
+            "scenario_text": text,
+            "is_saved": scenario == saved_scenario(run.snapshot),
+            "recommended": shown.decision.get("recommended"),
+            "html": _render_section(request, shown, results, scenario=text or "-"),
+        })  # fmt: skip
+
+
+class RankingScenarioSaveView(TeamWriteMixin, View):
+    """Save the what-if's settings as a new ranking run, computed by the normal job path."""
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = RankingRun.objects.for_team(self.team).filter(pk=pk).first()
+        if run is None:
+            raise Http404
+        if not run.snapshot:
+            messages.error(request, _("This run has no inputs to start a scenario from."))
+            return redirect("rankings:detail", pk=run.pk)
+        scenario = scenario_from(request.POST, run.snapshot)
+        new = ranking_start_scenario(run=run, user=request.user, scenario=scenario)
+        if was_unqueued(new):
+            messages.warning(request, unavailable_text(get_language()))
+        return redirect("rankings:detail", pk=new.pk)
+
+
+class RiskPolicyView(TeamRequiredMixin, View):
+    """The team's risk policy: every member reads it, a team admin changes it (logged in the
+    admin's change history with the fields changed)."""
+
+    template = "rankings/risk_policy.html"
+
+    def _page(self, request, form, status: int = 200):  # type: ignore[no-untyped-def]
+        return render(request, self.template, {
+            "form": form, "is_admin": self.membership.is_admin,
+            "current": policy_note(team_risk_policy(team=self.team)),
+            "default": policy_note(DEFAULT_POLICY),
+        }, status=status)  # fmt: skip
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        row = TeamRiskPolicy.objects.filter(team=self.team).first()
+        return self._page(request, RiskPolicyForm(instance=row or TeamRiskPolicy(team=self.team)))
+
+    def post(self, request):  # type: ignore[no-untyped-def]
+        if not self.membership.is_admin:
+            raise PermissionDenied(_("Only a team admin can change the team's risk policy."))
+        row = TeamRiskPolicy.objects.filter(team=self.team).first()
+        form = RiskPolicyForm(request.POST, instance=row or TeamRiskPolicy(team=self.team))
+        if not form.is_valid():
+            return self._page(request, form, status=400)
+        policy_save(form=form, user=request.user)
+        messages.success(request, _("The team's risk policy is saved; new rankings use it."))
+        return redirect("rankings:policy")

@@ -7,29 +7,107 @@ first) and the domain's verdict on whether the winner holds.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
+from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from domain import costmodel as cm
 from domain.messages import Message
 from domain.sensitivity import ParameterSensitivity, sensitivity
-from domain.trainmodel.fit import screen as fit_screen
+from domain.trainmodel import ranking as v2
 
-from .inputs import short_label, snapshot_inputs
-from .services import outcome_dict, rank_snapshot
+from .inputs import short_label, snapshot_architecture, snapshot_inputs, snapshot_v2_gpus
+from .models import RankingRun
+from .services import _enqueue as enqueue
 
 # Offers shown per parameter in the tornado chart (the winner and the next ones by rank).
 TORNADO_OFFERS = 6
 
 
-def whatif(snapshot: Mapping[str, Any], *, overlap=None, mfu_scale=1.0, bandwidth_scale=1.0):  # type: ignore[no-untyped-def]
-    outcome = rank_snapshot(
-        snapshot, overlap=overlap, mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale
-    )
-    return outcome_dict(outcome)
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One what-if control: `name` is `rank_snapshot`'s keyword argument. `default` None means
+    the workload's own value (`workload_key`). Adding a control is one line in CONTROLS."""
+
+    name: str
+    label: str  # lazily translated
+    low: float
+    high: float
+    step: float
+    default: float | None = 1.0
+    workload_key: str = ""
+
+    def base(self, snapshot: Mapping[str, Any]) -> float:
+        if self.default is not None:
+            return self.default
+        return float(snapshot.get("workload", {}).get(self.workload_key, 0.0))
+
+
+CONTROLS: tuple[Control, ...] = (
+    Control("overlap", gettext_lazy("overlap"), 0.0, 1.0, 0.05, None, "overlap"),
+    Control("mfu_scale", gettext_lazy("mfu ×"), 0.5, 1.5, 0.05),
+    Control("bandwidth_scale", gettext_lazy("bandwidth ×"), 0.25, 4.0, 0.25),
+    # failures: time between interruptions and checkpoint storage speed (docs/MODEL.md §15)
+    Control("mtbf_scale", gettext_lazy("time between failures ×"), 0.25, 4.0, 0.25),
+    Control("storage_scale", gettext_lazy("checkpoint storage speed ×"), 0.25, 4.0, 0.25),
+)
+
+
+def saved_scenario(snapshot: Mapping[str, Any]) -> dict[str, float]:
+    """The scenario a run was saved with (empty for an ordinary run)."""
+    return dict(snapshot.get("scenario") or {})
+
+
+def control_rows(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The controls for the page, each at the value the saved run was computed with."""
+    saved = saved_scenario(snapshot)
+    return [
+        {"name": c.name, "label": c.label, "low": c.low, "high": c.high, "step": c.step,
+         "value": f"{saved.get(c.name, c.base(snapshot)):g}"}
+        for c in CONTROLS
+    ]  # fmt: skip
+
+
+def scenario_from(query: Mapping[str, str], snapshot: Mapping[str, Any]) -> dict[str, float]:
+    """The scenario of a request: each known control's value clamped to its range; values equal
+    to the saved run's are left out, so an empty dict is the saved run itself. Unreadable values
+    fall back to the saved run's."""
+    saved = saved_scenario(snapshot)
+    out = dict(saved)
+    for c in CONTROLS:
+        base = saved.get(c.name, c.base(snapshot))
+        raw = query.get(c.name)
+        try:
+            x = float(raw) if raw not in (None, "") else base
+        except (TypeError, ValueError):
+            x = base
+        if not math.isfinite(x):
+            x = base
+        x = min(c.high, max(c.low, x))
+        if abs(x - c.base(snapshot)) < 1e-9:
+            out.pop(c.name, None)
+        else:
+            out[c.name] = x
+    return out
+
+
+def scenario_snapshot(snapshot: Mapping[str, Any], scenario: Mapping[str, float]) -> dict[str, Any]:
+    """The snapshot with the scenario in it: computed like any run's (`compute_snapshot`)."""
+    out = {k: v for k, v in snapshot.items() if k != "scenario"}
+    if scenario:
+        out["scenario"] = dict(scenario)
+    return out
+
+
+def scenario_text(snapshot: Mapping[str, Any], scenario: Mapping[str, float]) -> str:
+    """ "overlap 0.7, mfu × 0.9": the controls that differ from the workload's own values."""
+    return ", ".join(f"{c.label} {scenario[c.name]:g}" for c in CONTROLS if c.name in scenario)
 
 
 class SensitivityRows(list):  # type: ignore[type-arg]
@@ -96,9 +174,16 @@ def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
     """Per input (overlap, mfu, bandwidth), every offer's cost per ETH change (%) at its low and
     high setting, the winner's first, and whether another offer would win there."""
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
-    # Only offers the job fits on, as in the ranking itself (rank_snapshot).
-    offers = [offers[i] for i in fit_screen(workload, offers).keep]
-    base = cm.rank(workload, offers, gpus, fx_to_cny=fx)
+    # The ranking the run used (rank_snapshot: v2's layout search, memory and failures), so the
+    # chart never disagrees with the table; offers the job does not fit are problems there.
+    ranker = partial(v2.rank, arch=snapshot_architecture(snapshot),
+                     specs=snapshot_v2_gpus(snapshot["gpus"]))  # fmt: skip
+    try:
+        base = ranker(workload, offers, gpus, fx_to_cny=fx)
+    except cm.ModelInputError:
+        return SensitivityRows()
+    kept = {r.offer_id for r in base.results}
+    offers = [o for o in offers if o.id in kept]
     rows = SensitivityRows()
     if not base.results:
         return rows
@@ -112,7 +197,7 @@ def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
         full[names[r.offer_id]] = f"{vendor} · {label}" if vendor else label
     # The domain names offers by id in its verdict: give it the short chart names instead.
     shown = [replace(o, id=names.get(o.id, o.id)) for o in offers]
-    result = sensitivity(workload, shown, gpus, fx_to_cny=fx)
+    result = sensitivity(workload, shown, gpus, fx_to_cny=fx, ranker=ranker)
     if result.base_winner is None:
         return rows
     for p in result.parameters:
@@ -125,3 +210,19 @@ def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
     rows.currency = result.currency or ""
     rows.winner_flat = all(not r["low_pct"] and not r["high_pct"] for r in rows)
     return rows
+
+
+def ranking_start_scenario(*, run: RankingRun, user, scenario: Mapping[str, float]) -> RankingRun:  # type: ignore[no-untyped-def]
+    """A new run over `run`'s inputs with the scenario in its snapshot, owned by `user` and
+    queued like any run (the worker computes it through `compute_snapshot`)."""
+    text = scenario_text(run.snapshot, scenario)
+    label = f"{run.label} · {text}" if text else run.label
+    with transaction.atomic():
+        new = RankingRun.objects.create(
+            team=run.team, created_by=user, workload=run.workload, all_current=run.all_current,
+            fx_to_cny=run.fx_to_cny, label=label[:120],
+            snapshot=scenario_snapshot(run.snapshot, scenario),
+        )  # fmt: skip
+        new.quotes.set(run.quotes.all())
+        transaction.on_commit(lambda: enqueue(new))
+    return new

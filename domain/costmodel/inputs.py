@@ -101,9 +101,11 @@ class Scenario:
     mfu_scale: float = 1.0
     bandwidth_scale: float = 1.0
     # Training-time model v2 only: interruption rate divided by `mtbf_scale` (2 = failures half
-    # as often); `checkpoint_write_s` replaces every offer's checkpoint write time when given.
+    # as often); `checkpoint_write_s` replaces every offer's checkpoint write time when given,
+    # else `storage_scale` multiplies each offer's checkpoint storage write bandwidth.
     mtbf_scale: float = 1.0
     checkpoint_write_s: float | None = None
+    storage_scale: float = 1.0
 
 
 BASE_SCENARIO = Scenario()

@@ -73,6 +73,15 @@ def _scenario_problems(sc: cm.Scenario) -> list[Message]:
                 f"故障间隔倍数必须在 0.01 到 100 之间（当前为 {sc.mtbf_scale:g}）。",
             )
         )
+    if not (math.isfinite(sc.storage_scale) and 0.01 <= sc.storage_scale <= 100):
+        bad.append(
+            Message(
+                "scenario_storage_scale",
+                "The checkpoint storage speed scale must be between 0.01 and 100 "
+                f"(got {sc.storage_scale:g}).",
+                f"检查点存储写入速度倍数必须在 0.01 到 100 之间（当前为 {sc.storage_scale:g}）。",
+            )
+        )
     write = sc.checkpoint_write_s
     if write is not None and not (math.isfinite(write) and 0 <= write <= 86_400):
         bad.append(
@@ -199,7 +208,7 @@ def _failures(offer: cm.Offer, model: ModelSpec, nodes: int, sc: cm.Scenario) ->
     if sc.checkpoint_write_s is not None:
         write = sc.checkpoint_write_s
     else:
-        storage = offer.storage_gbyte_s or DEFAULT_STORAGE_GBYTE_S_PER_NODE
+        storage = (offer.storage_gbyte_s or DEFAULT_STORAGE_GBYTE_S_PER_NODE) * sc.storage_scale
         write = CHECKPOINT_BYTES_PER_PARAM * model.params / (storage * 1e9 * max(nodes, 1))
     repair = DEFAULT_REPAIR_HOURS if offer.repair_hours is None else offer.repair_hours
     return Failures(

@@ -19,59 +19,78 @@
   }
   if (root.dataset.finished !== "1") { poll(); return; }
 
+  // What-if: the server computes the scenario as it computes a run (same code path) and renders
+  // the run page's own finished section; it replaces the saved one, and Reset puts it back.
   var box = document.getElementById("whatif");
-  var table = document.getElementById("results-table");
-  if (!box || !table) return;
+  var section = document.getElementById("finished-section");
+  if (!box || !section) return;
+  var saved = section.innerHTML;
+  var banner = document.getElementById("scenario-banner");
+  var bannerText = document.getElementById("scenario-text");
+  var saveForm = document.getElementById("scenario-save");
+  if (saveForm && root.dataset.canWrite !== "1") { saveForm.remove(); saveForm = null; }
+  if (saveForm) {  // the section is cached for every user: take this page's own CSRF token
+    var token = document.querySelector("input[name=csrfmiddlewaretoken]");
+    if (token) saveForm.appendChild(token.cloneNode());
+  }
   var timer = null;
+  var asked = 0;
 
-  // The same shapes as domain/formatting.py: grouped thousands, fixed places, trimmed shares.
-  function fmt(x, d) {
-    if (x === null || x === undefined || !isFinite(x)) return "—";
-    return Number(x).toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
-  }
-  function pct(x) {
-    if (x === null || x === undefined || !isFinite(x)) return "—";
-    return Number(x * 100).toLocaleString("en-US", { maximumFractionDigits: 1 }) + "%";
+  // Plotly's figures come as <div> + <script>: scripts set by innerHTML never run, so copy them.
+  function swap(html) {
+    section.innerHTML = html;
+    section.querySelectorAll("script").forEach(function (old) {
+      var s = document.createElement("script");
+      s.text = old.text;
+      old.parentNode.replaceChild(s, old);
+    });
   }
 
-  function apply(data) {
-    var tbody = table.tBodies[0];
-    var rows = {};
-    var notes = {};
-    Array.prototype.forEach.call(tbody.rows, function (tr) {
-      if (tr.dataset.offer) rows[tr.dataset.offer] = tr;
-      if (tr.dataset.warningsFor) notes[tr.dataset.warningsFor] = tr;
-    });
-    data.results.forEach(function (r) {
-      var tr = rows[r.id];
-      if (!tr) return;
-      tr.querySelector(".rank").textContent = r.rank;
-      var cost = tr.querySelector(".cost");
-      cost.querySelector("strong").textContent = fmt(r.cost_per_eth, 2) + " " + cost.dataset.unit;
-      tr.querySelector(".step").textContent = fmt(r.step_time_s, 2);
-      tr.querySelector(".exposed").textContent = fmt(r.exposed_comm_s, 2);
-      tr.querySelector(".util").textContent = pct(r.utilisation);
-      tbody.appendChild(tr);  // re-order by the new rank, the offer's warnings under it
-      if (notes[r.id]) tbody.appendChild(notes[r.id]);
-    });
-    var note = document.getElementById("whatif-note");
-    if (note && data.results.length) {
-      note.textContent = "#1: " + data.results[0].label + " · " + fmt(data.results[0].cost_per_eth, 2) + " " + (table.querySelector(".cost") || {dataset: {}}).dataset.unit;
-    }
+  function inputs() { return box.querySelectorAll("input[type=range]"); }
+
+  function showScenario(text) {
+    if (!banner) return;
+    banner.hidden = !text;
+    bannerText.textContent = text || "";
+    root.dataset.scenario = text || "";
   }
 
   function recompute() {
     var params = new URLSearchParams();
-    box.querySelectorAll("input[type=range]").forEach(function (input) {
+    inputs().forEach(function (input) {
       params.set(input.name, input.value);
       input.nextElementSibling.textContent = input.value;
+      if (saveForm) saveForm.querySelector("input[name='" + input.name + "']").value = input.value;
     });
+    var mine = ++asked;
+    section.classList.add("loading");
     fetch(root.dataset.whatifUrl + "?" + params.toString(), { credentials: "same-origin" })
       .then(function (r) { return r.json(); })
-      .then(apply);
+      .then(function (data) {
+        if (mine !== asked) return;  // a later move is on its way
+        section.classList.remove("loading");
+        if (data.is_saved) { swap(saved); showScenario(""); return; }  // back at the saved run
+        swap(data.html);
+        showScenario(data.scenario_text || "—");
+      })
+      .catch(function () { section.classList.remove("loading"); });
   }
+
+  function reset() {
+    asked++;
+    inputs().forEach(function (input) {
+      input.value = input.dataset.saved;
+      input.nextElementSibling.textContent = input.dataset.saved;
+    });
+    section.classList.remove("loading");
+    swap(saved);
+    showScenario("");
+  }
+
   box.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(recompute, 120);
+    timer = setTimeout(recompute, 150);
   });
+  var resetButton = document.getElementById("scenario-reset");
+  if (resetButton) resetButton.addEventListener("click", reset);
 })();

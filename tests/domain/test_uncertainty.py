@@ -123,3 +123,26 @@ def test_ranges_of_10000_offers_take_milliseconds():
     low, high = cost_ranges(*args)
     assert time.perf_counter() - start < 0.05
     assert (low <= args[0]).all() and (high >= args[0]).all()
+
+
+def test_the_tie_deciders_say_which_offer_has_fewer_risks_and_verified_evidence():
+    a, b = _c("A", 100.0, 3), _c("B", 100.5, 1, True)
+    h = headline(a, b, [b], excluded=0)
+    risk, evidence, contract = h.deciders
+    assert "B carries the fewest (1)" in risk.en and "B 最少" in risk.zh
+    assert "B; A only claimed it" in evidence.en and "A 仅为声称值" in evidence.zh
+    assert contract.code == "decide_contract"
+    same = headline(_c("A", 100.0, 1, True), _c("B", 100.2, 1, True), [_c("B", 100.2, 1, True)],
+                    excluded=0)  # fmt: skip
+    assert "risk does not decide" in same.deciders[0].en
+    assert "evidence does not decide" in same.deciders[1].en
+
+
+def test_risk_premiums_of_tied_offers_are_named():
+    a = Contender("A", 100.0, 1, 4.0, False)
+    b = Contender("B", 100.3, 0, 0.0, False)
+    h = headline(a, b, [b], excluded=0)
+    assert [d.code for d in h.deciders] == [
+        "decide_risk", "decide_premium", "decide_verify", "decide_contract"
+    ]
+    assert "A: +4%" in h.deciders[1].en

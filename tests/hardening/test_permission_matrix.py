@@ -33,6 +33,7 @@ pytestmark = pytest.mark.django_db  # each test in a savepoint inside the module
 PUBLIC = "public"  # anyone, no login: GET answers 200, other methods never 401/403/5xx
 READ = "read"  # any member of the owning team
 WRITE = "write"  # analyst or admin of the owning team; viewer 403
+ADMIN = "admin"  # the owning team's admin only; analyst and viewer 403
 SUP = "sup"  # only the supplier invited to that RFQ (object of A's RFQ); others 403/404
 SUP_ANY = "sup-any"  # any supplier (a list of its own invitations/answers); team users 403
 TOKEN = "token"  # the invitation link: anyone with the token, no 5xx; a bogus token 404
@@ -151,6 +152,8 @@ ROUTES: dict[str, R] = {
     "rankings:detail": R(G_READ, k(pk="ranking"), obj=True),
     "rankings:status": R(G_READ, k(pk="ranking"), obj=True),
     "rankings:whatif": R(G_READ, k(pk="ranking"), obj=True),
+    "rankings:whatif_save": R({"POST": WRITE}, k(pk="ranking"), obj=True),
+    "rankings:policy": R({"GET": READ, "POST": ADMIN}),
     # reports pages
     "reports:list": R(G_READ),
     "reports:dashboard": R(G_READ),
@@ -229,6 +232,7 @@ ROUTES: dict[str, R] = {
     "test-run-logs": R(G_READ, k(pk="test_run"), obj=True),
     # API: rankings and their report files
     "ranking-list": R(API_LIST),
+    "risk-policy": R({"GET": READ, "PUT": ADMIN, "PATCH": ADMIN}),
     "ranking-detail": R(G_READ, k(pk="ranking"), obj=True),
     "ranking-report-pdf": R(G_READ, k(pk="ranking"), obj=True, download=True),
     "ranking-report-xlsx": R(G_READ, k(pk="ranking"), obj=True, download=True),
@@ -572,13 +576,17 @@ def _expect(access: str, actor: str, spec: R, is_api: bool, method: str) -> Expe
         return anon
     if access == SIGNED_IN:
         return "200", status(200)
-    if access in (READ, WRITE):
+    if access in (READ, WRITE, ADMIN):
         if actor in TEAM_A:
             if access == WRITE and actor == "viewer_a":
                 return "403", status(403)
+            if access == ADMIN and actor != "admin_a":
+                return "403", status(403)
             return ("200" if spec.download else "allowed"), ok
         if actor == "analyst_b":
-            return ("404", status(404)) if spec.obj else ("allowed", ok)
+            if spec.obj:
+                return "404", status(404)
+            return ("403", status(403)) if access == ADMIN else ("allowed", ok)
         if actor in SUPPLIERS:
             if spec.supplier_home:
                 home = reverse("sourcing:supplier-home")

@@ -98,14 +98,27 @@ def test_an_inconsistent_set_is_explained_not_a_500(
 
 
 def test_the_start_form_explains_nodes_beyond_the_offer_and_missing_rates(
-    client_as, analyst_a, team_a
+    client_as, analyst_a, team_a, django_capture_on_commit_callbacks
 ):
     vendor = make_vendor(team_a, "V")
-    make_quote(team_a, analyst_a, vendor, label="small", nodes=2)
+    small = make_quote(team_a, analyst_a, vendor, label="small", nodes=2)
     workload = make_workload(team_a, nodes=4)
-    r = client_as(analyst_a).post(reverse("rankings:start"), {"workload": workload.pk})
-    assert r.status_code == 400 and "small" in r.content.decode()
+    client = client_as(analyst_a)
+    # no offer at all can run the workload: the form says which and why, nothing is stored
+    r = client.post(reverse("rankings:start"), {"workload": workload.pk})
+    assert r.status_code == 400 and "V · small" in r.content.decode()
     assert RankingRun.objects.count() == 0
+    # with one offer that can, the default ("all current quotes") starts; the small one is
+    # listed on the run as unable to run the workload
+    make_quote(team_a, analyst_a, vendor, label="big", nodes=8)
+    page = client.get(reverse("rankings:start")).content.decode()
+    assert "V · small (2 × 8" in page and "V · big (8 × 8" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        r = client.post(reverse("rankings:start"), {"workload": workload.pk})
+    run = RankingRun.objects.get()
+    assert r.status_code == 302 and run.status == JobStatus.DONE
+    assert [p["id"] for p in run.problems] == [str(small.current_version_id)]
+    assert run.results.count() == 1
 
 
 def test_the_page_shows_the_lesson_charts_and_what_if(

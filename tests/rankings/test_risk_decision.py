@@ -153,9 +153,11 @@ def test_two_offers_0_7_percent_apart_are_a_tie_not_a_winner(team_a, analyst_a):
     assert ranking_decision(run)["tied"] == [beta]
     head = run.decision["headline"]
     assert head["code"] == "tie" and "No clear winner" in head["en"] and "0.7%" in head["zh"]
+    # both carry the default 2 % premium for unverified multi-node bandwidth: named, not hidden
     assert [d["code"] for d in run.decision["deciders"]] == [
-        "decide_risk", "decide_verify", "decide_contract"
+        "decide_risk", "decide_premium", "decide_verify", "decide_contract"
     ]  # fmt: skip
+    assert "risk does not decide" in run.decision["deciders"][0]["en"]
 
 
 def test_an_offer_60_percent_dearer_is_no_tie_and_the_winner_is_named(team_a, analyst_a):
@@ -281,3 +283,23 @@ def test_the_management_report_recommends_the_eligible_offer_not_rank_one(hostil
     summary = management_summary(data, [])
     assert summary["tie"] == bool(run.decision.get("tie"))
     assert "unlicensed" not in summary["decision"] and "absurd" not in summary["decision"]
+
+
+def test_the_pdf_ranking_table_marks_excluded_offers_with_their_reasons(hostile_demo, monkeypatch):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from reports.pdf import pdf_context
+    from reports.selectors import report_data
+
+    monkeypatch.setenv("PORTAL_REPORT_CHARTS", "off")
+    with translation.override("en"):
+        html = render_to_string(
+            "reports/pdf/report.html", pdf_context(report_data(run=hostile_demo))
+        )
+    table = html.split('<table class="ranking">')[1].split("</table>")[0]
+    reasons = table.split('<tr class="reasons">')[1:]
+    excluded = hostile_demo.results.filter(eligible=False).count()
+    assert len(reasons) == excluded >= 2
+    assert any("no telecom" in r.lower() or "licence" in r.lower() for r in reasons)
+    assert table.count(">Recommended<") == 1

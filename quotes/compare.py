@@ -1,0 +1,199 @@
+"""The compare page: one column per offer, what it costs to train on it first (cost per ETH and
+the whole job's cost for a workload, from the ranking's own code path), then red flags and
+evidence, then every term in words, the best value of each row marked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.utils.text import capfirst
+from django.utils.translation import get_language, ngettext
+from django.utils.translation import gettext as _
+
+from domain import formatting, money
+
+from .models import Quote, QuoteVersion, WorkloadProfile
+
+# Rows whose best value is the lowest / the highest (others are not ranked).
+LOWER_IS_BETTER = {"price_per_node_month", "monthly_fees", "setup_fee", "storage_price_tb_month",
+                   "bandwidth_price"}  # fmt: skip
+HIGHER_IS_BETTER = {"nic_gbps", "nics_per_node", "availability", "rack_uplink_gbps", "trial_days",
+                    "storage_tb", "public_bandwidth_mbps"}  # fmt: skip
+MONEY = LOWER_IS_BETTER
+
+
+def compare_quotes(team, ids: Sequence[int]):  # type: ignore[no-untyped-def]
+    """The quotes of the page (chosen ones, else the team's current ones) with what it reads."""
+    qs = (
+        Quote.objects.for_team(team).filter(current_version__isnull=False)
+        .select_related("vendor", "current_version__gpu", "data_centre__network")
+        .order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
+    )  # fmt: skip
+    return list(qs.filter(pk__in=ids) if ids else qs.filter(is_current=True))
+
+
+def _cell(text: str, value: float | None = None, **extra: Any) -> dict[str, Any]:
+    return {"text": text, "value": value, "best": False, **extra}
+
+
+def _mark_best(cells: list[dict[str, Any]], lower: bool) -> None:
+    values = [c["value"] for c in cells if c["value"] is not None]
+    if len(values) < 2 or min(values) == max(values):
+        return
+    best = min(values) if lower else max(values)
+    for c in cells:
+        c["best"] = c["value"] == best
+
+
+def bill_row(quotes: list[Quote], basis: str) -> dict[str, Any]:
+    """The monthly bill in CNY on the team's tax basis (domain/money.py), as the list shows it."""
+    lang = get_language()
+    cells = []
+    for q in quotes:
+        v = q.current_version
+        try:
+            value = float(v.bill(basis=basis).comparable) if v is not None else None
+        except money.MoneyError:
+            value = None
+        cells.append(_cell(formatting.money(value, "CNY", lang), value))
+    _mark_best(cells, lower=True)
+    return {"label": _("Monthly bill (CNY, comparison basis)"), "cells": cells, "key": "bill"}
+
+
+def cost_rows(
+    quotes: list[Quote], workload: WorkloadProfile | None, basis: str = money.DEFAULT_TAX_BASIS
+) -> list[dict[str, Any]]:
+    """Cost per ETH and job cost per offer for the workload, ranked as a run ranks them (the
+    offers it cannot run say why), then the monthly bill; the cheapest, in CNY, is marked."""
+    if not quotes:
+        return []
+    if workload is None:
+        return [bill_row(quotes, basis)]
+    from rankings.services import gpu_table, offer_dict, rank_snapshot, workload_dict
+
+    rates = {}
+    for q in quotes:
+        v = q.current_version
+        if v.currency != "CNY" and v.fx_to_cny is not None:
+            rates.setdefault(v.currency, float(v.fx_to_cny))
+    offers = [offer_dict(q, [], basis) for q in quotes]
+    snapshot = {"workload": workload_dict(workload), "gpus": gpu_table(), "fx_to_cny": rates,
+                "offers": offers, "tax_basis": basis}  # fmt: skip
+    from domain import costmodel as cm
+
+    try:
+        outcome = rank_snapshot(snapshot)
+    except cm.ModelInputError as exc:
+        text = "; ".join(formatting_message(m) for m in exc.messages)
+        return [
+            {"label": _("Cost per ETH"), "cells": [_cell(text) for _q in quotes]},
+            bill_row(quotes, basis),
+        ]
+    results = {r.offer_id: r for r in outcome.results}
+    problems = {p.offer_id: p for p in outcome.problems}
+    eth, job = [], []
+    lang = get_language()
+    for q in quotes:
+        oid = str(q.current_version_id)
+        r = results.get(oid)
+        if r is None:
+            p = problems.get(oid)
+            why = "; ".join(_problem_text(m, q, workload) for m in p.messages) if p else ""
+            eth.append(_cell(_("cannot run this workload"), note=why, problem=True))
+            job.append(_cell("—"))
+            continue
+        rate = 1.0 if r.currency == "CNY" else rates.get(r.currency)
+        eth.append(_cell(formatting.money(r.cost_per_eth, r.currency, lang),
+                         r.cost_per_eth * rate if rate else None))  # fmt: skip
+        finite = bool(r.job_cost and r.job_hours and r.job_cost < 1e15)
+        hours = formatting.hours(r.job_hours, lang) if finite else "—"
+        cost = formatting.money(r.job_cost, r.currency, lang) if finite else ""
+        job.append(_cell(f"{cost} · {hours}" if cost else "—",
+                         r.job_cost * rate if rate and cost else None))  # fmt: skip
+    _mark_best(eth, lower=True)
+    _mark_best(job, lower=True)
+    return [
+        {"label": _("Cost per effective training hour (ETH)"), "cells": eth, "key": "cost_per_eth"},
+        {"label": _("Whole job: cost · time"), "cells": job, "key": "job_cost"},
+        bill_row(quotes, basis),
+    ]
+
+
+def _problem_text(m: Any, quote: Quote, workload: WorkloadProfile) -> str:
+    if getattr(m, "code", "") == "workload_nodes_exceeds_offer":
+        return _("the workload needs %(w)s nodes; this offer has %(n)s") % {
+            "w": workload.nodes, "n": quote.current_version.nodes}  # fmt: skip
+    return formatting_message(m)
+
+
+def formatting_message(m: Any) -> str:
+    text = getattr(m, "text", None)
+    return text(get_language() or "zh-hans") if callable(text) else str(m)
+
+
+def risk_rows(quotes: list[Quote]) -> list[dict[str, Any]]:
+    """Red flags (the vendor's due-diligence findings) and the bandwidth evidence per offer."""
+    flags, evidence = [], []
+    for q in quotes:
+        vendor = q.vendor
+        if vendor.findings_critical:
+            text = ngettext(
+                "%(n)s critical of %(t)s finding", "%(n)s critical of %(t)s findings",
+                vendor.findings_total,
+            ) % {"n": vendor.findings_critical, "t": vendor.findings_total}  # fmt: skip
+        elif vendor.findings_total:
+            text = ngettext("%(t)s finding, none critical", "%(t)s findings, none critical",
+                            vendor.findings_total) % {"t": vendor.findings_total}  # fmt: skip
+        else:
+            text = _("no findings")
+        flags.append(_cell(text, float(vendor.findings_critical * 1000 + vendor.findings_total),
+                           severity="critical" if vendor.findings_critical else
+                           "warning" if vendor.findings_total else "ok"))  # fmt: skip
+        if q.measured_gbps:
+            evidence.append(_cell(_("measured %(g)s (benchmark)") % {
+                "g": formatting.bandwidth(q.measured_gbps)}, severity="ok"))  # fmt: skip
+        else:
+            evidence.append(_cell(_("claimed only (no benchmark yet)"), severity="warning"))
+    _mark_best(flags, lower=True)
+    return [
+        {"label": _("Red flags"), "cells": flags, "key": "flags"},
+        {"label": _("Bandwidth evidence"), "cells": evidence, "key": "evidence"},
+    ]
+
+
+def _lossless(q: Quote) -> str:
+    network = getattr(q.data_centre, "network", None) if q.data_centre_id else None
+    if network is None:
+        return _("not recorded")
+
+    def state(flag: bool | None) -> str:
+        return _("on") if flag else _("unknown") if flag is None else _("off")
+
+    return f"PFC {state(network.pfc)} · ECN {state(network.ecn)}"
+
+
+def term_rows(
+    quotes: list[Quote], names: Sequence[str], display: Callable[[QuoteVersion, str], str]
+) -> list[dict[str, Any]]:
+    """Every term of the offers in words (the field's own label), best values marked."""
+    fields = {f.name: f for f in QuoteVersion._meta.fields}
+    currencies = {q.current_version.currency for q in quotes}
+    rows = []
+    for name in names:
+        field = fields.get(name)
+        label = capfirst(str(field.verbose_name)) if field is not None else name
+        cells = []
+        for q in quotes:
+            v = q.current_version
+            raw = getattr(v, name, None)
+            numeric = isinstance(raw, int | float) or hasattr(raw, "as_tuple")
+            number = float(raw) if numeric else None
+            cells.append(_cell(display(v, name), None if isinstance(raw, bool) else number))
+        ranked = name in LOWER_IS_BETTER or name in HIGHER_IS_BETTER
+        if ranked and not (name in MONEY and len(currencies) > 1):
+            _mark_best(cells, lower=name in LOWER_IS_BETTER)
+        rows.append({"label": label, "cells": cells, "key": name})
+    rows.append({"label": _("Lossless network (PFC / ECN)"), "key": "lossless",
+                 "cells": [_cell(_lossless(q)) for q in quotes]})  # fmt: skip
+    return rows

@@ -1,0 +1,61 @@
+"""The team's risk policy over the API: every member reads it, a team admin changes it (the
+same validation as the policy page, `RiskPolicyForm`, and the same audit entry)."""
+
+from __future__ import annotations
+
+from django.forms.models import model_to_dict
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.middleware import request_membership
+from accounts.permissions import TeamRolePermission
+
+from ..decision import policy_note
+from ..forms import RiskPolicyForm
+from ..models import TeamRiskPolicy
+from ..policy import policy_save
+
+FIELDS = RiskPolicyForm._meta.fields
+
+
+def _body(row: TeamRiskPolicy) -> dict:  # type: ignore[type-arg]
+    data = model_to_dict(row, fields=FIELDS)
+    for key, value in data.items():
+        if key.endswith("_cny_month"):
+            data[key] = str(value)
+    note = policy_note(row.to_domain())
+    return {**data, "is_default": row.pk is None, "summary": {"en": note.en, "zh": note.zh}}
+
+
+_OBJ = extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
+
+
+@extend_schema_view(get=_OBJ, put=_OBJ, patch=_OBJ)
+class RiskPolicyView(APIView):
+    permission_classes = [TeamRolePermission]
+
+    def _row(self, team) -> TeamRiskPolicy:  # type: ignore[no-untyped-def]
+        return TeamRiskPolicy.objects.filter(team=team).first() or TeamRiskPolicy(team=team)
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return Response(_body(self._row(request_membership(request).team)))
+
+    def put(self, request, partial: bool = False):  # type: ignore[no-untyped-def]
+        membership = request_membership(request)
+        if not membership.is_admin:
+            raise PermissionDenied(_("Only a team admin can change the team's risk policy."))
+        row = self._row(membership.team)
+        data = {**model_to_dict(row, fields=FIELDS), **request.data} if partial else request.data
+        form = RiskPolicyForm(data, instance=row)
+        if not form.is_valid():
+            errors = {k: [e["message"] for e in v] for k, v in form.errors.get_json_data().items()}
+            return Response(errors, status=status.HTTP_400_BAD_REQUEST)
+        return Response(_body(policy_save(form=form, user=request.user)))
+
+    def patch(self, request):  # type: ignore[no-untyped-def]
+        return self.put(request, partial=True)
