@@ -115,7 +115,7 @@ def test_the_form_accepts_the_model_fields_and_names_impossible_ones(team_a):
 def test_the_api_and_the_import_accept_them(team_a, analyst_a, api_as):
     vendor = make_vendor(team_a, "Imp")
     terms = {"gpu": "A100-SXM4-80GB", "gpus_per_node": 8, "nodes": 8,
-             "price_per_node_month": "100", "nic_gbps": 100, "fabric": "roce",
+             "price_per_node_month": "40000", "nic_gbps": 100, "fabric": "roce",
              "repair_hours": 1.5, "rail_optimised": False}  # fmt: skip
     api = api_as(analyst_a)
     r = api.post("/api/v1/quotes/", {"vendor": vendor.pk, "label": "a", "terms": terms},

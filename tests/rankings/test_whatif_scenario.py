@@ -19,7 +19,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def run(team_a, analyst_a, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
-    seed_quotes(team_a, analyst_a)
+    tcp, _roce = seed_quotes(team_a, analyst_a)
+    # Half the seed's TCP price: the 100G RoCE offer still wins as saved (model v2 exposes most
+    # of 10G's traffic), but with 4x the bandwidth on slower GPUs the cheap TCP offer wins.
+    tcp.current_version.__class__.objects.filter(pk=tcp.current_version_id).update(
+        price_per_node_month=20000
+    )
     with django_capture_on_commit_callbacks(execute=True):
         run = ranking_start(team=team_a, user=analyst_a, workload=make_workload(team_a))
     run.refresh_from_db()
