@@ -15,6 +15,7 @@ from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
 from domain import formatting
 
+from .export import import_template, quote_list_export
 from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
@@ -69,6 +70,27 @@ class QuoteListView(TeamRequiredMixin, View):
             "page": page, "filter": filterset, "can_write": self.membership.can_write,
             "filtered": bool(request.GET.dict().keys() - {"page", "per_page"}),
         })  # fmt: skip
+
+
+class QuoteExportView(TeamRequiredMixin, View):
+    """The quote list as the page shows it (same filters and order), every page of it."""
+
+    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
+        filterset = QuoteListFilter(
+            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team)),
+            team=self.team,
+        )  # fmt: skip
+        return quote_list_export(fmt, filterset.qs)
+
+
+class QuoteImportTemplateView(TeamRequiredMixin, View):
+    """The import's columns, a header and an example row (CSV or XLSX with a help sheet)."""
+
+    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
+        from vendors.models import Vendor
+
+        first = Vendor.objects.for_team(self.team).order_by("name_zh", "pk").first()
+        return import_template(fmt, first.name_zh or first.name_en if first else "")
 
 
 class QuoteEditView(TeamWriteMixin, View):
