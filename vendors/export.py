@@ -13,6 +13,8 @@ from django.utils.translation import get_language
 from core.export import table_response
 from core.templatetags.portal import bilingual
 
+from .templatetags.vendor_rows import network_of
+
 
 def _rows(vendors: Any) -> Iterator[list[Any]]:
     english = (get_language() or "").startswith("en")
@@ -22,7 +24,7 @@ def _rows(vendors: Any) -> Iterator[list[Any]]:
             bilingual(v, "name"), v.name_zh if english else v.name_en, v.short_name,
             v.credit_code, v.get_home_province_display(),
             "; ".join(f"{dc.city or dc.name} ({dc.get_ownership_display()})" for dc in dcs),
-            "; ".join(sorted({dc.network.get_fabric_display() for dc in dcs if dc.network})),
+            "; ".join(sorted({n.get_fabric_display() for n in map(network_of, dcs) if n})),
             v.findings_critical, v.findings_warning, v.founded_year,
         ]  # fmt: skip
 
