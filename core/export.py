@@ -65,9 +65,12 @@ def xlsx_bytes(
     return out.getvalue()
 
 
+Sheet = tuple[str, Sequence[Any], Iterable[Sequence[Any]]]  # (title, header, rows)
+
+
 def table_response(
     fmt: str, filename: str, header: Sequence[Any], rows: Iterable[Sequence[Any]],
-    *, title: str = "", extra_sheets: Sequence[tuple[str, Sequence[Any], Iterable[Sequence[Any]]]] = (),
+    *, title: str = "", extra_sheets: Sequence[Sheet] = (),
 ) -> HttpResponse:  # fmt: skip
     """A download of the table as `fmt` ("csv" or "xlsx"; anything else: ValueError)."""
     name = get_valid_filename(filename)

@@ -40,14 +40,15 @@ def _rows(quotes: Any) -> Iterator[list[Any]]:
             v.gpus_per_node if v else None, v.nics_per_node if v else None,
             v.nic_gbps if v else None, fabrics.get(v.fabric, v.fabric) if v else None,
             round(q.rent, 2) if q.rent is not None else None, v.currency if v else None,
-            q.measured_gbps, kinds.get(q.measured_kind, q.measured_kind) if q.measured_gbps else None,
+            q.measured_gbps,
+            kinds.get(q.measured_kind, q.measured_kind) if q.measured_gbps else None,
             f"v{v.number}" if v else None,
             timezone.localtime(q.updated_at, tz).strftime("%Y-%m-%d %H:%M"),
         ]  # fmt: skip
 
 
 def quote_list_export(fmt: str, quotes: Any) -> HttpResponse:
-    """`quotes`: the list's filtered, sorted queryset (with `rent`, see filters.with_monthly_rent)."""
+    """`quotes`: the list's filtered, sorted queryset (with `rent`: filters.with_monthly_rent)."""
     stamp = timezone.localdate().isoformat()
     return table_response(
         fmt, f"{_('quotes')}-{stamp}", _header(), _rows(quotes), title=_("Quotes")
@@ -80,7 +81,9 @@ def _help(name: str) -> str:
 
     field = _field(name)
     form_field = QuoteForm.base_fields.get(name)
-    parts = [str(form_field.label if form_field is not None and form_field.label else field.verbose_name)]
+    parts = [
+        str(form_field.label if form_field is not None and form_field.label else field.verbose_name)
+    ]
     if field.help_text:
         parts.append(str(field.help_text))
     if field.choices:

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.utils import timezone
-from django.utils.translation import gettext as _
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from core.export import table_response
 from core.templatetags.portal import bilingual

@@ -105,7 +105,9 @@ def test_quote_vendor_filter_is_the_same_team_scoped_filter_on_page_and_api(  # 
     # another team's vendor is not a choice on either
     response = client_as(analyst_a).get(QUOTES, {"vendor": world["other"].pk})
     assert "vendor" in response.context["filter"].form.errors
-    assert api_as(analyst_a).get("/api/v1/quotes/", {"vendor": world["other"].pk}).status_code == 400
+    assert (
+        api_as(analyst_a).get("/api/v1/quotes/", {"vendor": world["other"].pk}).status_code == 400
+    )
 
 
 @pytest.mark.parametrize(
@@ -185,9 +187,13 @@ def test_quote_export_has_every_page_in_the_pages_order_and_escapes_formulas(  #
 def test_exports_are_in_the_users_language(client_as, analyst_a, world):  # type: ignore[no-untyped-def]
     client = client_as(analyst_a)
     client.cookies["django_language"] = "zh-hans"
-    rows = _csv_rows(client.get(reverse("quotes:export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans"))
+    rows = _csv_rows(
+        client.get(reverse("quotes:export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    )
     assert rows[0][0] == "厂商"
-    rows = _csv_rows(client.get(reverse("vendors:export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans"))
+    rows = _csv_rows(
+        client.get(reverse("vendors:export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    )
     assert rows[0][0] == "厂商"
 
 
@@ -238,7 +244,7 @@ def test_import_template_has_the_exact_columns_and_an_example_that_imports(  # t
 
 def test_dashboard_count_agrees_with_the_list(client_as, analyst_a, team_a, world):  # type: ignore[no-untyped-def]
     html = client_as(analyst_a).get(reverse("dashboard")).content.decode()
-    section = html[html.index('id="red-flags"'):]
+    section = html[html.index('id="red-flags"') :]
     section = section[: section.index("</section>")]
     assert "1 of 2 vendors" in section
     assert section.count('class="badge critical"') == 1
