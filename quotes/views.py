@@ -52,16 +52,20 @@ def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untype
             form.add_error(field if field in form.fields else None, m)
 
 
+def _list_filter(request, team) -> QuoteListFilter:  # type: ignore[no-untyped-def]
+    """The list's FilterSet over the team's quotes with their monthly rent (page and export)."""
+    return QuoteListFilter(
+        request.GET or None, queryset=with_monthly_rent(quote_list(team=team)), team=team
+    )
+
+
 class QuoteListView(TeamRequiredMixin, View):
     """Filter, sort and page the team's quotes; tick several to compare them side by side."""
 
     per_page = 25
 
     def get(self, request):  # type: ignore[no-untyped-def]
-        filterset = QuoteListFilter(
-            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team)),
-            team=self.team,
-        )  # fmt: skip
+        filterset = _list_filter(request, self.team)
         per_page = filterset.rows_per_page(self.per_page)
         page = page_by_ids(
             filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows(team=self.team)
@@ -76,11 +80,7 @@ class QuoteExportView(TeamRequiredMixin, View):
     """The quote list as the page shows it (same filters and order), every page of it."""
 
     def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
-        filterset = QuoteListFilter(
-            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team)),
-            team=self.team,
-        )  # fmt: skip
-        return quote_list_export(fmt, filterset.qs)
+        return quote_list_export(fmt, _list_filter(request, self.team).qs)
 
 
 class QuoteImportTemplateView(TeamRequiredMixin, View):
