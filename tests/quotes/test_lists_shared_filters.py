@@ -158,6 +158,15 @@ def test_sortable_headers_keep_filters_toggle_order_and_show_an_arrow(  # type: 
     assert 'aria-sort="ascending"' in html and "sort=-name" in html
 
 
+def test_vendor_rows_list_every_data_centre_one_per_line(client_as, analyst_a, world):  # type: ignore[no-untyped-def]
+    DataCentre.objects.create(vendor=world["tcp"], name="Second <b>DC</b>", city="")
+    html = client_as(analyst_a).get(VENDORS, {"q": "cheap"}).content.decode()
+    row = html[html.index("Cheap TCP") :]
+    row = row[: row.index("</tr>")]
+    assert "Cheap TCP DC (" in row and "<br>Second &lt;b&gt;DC&lt;/b&gt; (" in row
+    assert "&lt;br&gt;" not in row
+
+
 def _csv_rows(response) -> list[list[str]]:  # type: ignore[no-untyped-def]
     return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
 

@@ -19,7 +19,7 @@ from vendors.models import DataCentre, NetworkProfile
 register = template.Library()
 
 _ROW = (
-    '<tr>\n  <td><a href="{}">{}</a>{}<br><span class="muted small">{}</span></td>\n'
+    '<tr>\n  <td class="key"><a href="{}">{}</a>{}<br><span class="muted small">{}</span></td>\n'
     "  <td>{}</td>\n  <td>{}</td>\n"
     '  <td class="badges" data-critical="{}">{}</td>\n</tr>\n'
 )
@@ -52,14 +52,14 @@ def vendor_rows(vendors: Any) -> SafeString:
     rows = []
     for v in vendors:
         dcs = list(v.data_centres.all())
-        places = _BR.join(
-            format_html("{} ({})", dc.city or dc.name, ownership.get(dc.ownership, dc.ownership))
-            for dc in dcs
+        places = format_html_join(
+            _BR, "{} ({})",
+            ((dc.city or dc.name, ownership.get(dc.ownership, dc.ownership)) for dc in dcs),
         ) if dcs else none  # fmt: skip
-        networks = [network_of(dc) for dc in dcs]
-        nets = _BR.join(
-            format_html("{}", fabrics.get(n.fabric, n.fabric)) if n else "" for n in networks
-        )
+        nets = format_html_join(
+            _BR, "{}",
+            ((fabrics.get(n.fabric, n.fabric) if n else "",) for n in map(network_of, dcs)),
+        )  # fmt: skip
         badges = []
         if v.findings_critical:
             badges.append(format_html('<span class="badge critical" title="{}">{}</span>',
