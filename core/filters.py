@@ -79,10 +79,16 @@ class TeamFilterBackend(DjangoFilterBackend):
         return filterset
 
 
-class TeamFilterSet(django_filters.FilterSet):
-    """A page's FilterSet: ``team=`` scopes its id filters like the API's."""
+_REQUEST_TEAM = object()
 
-    def __init__(self, *args: Any, team: Any, **kwargs: Any) -> None:
+
+class TeamFilterSet(django_filters.FilterSet):
+    """A FilterSet of a page and its API: ``team=`` scopes its id filters (a page passes it;
+    under the API's backend, which passes only ``request=``, it is the requesting team)."""
+
+    def __init__(self, *args: Any, team: Any = _REQUEST_TEAM, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if team is _REQUEST_TEAM:
+            team = request_team(getattr(self, "request", None))
         self.team = team
         scope_model_choices(self, team)

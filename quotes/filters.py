@@ -1,4 +1,11 @@
-"""Filters and ordering of the quote list page (django-filter), scoped to the viewer's team."""
+"""The quote list's one FilterSet (django-filter), shared by the page and the API.
+
+`QuoteFilter` serves /quotes/ (its form is the page's filter bar), the page's CSV / XLSX export
+and /api/v1/quotes/, so the same parameters give the same rows everywhere. The API's older
+names stay accepted as aliases of the page's: ``measured=true|false`` (``evidence=``),
+``is_current=true|false`` (``current=1``), ``ordering=`` (``sort=``, see the API view). The
+vendor filter offers only the team's vendors (core.filters.TeamFilterSet).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,10 @@ from decimal import Decimal
 import django_filters
 from django.db.models import Case, DecimalField, ExpressionWrapper, F, Q, QuerySet, Value, When
 from django.db.models.functions import Greatest, Round
+from django.utils.choices import BaseChoiceIterator
 from django.utils.translation import gettext_lazy as _
 
+from core.filters import TeamFilterSet
 from core.widgets import fast_widgets
 from domain import money
 from vendors.choices import Fabric
@@ -95,12 +104,36 @@ class Ordering(django_filters.OrderingFilter):
         return qs
 
 
-class QuoteListFilter(django_filters.FilterSet):
-    search = django_filters.CharFilter(label=_("Search"), method="filter_search")
-    # Plain choices (one values query each) rather than model choices: the form lists every
-    # vendor of the team, and building 100 model instances per page view was a third of the
-    # list's time.
-    vendor = django_filters.ChoiceFilter(label=_("Vendor"), field_name="vendor_id", choices=[])
+class VendorOptions(BaseChoiceIterator):
+    """The vendor select's options: the team's vendors as (id, name) pairs from one values
+    query (building 100 model instances for them was a third of the list's time), and only
+    when the select is rendered (the API validates an id without listing every vendor)."""
+
+    def __init__(self, field) -> None:  # type: ignore[no-untyped-def]
+        self.field = field
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        yield ("", self.field.empty_label)
+        vendors = self.field.queryset.order_by("name_zh", "name_en")
+        for pk, zh, en in vendors.values_list("pk", "name_zh", "name_en"):
+            yield (pk, zh or en)
+
+
+class VendorChoiceFilter(django_filters.ModelChoiceFilter):
+    """A vendor id of the team (ModelChoiceFilter: scoped by TeamFilterSet, and an id of
+    another team is refused like a missing one)."""
+
+
+class QuoteFilter(TeamFilterSet):
+    # Parameters that only alias another (the API's older names): accepted everywhere, not
+    # shown in the page's filter bar.
+    ALIASES = ("measured", "is_current")
+
+    search = django_filters.CharFilter(
+        label=_("Search"), method="filter_search",
+        help_text=_("Part of the quote's label or of the vendor's name."),
+    )  # fmt: skip
+    vendor = VendorChoiceFilter(label=_("Vendor"), queryset=Vendor.objects.all())
     gpu = django_filters.ChoiceFilter(
         label=_("GPU model"), field_name="current_version__gpu__key", choices=gpu_choices
     )
@@ -118,12 +151,17 @@ class QuoteListFilter(django_filters.FilterSet):
         method="filter_evidence",
         choices=[("measured", _("measured")), ("unverified", _("claimed only"))],
     )
+    measured = django_filters.BooleanFilter(
+        label=_("Measured bandwidth"), method="filter_measured",
+        help_text=_("true: only quotes with measured bandwidth; false: only claimed bandwidth"),
+    )  # fmt: skip
     current = django_filters.ChoiceFilter(
         label=_("Versions"),
         method="filter_current",
         choices=[("1", _("current quotes only"))],
         empty_label=_("all quotes"),
     )
+    is_current = django_filters.BooleanFilter(label=_("Current quote"), field_name="is_current")
     per_page = django_filters.ChoiceFilter(
         label=_("Rows per page"),
         method="filter_per_page",
@@ -134,6 +172,7 @@ class QuoteListFilter(django_filters.FilterSet):
         label=_("Sort by"),
         fields=(
             ("vendor__name_zh", "vendor"),
+            ("label", "label"),
             ("rent", "rent"),
             ("total_gpus", "gpus"),
             ("current_version__nic_gbps", "nic"),
@@ -142,6 +181,7 @@ class QuoteListFilter(django_filters.FilterSet):
         ),
         field_labels={
             "vendor__name_zh": _("vendor"),
+            "label": _("quote"),
             "rent": _("rent per month"),
             "total_gpus": _("GPUs"),
             "current_version__nic_gbps": _("NIC speed"),
@@ -154,16 +194,18 @@ class QuoteListFilter(django_filters.FilterSet):
         model = Quote
         fields: list[str] = []
 
-    def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
-        vendors = Vendor.objects.for_team(team).order_by("name_zh", "name_en")
-        self.filters["vendor"].extra["choices"] = [
-            (pk, zh or en) for pk, zh, en in vendors.values_list("pk", "name_zh", "name_en")
-        ]
-
     @property
     def form(self):  # type: ignore[no-untyped-def]
-        return fast_widgets(super().form)
+        form = fast_widgets(super().form)
+        field = form.fields["vendor"]
+        if not isinstance(field.widget.choices, VendorOptions):
+            field.widget.choices = VendorOptions(field)
+        return form
+
+    def shown_fields(self) -> list:  # type: ignore[type-arg]
+        """The page's filter bar: every field but the aliases and the order (the column
+        headers sort; the bar keeps the order in a hidden field)."""
+        return [f for f in self.form if f.name not in self.ALIASES and f.name != "sort"]
 
     def filter_search(self, qs, name, value):  # type: ignore[no-untyped-def]
         value = value.strip()
@@ -182,6 +224,11 @@ class QuoteListFilter(django_filters.FilterSet):
             return qs.filter(measured_gbps__isnull=True)
         return qs
 
+    def filter_measured(self, qs, name, value):  # type: ignore[no-untyped-def]
+        if value is None:
+            return qs
+        return self.filter_evidence(qs, name, "measured" if value else "unverified")
+
     def filter_per_page(self, qs, name, value):  # type: ignore[no-untyped-def]
         return qs  # read by the view (`rows_per_page`), not a filter of the rows
 
@@ -192,3 +239,6 @@ class QuoteListFilter(django_filters.FilterSet):
 
     def filter_current(self, qs, name, value):  # type: ignore[no-untyped-def]
         return qs.filter(is_current=True) if value == "1" else qs
+
+
+QuoteListFilter = QuoteFilter  # the page's former name

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from . import views
 
@@ -8,7 +8,13 @@ urlpatterns = [
     path("new/", views.QuoteEditView.as_view(), name="create"),
     path("<int:pk>/", views.QuoteDetailView.as_view(), name="detail"),
     path("<int:pk>/edit/", views.QuoteEditView.as_view(), name="edit"),
+    re_path(r"^export\.(?P<fmt>csv|xlsx)$", views.QuoteExportView.as_view(), name="export"),
     path("import/", views.QuoteImportView.as_view(), name="import"),
+    re_path(
+        r"^import/template\.(?P<fmt>csv|xlsx)$",
+        views.QuoteImportTemplateView.as_view(),
+        name="import_template",
+    ),
     path("compare/", views.QuoteCompareView.as_view(), name="compare"),
     path("workloads/", views.WorkloadListView.as_view(), name="workloads"),
     path("workloads/new/", views.WorkloadCreateView.as_view(), name="workload_create"),

@@ -15,6 +15,7 @@ from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
 from domain import formatting
 
+from .export import import_template, quote_list_export
 from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
@@ -51,6 +52,14 @@ def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untype
             form.add_error(field if field in form.fields else None, m)
 
 
+def _list_filter(request, team) -> QuoteListFilter:  # type: ignore[no-untyped-def]
+    """The list's FilterSet over the team's quotes with their monthly rent (page and export)."""
+    return QuoteListFilter(
+        request.GET or None, queryset=with_monthly_rent(quote_list(team=team), team.tax_basis),
+        team=team,
+    )
+
+
 class QuoteListView(TeamRequiredMixin, View):
     """Filter, sort and page the team's quotes; tick several to compare them side by side."""
 
@@ -58,10 +67,7 @@ class QuoteListView(TeamRequiredMixin, View):
 
     def get(self, request):  # type: ignore[no-untyped-def]
         basis = self.team.tax_basis
-        filterset = QuoteListFilter(
-            request.GET or None, queryset=with_monthly_rent(quote_list(team=self.team), basis),
-            team=self.team,
-        )  # fmt: skip
+        filterset = _list_filter(request, self.team)
         per_page = filterset.rows_per_page(self.per_page)
         page = page_by_ids(
             filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows(team=self.team)
@@ -71,6 +77,23 @@ class QuoteListView(TeamRequiredMixin, View):
             "can_write": self.membership.can_write,
             "filtered": bool(request.GET.dict().keys() - {"page", "per_page"}),
         })  # fmt: skip
+
+
+class QuoteExportView(TeamRequiredMixin, View):
+    """The quote list as the page shows it (same filters and order), every page of it."""
+
+    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
+        return quote_list_export(fmt, _list_filter(request, self.team).qs)
+
+
+class QuoteImportTemplateView(TeamRequiredMixin, View):
+    """The import's columns, a header and an example row (CSV or XLSX with a help sheet)."""
+
+    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
+        from vendors.models import Vendor
+
+        first = Vendor.objects.for_team(self.team).order_by("name_zh", "pk").first()
+        return import_template(fmt, first.name_zh or first.name_en if first else "")
 
 
 class QuoteEditView(TeamWriteMixin, View):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from domain.credentials import Finding, check_vendor
@@ -28,35 +28,18 @@ def vendor_prefetch(qs: QuerySet[Vendor]) -> QuerySet[Vendor]:
     )
 
 
-def vendor_list(*, team, filters: dict[str, str] | None = None) -> QuerySet[Vendor]:  # type: ignore[no-untyped-def]
-    """The team's vendors, filtered by the list page / API parameters."""
-    filters = filters or {}
-    qs = Vendor.objects.for_team(team)
-    q = (filters.get("q") or "").strip()
-    if q:
-        qs = qs.filter(
-            Q(name_zh__icontains=q)
-            | Q(name_en__icontains=q)
-            | Q(short_name__icontains=q)
-            | Q(credit_code__icontains=q)
-        )
-    joined = bool(filters.get("province") or filters.get("fabric"))
-    if filters.get("province"):
-        qs = qs.filter(
-            Q(data_centres__province=filters["province"]) | Q(home_province=filters["province"])
-        )
-    if filters.get("fabric"):
-        qs = qs.filter(data_centres__network__fabric=filters["fabric"])
-    findings = filters.get("findings")
-    if findings == "critical":
-        qs = qs.filter(findings_critical__gt=0)
-    elif findings == "any":
-        qs = qs.filter(findings_total__gt=0)
-    elif findings == "none":
-        qs = qs.filter(findings_total=0)
-    if joined:  # a vendor with several matching data centres is listed once
-        qs = qs.distinct()
-    return qs.order_by("-findings_critical", "name_zh", "name_en", "pk")
+def vendor_filterset(*, team, data=None):  # type: ignore[no-untyped-def]
+    """The list's one FilterSet (vendors.filters.VendorFilter, shared with the API) over the
+    team's vendors, most red flags first unless ``sort=`` says otherwise."""
+    from .filters import VendorFilter
+
+    qs = Vendor.objects.for_team(team).order_by("-findings_critical", "name_zh", "name_en", "pk")
+    return VendorFilter(data or None, queryset=qs, team=team)
+
+
+def vendor_list(*, team, filters=None) -> QuerySet[Vendor]:  # type: ignore[no-untyped-def]
+    """The team's vendors, filtered and sorted by the list page's / API's parameters."""
+    return vendor_filterset(team=team, data=filters).qs
 
 
 def vendor_findings(vendor: Vendor, *, today: date | None = None) -> tuple[Finding, ...]:

@@ -11,12 +11,11 @@ from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
-from domain.regions import PROVINCE_CHOICES
 
-from .choices import Fabric
+from .export import vendor_list_export
 from .forms import CHILD_FORMS, NetworkProfileForm, VendorForm
 from .models import DataCentre, NetworkProfile, SlaTerms, Vendor
-from .selectors import vendor_audit_trail, vendor_findings, vendor_list, vendor_prefetch
+from .selectors import vendor_audit_trail, vendor_filterset, vendor_findings, vendor_prefetch
 from .services import vendor_child_delete, vendor_child_save, vendor_save
 
 CHILD_RELATIONS = {
@@ -36,21 +35,41 @@ LIST_DATA_CENTRES = Prefetch(
 )
 
 
+# The vendor columns the list's rows print (vendors/templatetags/vendor_rows.py).
+LIST_COLUMNS = (
+    "pk", "name_zh", "name_en", "is_demo", "findings_critical", "findings_warning",
+    "findings_total",
+)  # fmt: skip
+
+
 class VendorListView(TeamRequiredMixin, View):
+    """Filter (vendors.filters.VendorFilter, shared with the API and the export), sort by a
+    column header and page the team's vendors."""
+
+    per_page = 25
+
     def get(self, request):  # type: ignore[no-untyped-def]
-        filters = {k: request.GET.get(k, "") for k in ("q", "province", "fabric", "findings")}
-        qs = vendor_list(team=self.team, filters=filters).prefetch_related(LIST_DATA_CENTRES)
-        page = Paginator(qs, 25).get_page(request.GET.get("page"))
+        filterset = vendor_filterset(team=self.team, data=request.GET)
+        rows = filterset.qs.only(*LIST_COLUMNS).prefetch_related(LIST_DATA_CENTRES)
+        page = Paginator(rows, self.per_page).get_page(request.GET.get("page"))
         return render(
             request,
             "vendors/vendor_list.html",
             {
                 "page": page,
-                "filters": filters,
-                "provinces": PROVINCE_CHOICES,
-                "fabrics": Fabric.choices,
+                "filter": filterset,
+                "can_write": self.membership.can_write,
+                "filtered": bool(request.GET.dict().keys() - {"page", "sort"}),
             },
         )
+
+
+class VendorExportView(TeamRequiredMixin, View):
+    """The vendor list as the page shows it (same filters and order), every page of it."""
+
+    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
+        filterset = vendor_filterset(team=self.team, data=request.GET)
+        return vendor_list_export(fmt, filterset.qs.prefetch_related(LIST_DATA_CENTRES))
 
 
 def _team_vendor(team, pk):  # type: ignore[no-untyped-def]

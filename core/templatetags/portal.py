@@ -1,7 +1,9 @@
 """Template helpers: pick the active language's text of a bilingual domain message."""
 
 from django import template
-from django.utils.translation import get_language
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language, gettext
 
 register = template.Library()
 
@@ -50,3 +52,41 @@ def billing_model(code) -> str:  # type: ignore[no-untyped-def]
     from quotes.choices import BandwidthBilling
 
     return BandwidthBilling.label_of(code)
+
+
+@register.simple_tag(takes_context=True)
+def query_without(context, *names: str) -> str:
+    """The current query string without some parameters (an export link drops ``page``)."""
+    params = context["request"].GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return params.urlencode()
+
+
+@register.simple_tag(takes_context=True)
+def sort_th(context, key: str, label: str, css: str = "") -> SafeString:
+    """A sortable column header: a link that sorts by `key` (ascending first, then descending
+    on the next click), keeps the filters, goes back to page 1, and shows the current order
+    with an arrow and ``aria-sort`` for screen readers."""
+    params = context["request"].GET.copy()
+    current = params.get("sort", "")
+    if current == key:
+        state, arrow, following = "ascending", "▲", f"-{key}"
+        hint = gettext("sorted ascending; activate to sort descending")
+    elif current == f"-{key}":
+        state, arrow, following = "descending", "▼", key
+        hint = gettext("sorted descending; activate to sort ascending")
+    else:
+        state, arrow, following = "", "", key
+        hint = gettext("activate to sort ascending")
+    params["sort"] = following
+    params.pop("page", None)
+    return format_html(
+        '<th{}{}><a class="sort" href="?{}" title="{}">{}{}</a></th>',
+        format_html(' class="{}"', css) if css else "",
+        format_html(' aria-sort="{}"', state) if state else "",
+        params.urlencode(),
+        f"{label}: {hint}",
+        label,
+        format_html(' <span aria-hidden="true">{}</span>', arrow) if arrow else "",
+    )

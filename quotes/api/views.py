@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import viewsets
 from rest_framework.exceptions import ValidationError
@@ -11,7 +10,7 @@ from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
 
-from ..choices import Fabric
+from ..filters import QuoteFilter, with_monthly_rent
 from ..models import GpuModel, Quote, WorkloadProfile
 from ..services import (
     QuoteConflict,
@@ -26,24 +25,6 @@ from . import concurrency as cc
 from . import serializers as s
 
 
-class QuoteFilter(django_filters.FilterSet):
-    fabric = django_filters.ChoiceFilter(
-        choices=Fabric.choices, field_name="current_version__fabric"
-    )
-    gpu = django_filters.CharFilter(field_name="current_version__gpu__key")
-    min_nic_gbps = django_filters.NumberFilter(
-        field_name="current_version__nic_gbps", lookup_expr="gte", min_value=0
-    )
-    measured = django_filters.BooleanFilter(
-        field_name="measured_gbps", lookup_expr="isnull", exclude=True,
-        label="true: only quotes with measured bandwidth; false: only claimed bandwidth",
-    )  # fmt: skip
-
-    class Meta:
-        model = Quote
-        fields = ["vendor", "is_current", "fabric", "gpu", "min_nic_gbps", "measured"]
-
-
 def _flat(validated: dict) -> dict:  # type: ignore[type-arg]
     data = dict(validated)
     data.update(data.pop("current_version", None) or {})
@@ -55,10 +36,15 @@ class QuoteViewSet(TeamScopedViewSet):
 
     queryset = Quote.objects.select_related("current_version__gpu").order_by("pk")
     serializer_class = s.QuoteSerializer
+    # The list page's FilterSet (quotes.filters): the same parameters give the same rows;
+    # ``search=`` and ``sort=`` are its own, ``ordering=`` (DRF's) is kept for older callers.
     filterset_class = QuoteFilter
-    search_fields = ["label", "vendor__name_zh", "vendor__name_en"]
     ordering_fields = ["pk", "label", "measured_gbps", "updated_at", "current_version__nic_gbps"]
     schema = cc.QuoteAutoSchema()
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        # `rent` and `total_gpus`, which the shared FilterSet sorts by (``sort=rent``)
+        return with_monthly_rent(super().get_queryset())
 
     def get_serializer_context(self):  # type: ignore[no-untyped-def]
         return {**super().get_serializer_context(), "team": self.get_team()}

@@ -96,6 +96,7 @@ ROUTES: dict[str, R] = {
     "javascript-catalog": R({"GET": PUBLIC}),
     # vendors pages
     "vendors:list": R(G_READ),
+    "vendors:export": R(G_READ, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)),
     "vendors:create": R(PAGE_FORM),
     "vendors:detail": R(G_READ, k(pk="vendor"), obj=True),
     "vendors:edit": R(PAGE_FORM, k(pk="vendor"), obj=True),
@@ -130,6 +131,8 @@ ROUTES: dict[str, R] = {
     ),
     # quotes pages
     "quotes:list": R(G_READ),
+    "quotes:export": R(G_READ, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)),
+    "quotes:import_template": R(G_READ, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)),
     "quotes:create": R(PAGE_FORM),
     "quotes:detail": R(G_READ, k(pk="quote"), obj=True),
     "quotes:edit": R(PAGE_FORM, k(pk="quote"), obj=True),

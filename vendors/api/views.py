@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import django_filters
 from django.db import transaction
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
@@ -8,38 +7,18 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound
 
 from core.api import TeamScopedViewSet
-from domain.regions import PROVINCE_CHOICES
 
-from ..choices import Fabric
+from ..filters import VendorFilter
 from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
 from ..selectors import vendor_prefetch
 from ..services import vendor_child_delete, vendor_child_save, vendor_delete, vendor_save
 from . import serializers as s
 
 
-class VendorFilter(django_filters.FilterSet):
-    """Shared by the API list (and mirrors the list page's parameters)."""
-
-    province = django_filters.ChoiceFilter(
-        choices=PROVINCE_CHOICES, field_name="data_centres__province", distinct=True
-    )
-    fabric = django_filters.ChoiceFilter(
-        choices=Fabric.choices, field_name="data_centres__network__fabric", distinct=True
-    )
-    has_critical = django_filters.BooleanFilter(method="filter_critical")
-
-    class Meta:
-        model = Vendor
-        fields = ["province", "fabric", "home_province", "is_demo"]
-
-    def filter_critical(self, qs, name, value):  # type: ignore[no-untyped-def]
-        return qs.filter(findings_critical__gt=0) if value else qs.filter(findings_critical=0)
-
-
 class VendorViewSet(TeamScopedViewSet):
     queryset = Vendor.objects.all().order_by("name_zh", "name_en", "pk")
+    # The list page's FilterSet (vendors.filters): the same parameters give the same rows.
     filterset_class = VendorFilter
-    search_fields = ["name_zh", "name_en", "short_name", "credit_code"]
     ordering_fields = ["name_zh", "name_en", "findings_critical", "founded_year"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]

@@ -1,0 +1,87 @@
+"""Lists as CSV or XLSX downloads: a header row, then one row per record, every text cell kept
+as text (the report export's escaping, reports.xlsx: a cell starting like a formula never runs
+as one in a spreadsheet)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.http import HttpResponse
+from django.utils.http import content_disposition_header
+from django.utils.text import get_valid_filename
+from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
+
+from reports.xlsx import clean, csv_safe
+
+FORMATS = ("csv", "xlsx")
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def csv_bytes(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> bytes:
+    """UTF-8 with a byte-order mark (so Excel reads Chinese names right)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    for row in (header, *rows):
+        writer.writerow(["" if v is None else csv_safe(clean(v) if isinstance(v, str) else v)
+                         for v in row])  # fmt: skip
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+def _xlsx_cell(ws: Any, value: Any) -> Any:
+    cell = WriteOnlyCell(ws, value=clean(value))
+    if isinstance(cell.value, str) and cell.value.startswith("="):
+        cell.data_type = "s"  # as reports.xlsx.text_only: a label "=HYPERLINK(...)" stays text
+    return cell
+
+
+def xlsx_bytes(
+    sheets: Sequence[tuple[str, Sequence[Any], Iterable[Sequence[Any]]]],
+) -> bytes:
+    """One worksheet per (title, header, rows); the header bold and frozen. Written in
+    openpyxl's write-only mode: 5,000 rows take a second, not minutes."""
+    wb = Workbook(write_only=True)
+    bold = Font(bold=True)
+    for title, header, rows in sheets:
+        ws = wb.create_sheet(clean(str(title))[:31])
+        ws.freeze_panes = "A2"
+        for i, h in enumerate(header, 1):
+            ws.column_dimensions[get_column_letter(i)].width = max(10, len(str(h)) + 4)
+        head = []
+        for h in header:
+            cell = _xlsx_cell(ws, str(h))
+            cell.font = bold
+            head.append(cell)
+        ws.append(head)
+        for row in rows:
+            ws.append([_xlsx_cell(ws, v) for v in row])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+Sheet = tuple[str, Sequence[Any], Iterable[Sequence[Any]]]  # (title, header, rows)
+
+
+def table_response(
+    fmt: str, filename: str, header: Sequence[Any], rows: Iterable[Sequence[Any]],
+    *, title: str = "", extra_sheets: Sequence[Sheet] = (),
+) -> HttpResponse:  # fmt: skip
+    """A download of the table as `fmt` ("csv" or "xlsx"; anything else: ValueError)."""
+    name = get_valid_filename(filename)
+    if fmt == "csv":
+        body, content_type = csv_bytes(header, rows), "text/csv; charset=utf-8"
+    elif fmt == "xlsx":
+        body = xlsx_bytes([(title or filename, header, rows), *extra_sheets])
+        content_type = XLSX_TYPE
+    else:
+        raise ValueError(fmt)
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(True, f"{name}.{fmt}")
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
