@@ -22,8 +22,8 @@ from .models import Quote, QuoteVersion
 def _header() -> list[str]:
     return [
         _("Vendor"), _("Quote"), _("Current"), _("GPU model"), _("Nodes"), _("GPUs per node"),
-        _("NICs per node"), _("NIC (Gbit/s)"), _("Fabric"), _("Rent per month (CNY, comparison basis)"),
-        _("Quote currency"),
+        _("NICs per node"), _("NIC (Gbit/s)"), _("Fabric"),
+        _("Rent per month (CNY, comparison basis)"), _("Quote currency"),
         _("Measured bandwidth (Gbit/s)"), _("Measured by"), _("Version"), _("Last change"),
     ]  # fmt: skip
 
