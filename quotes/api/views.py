@@ -9,6 +9,7 @@ from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
+from domain import money
 
 from ..filters import QuoteFilter, with_monthly_rent
 from ..models import GpuModel, Quote, WorkloadProfile
@@ -43,8 +44,11 @@ class QuoteViewSet(TeamScopedViewSet):
     schema = cc.QuoteAutoSchema()
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        # `rent` and `total_gpus`, which the shared FilterSet sorts by (``sort=rent``)
-        return with_monthly_rent(super().get_queryset())
+        # `rent` (on the team's tax basis, as the page) and `total_gpus`, which the shared
+        # FilterSet sorts by (``sort=rent``)
+        team = self.get_team()
+        basis = team.tax_basis if team is not None else money.DEFAULT_TAX_BASIS
+        return with_monthly_rent(super().get_queryset(), basis)
 
     def get_serializer_context(self):  # type: ignore[no-untyped-def]
         return {**super().get_serializer_context(), "team": self.get_team()}
