@@ -129,7 +129,8 @@ def log_interval_table(result: dict | None, page_number: object) -> IntervalTabl
         (i + 1, at(starts, i), at(ends, i), gbps[i], [s["gbps"][i] for s in series])
         for i in page.object_list
     ]
-    return IntervalTable(page=page, streams=[_stream_label(s.get("label")) for s in series], rows=rows)
+    streams = [_stream_label(s.get("label")) for s in series]
+    return IntervalTable(page=page, streams=streams, rows=rows)
 
 
 def _stream_label(label: object) -> str:

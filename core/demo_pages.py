@@ -105,7 +105,9 @@ def _kwargs(name: str, o: dict[str, Any]) -> list[dict[str, Any]]:
 def page_urls(team) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:  # type: ignore[no-untyped-def]
     """(team member pages, supplier pages, routes that could not be filled) as (name, url)."""
     objects = demo_objects(team)
-    member, supplier, unfilled = [], [], []
+    member: list[tuple[str, str]] = []
+    supplier: list[tuple[str, str]] = []
+    unfilled: list[str] = []
     for name, pattern in page_routes().items():
         if "<" not in pattern:
             urls = [reverse(name)]

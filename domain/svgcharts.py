@@ -44,7 +44,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
         high = low + 1.0
     raw = (high - low) / max(count, 1)
     exponent = math.floor(math.log10(raw))
-    step = min((m * 10.0**exponent for m in (1, 2, 5, 10) if m * 10.0**exponent >= raw))
+    step = min(m * 10.0**exponent for m in (1, 2, 5, 10) if m * 10.0**exponent >= raw)
     start = math.floor(low / step) * step
     ticks = [round(start, 10)]
     while ticks[-1] < high - step * 1e-9:  # the last tick at or beyond high
@@ -79,7 +79,10 @@ class Chart:
                 )
             elif kind == "rect":
                 x, y, w, h, fill = a
-                out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{fill}"/>')
+                out.append(
+                    f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" '
+                    f'fill="{fill}"/>'
+                )
             elif kind == "line":
                 x1, y1, x2, y2, stroke, width = a
                 out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
@@ -96,7 +99,8 @@ class Chart:
 
 
 def _text(x: float, y: float, text: str, *, size: float = 11, anchor: str = "start",
-          fill: str = INK, weight: str = "normal", rotate: float = 0) -> tuple[Any, ...]:  # fmt: skip
+          fill: str = INK, weight: str = "normal",
+          rotate: float = 0) -> tuple[Any, ...]:  # fmt: skip
     return ("text", x, y, text, size, anchor, fill, weight, rotate)
 
 
@@ -111,7 +115,9 @@ def _line(x1: float, y1: float, x2: float, y2: float, stroke: str = GRID,
     return ("line", x1, y1, x2, y2, stroke, width)
 
 
-def _circle(cx: float, cy: float, r: float, fill: str, stroke: str, width: float = 2) -> tuple[Any, ...]:
+def _circle(
+    cx: float, cy: float, r: float, fill: str, stroke: str, width: float = 2
+) -> tuple[Any, ...]:
     return ("circle", cx, cy, r, fill, stroke, width)
 
 
@@ -150,10 +156,16 @@ def stacked_bars(names: Sequence[str], series: Sequence[Series], *, title: str, 
     for t in ticks:
         x = x0 + t * scale
         body.append(_line(x, top - 4, x, top + row * len(names)))
-        body.append(_text(x, top + row * len(names) + 15, tick_text(t), size=10, anchor="middle", fill=MUTED))
+        body.append(
+            _text(
+                x, top + row * len(names) + 15, tick_text(t), size=10, anchor="middle", fill=MUTED
+            )
+        )
     for i, name in enumerate(names):
         y = top + i * row
-        body.append(_text(x0 - 6, y + row * 0.68, clip(name, label_w - 10, 11), size=11, anchor="end"))
+        body.append(
+            _text(x0 - 6, y + row * 0.68, clip(name, label_w - 10, 11), size=11, anchor="end")
+        )
         x = x0
         for s in series:
             w = max(s.values[i], 0.0) * scale
@@ -202,7 +214,9 @@ def log_scatter(points: Sequence[Point], *, title: str, x_axis: str, y_axis: str
             v = m * 10.0**exponent
             if lo_x <= math.log10(v) <= hi_x:
                 body.append(_line(px(v), top, px(v), top + ph))
-                body.append(_text(px(v), top + ph + 15, f"{v:g}", size=10, anchor="middle", fill=MUTED))
+                body.append(
+                    _text(px(v), top + ph + 15, f"{v:g}", size=10, anchor="middle", fill=MUTED)
+                )
     body.append(_line(left, top + ph, left + pw, top + ph, MUTED))
     body.append(_text(left + pw / 2, height - 10, x_axis, size=11, anchor="middle", fill=MUTED))
     body.append(_text(14, top + ph / 2, y_axis, anchor="middle", fill=MUTED, rotate=-90))
@@ -246,15 +260,28 @@ def tornado(rows: Sequence[TornadoRow], *, title: str, axis: str,
     y = top
     plot_bottom = height - bottom
     for t in ticks:
-        body.append(_line(px(t), top, px(t), plot_bottom, MUTED if t == 0 else GRID, 2 if t == 0 else 1))
-        body.append(_text(px(t), plot_bottom + 15, f"{t:+g}%" if t else "0%", size=10, anchor="middle", fill=MUTED))
+        body.append(
+            _line(px(t), top, px(t), plot_bottom, MUTED if t == 0 else GRID, 2 if t == 0 else 1)
+        )
+        body.append(
+            _text(
+                px(t),
+                plot_bottom + 15,
+                f"{t:+g}%" if t else "0%",
+                size=10,
+                anchor="middle",
+                fill=MUTED,
+            )
+        )
     current = None
     for r in rows:
         if r.group != current:
             current = r.group
             body.append(_text(0, y + 13, clip(r.group, width * 0.5, 11), size=11, weight="bold"))
             y += 18
-        body.append(_text(x0 - 46, y + row * 0.62, clip(r.name, label_w - 6, 10), size=10, anchor="end"))
+        body.append(
+            _text(x0 - 46, y + row * 0.62, clip(r.name, label_w - 6, 10), size=10, anchor="end")
+        )
         for i, (value, text) in enumerate(((r.low, r.low_text), (r.high, r.high_text))):
             colour = legend[i][1] if i < len(legend) else INK
             bar_y = y + 3 + i * (row - 6) / 2

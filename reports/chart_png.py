@@ -25,7 +25,10 @@ _SC_INDEX = 2  # NotoSansCJK-*.ttc: JP, KR, SC, TC, HK
 def _font_file(bold: bool) -> tuple[str, int] | None:
     if not shutil.which("fc-match"):
         return None
-    for pattern, marker, index in (("Noto Sans CJK SC", "cjk", _SC_INDEX), ("DejaVu Sans", "dejavu", 0)):
+    for pattern, marker, index in (
+        ("Noto Sans CJK SC", "cjk", _SC_INDEX),
+        ("DejaVu Sans", "dejavu", 0),
+    ):
         try:
             path = subprocess.run(
                 ["fc-match", "-f", "%{file}", pattern + (":bold" if bold else "")],
@@ -67,7 +70,9 @@ def png(chart: Chart) -> bytes:
                 draw.rectangle([x * s, y * s, (x + w) * s - 1, (y + h) * s - 1], fill=_rgb(fill))
         elif kind == "line":
             x1, y1, x2, y2, stroke, width = a
-            draw.line([x1 * s, y1 * s, x2 * s, y2 * s], fill=_rgb(stroke), width=max(1, round(width * s)))
+            draw.line(
+                [x1 * s, y1 * s, x2 * s, y2 * s], fill=_rgb(stroke), width=max(1, round(width * s))
+            )
         elif kind == "circle":
             cx, cy, r, fill, stroke, width = a
             draw.ellipse([(cx - r) * s, (cy - r) * s, (cx + r) * s, (cy + r) * s],
@@ -77,12 +82,20 @@ def png(chart: Chart) -> bytes:
             font = _font(round(size * s), weight == "bold")
             if rotate:
                 box = draw.textbbox((0, 0), text, font=font, anchor="lt")
-                label = Image.new("RGBA", (box[2] + 2, box[3] + 2), (255, 255, 255, 0))
+                label = Image.new("RGBA", (int(box[2]) + 2, int(box[3]) + 2), (255, 255, 255, 0))
                 ImageDraw.Draw(label).text((0, 0), text, font=font, fill=_rgb(fill), anchor="lt")
                 label = label.rotate(-rotate, expand=True)
-                image.paste(label, (round(x * s - label.width / 2), round(y * s - label.height / 2)), label)
+                image.paste(
+                    label, (round(x * s - label.width / 2), round(y * s - label.height / 2)), label
+                )
             else:
-                draw.text((x * s, y * s), text, font=font, fill=_rgb(fill), anchor=_ANCHOR.get(anchor, "ls"))
+                draw.text(
+                    (x * s, y * s),
+                    text,
+                    font=font,
+                    fill=_rgb(fill),
+                    anchor=_ANCHOR.get(anchor, "ls"),
+                )
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=1)  # fast; WeasyPrint recompresses
     return out.getvalue()

@@ -14,11 +14,11 @@ from collections.abc import Hashable
 from typing import Any
 
 from domain import svgcharts as svg
-
-from .chart_png import png
 from rankings.chart_labels import chart_labels
 from rankings.figures import COMPUTE, EXPOSED
 from rankings.inputs import short_label
+
+from .chart_png import png
 
 SHOWN = 25  # beyond that the bars are unreadable on A4; the table has them all
 CACHED_RUNS = 16  # a finished run's charts never change: the PDFs of a run share them

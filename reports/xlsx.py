@@ -13,6 +13,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
 from .selectors import ReportData
+from .summary import FABRICS, OFFER_LABELS, STRATEGIES, WORKLOAD_LABELS, _humanise
 
 MONEY = "#,##0.00"
 MONEY0 = "#,##0"
@@ -127,18 +128,40 @@ def _sheet(wb: Workbook, title: str, columns, rows) -> Any:  # type: ignore[no-u
     return ws
 
 
+GPU_LABELS: dict[str, Any] = {
+    "tflops_bf16": gettext_lazy("BF16 compute (TFLOPS)"), "memory_gb": gettext_lazy("Memory (GB)"),
+    "intra_node_gbyte_s": gettext_lazy("Within a node (GB/s)"),
+    "default_mfu": gettext_lazy("Default MFU"),
+}  # fmt: skip
+_INPUT_HIDDEN = {"id", "quote_id", "vendor", "label", "currency"}
+
+
 def _inputs_rows(data: ReportData) -> list[list[Any]]:
-    rows: list[list[Any]] = [[_("Ranking run"), "id", data.run.pk]]
-    rows += [[_("Workload"), k, v] for k, v in data.workload.items()]
-    rows += [[_("Exchange rate to CNY"), k, v] for k, v in data.fx_to_cny.items()]
+    """The ranking's inputs, one per row, named in words (numbers stay numbers to recompute)."""
+    lang = get_language()
+    rows: list[list[Any]] = [[_("Ranking run"), _("Ranking run"), data.run.pk]]
+    for k, v in data.workload.items():
+        value = str(STRATEGIES.get(str(v), v)) if k == "strategy" else v
+        rows.append([_("Workload"), str(WORKLOAD_LABELS.get(k, _humanise(k))), value])
+    rows += [[_("Exchange rate to CNY"), f"1 {k} (CNY)", v] for k, v in data.fx_to_cny.items()]
     for key, gpu in data.gpus.items():
-        rows += [[f"GPU {key}", k, v] for k, v in gpu.items()]
+        rows += [[f"GPU {key}", str(GPU_LABELS.get(k, _humanise(k))), v] for k, v in gpu.items()]
     for offer in data.offers.values():
         name = f"{offer.get('vendor', '')} · {offer.get('label', '')}"
         for k, v in offer.items():
+            if k in _INPUT_HIDDEN:
+                continue
             if k == "vendor_flags":
-                v = "; ".join(_msg(m, get_language()) for m in v or [])
-            rows.append([name, k, v if isinstance(v, int | float | str) or v is None else str(v)])
+                rows.append([name, _("Red flags"), "; ".join(_msg(m, lang) for m in v or [])])
+                continue
+            label = _("quote version") if k == "version" else str(OFFER_LABELS.get(k, _humanise(k)))
+            if k == "fabric":
+                v = FABRICS.get(str(v), v)
+            elif isinstance(v, bool):
+                v = _("yes") if v else _("no")
+            rows.append(
+                [name, label, v if isinstance(v, int | float | str) or v is None else str(v)]
+            )
     return rows
 
 
@@ -156,7 +179,7 @@ def _evidence_rows(data: ReportData) -> list[list[Any]]:
             rows.append([s.name, _("ICP filing"), icp.number, icp.get_state_display(), icp.website,
                          None, ""])  # fmt: skip
         for f in s.critical:
-            rows.append([s.name, _("Red flag"), f.code, f.severity.value,
+            rows.append([s.name, _("Red flag"), "", _("critical"),
                          f.message.text(get_language()), None, ""])  # fmt: skip
         for tr in s.test_runs:
             for log in tr.logs.all():

@@ -28,28 +28,174 @@ from core.demo_pages import page_urls
 # Units, acronyms, product, protocol and tool names that Chinese text uses as they are.
 LATIN_OK = {
     # units and currencies
-    "gbit", "mbit", "gbps", "mbps", "gb", "tb", "mb", "kb", "gbyte", "tflops", "flops", "ms", "us",
-    "cny", "usd", "eur", "hkd", "min", "h", "s", "k", "m", "b", "x", "ns",
+    "gbit",
+    "mbit",
+    "gbps",
+    "mbps",
+    "gb",
+    "tb",
+    "mb",
+    "kb",
+    "gbyte",
+    "tflops",
+    "flops",
+    "ms",
+    "us",
+    "cny",
+    "usd",
+    "eur",
+    "hkd",
+    "min",
+    "h",
+    "s",
+    "k",
+    "m",
+    "b",
+    "x",
+    "ns",
     # acronyms of the domain (explained in the glossary)
-    "eth", "mfu", "gpu", "gpus", "cpu", "nic", "nics", "sla", "icp", "idc", "isp", "rfq", "api",
-    "pdf", "xlsx", "csv", "json", "id", "sha", "p5", "p50", "p95", "p99", "bf16", "fp16", "fp8",
-    "tcp", "udp", "rdma", "roce", "ib", "infiniband", "ecn", "pfc", "nvlink", "nvswitch", "pcie",
-    "sxm", "hbm", "iso", "iec", "gb/t", "tia", "mlps", "dp", "tp", "pp", "zero", "llm", "ai",
-    "qps", "tps", "ttft", "url", "http", "https", "ip", "ipv4", "ipv6", "bgp", "cdn", "vpn",
-    "nccl", "iperf", "iperf3", "ib_write_bw", "ib_read_bw", "all_reduce_perf", "all_gather_perf",
-    "nccl-tests", "perftest", "ethernet", "fat-tree", "rail-optimized", "dragonfly", "clos",
-    "b1", "b11", "b12", "b2", "b21", "b22", "b25", "a100", "h100", "h800", "h20", "l40s", "a800",
-    "4090", "nvidia", "ascend", "910b", "sxm4", "sxm5", "pcie4", "pcie5", "dgx", "hgx",
-    "utc", "csrf", "ok", "vs", "e", "g", "i", "ii", "iii", "iv", "v", "ci",
-    "gbit/s", "mbit/s", "gb/s", "zip", "post", "get", "fsdp", "ddp", "deepspeed", "megatron",
-    "token", "kw", "excel", "asia", "shanghai", "zero-1", "zero-2", "zero-3", "incast", "jain", "cst",
+    "eth",
+    "mfu",
+    "gpu",
+    "gpus",
+    "cpu",
+    "nic",
+    "nics",
+    "sla",
+    "icp",
+    "idc",
+    "isp",
+    "rfq",
+    "api",
+    "pdf",
+    "xlsx",
+    "csv",
+    "json",
+    "id",
+    "sha",
+    "p5",
+    "p50",
+    "p95",
+    "p99",
+    "bf16",
+    "fp16",
+    "fp8",
+    "tcp",
+    "udp",
+    "rdma",
+    "roce",
+    "ib",
+    "infiniband",
+    "ecn",
+    "pfc",
+    "nvlink",
+    "nvswitch",
+    "pcie",
+    "sxm",
+    "hbm",
+    "iso",
+    "iec",
+    "gb/t",
+    "tia",
+    "mlps",
+    "dp",
+    "tp",
+    "pp",
+    "zero",
+    "llm",
+    "ai",
+    "qps",
+    "tps",
+    "ttft",
+    "url",
+    "http",
+    "https",
+    "ip",
+    "ipv4",
+    "ipv6",
+    "bgp",
+    "cdn",
+    "vpn",
+    "nccl",
+    "iperf",
+    "iperf3",
+    "ib_write_bw",
+    "ib_read_bw",
+    "all_reduce_perf",
+    "all_gather_perf",
+    "nccl-tests",
+    "perftest",
+    "ethernet",
+    "fat-tree",
+    "rail-optimized",
+    "dragonfly",
+    "clos",
+    "b1",
+    "b11",
+    "b12",
+    "b2",
+    "b21",
+    "b22",
+    "b25",
+    "a100",
+    "h100",
+    "h800",
+    "h20",
+    "l40s",
+    "a800",
+    "4090",
+    "nvidia",
+    "ascend",
+    "910b",
+    "sxm4",
+    "sxm5",
+    "pcie4",
+    "pcie5",
+    "dgx",
+    "hgx",
+    "utc",
+    "csrf",
+    "ok",
+    "vs",
+    "e",
+    "g",
+    "i",
+    "ii",
+    "iii",
+    "iv",
+    "v",
+    "ci",
+    "gbit/s",
+    "mbit/s",
+    "gb/s",
+    "zip",
+    "post",
+    "get",
+    "fsdp",
+    "ddp",
+    "deepspeed",
+    "megatron",
+    "token",
+    "kw",
+    "excel",
+    "asia",
+    "shanghai",
+    "zero-1",
+    "zero-2",
+    "zero-3",
+    "incast",
+    "jain",
+    "cst",
     # language names in the language switch, the time zone's name
-    "english", "asia/shanghai",
+    "english",
+    "asia/shanghai",
 }
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_/\-]*")
 # A raw code: snake_case identifiers, Python's None / True / False, or lost placeholders.
-RAW_CODE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b|\bNone\b|\bTrue\b|\bFalse\b|\?\s\?|%\(\w+\)s|\{\{|\}\}")
+RAW_CODE = re.compile(
+    r"\b[a-z]+(?:_[a-z0-9]+)+\b|\bNone\b|\bTrue\b|\bFalse\b|\?\s\?|%\(\w+\)s|\{\{|\}\}"
+)
 RAW_OK = {"ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat", "ib_read_lat",
           "all_reduce_perf", "all_gather_perf",
           "reduce_scatter_perf", "alltoall_perf"}  # fmt: skip  # tool names as users type them
@@ -94,6 +240,17 @@ def visible(html: str) -> list[str]:
 
 def data_pattern() -> re.Pattern[str]:
     """Every text value stored in the database (names, labels, titles, notes, file names, codes)."""
+    ordered = sorted(_data_values(), key=len, reverse=True)
+
+    def word(v: str) -> str:
+        head = r"(?<![A-Za-z0-9_])" if v[0].isascii() and v[0].isalnum() else ""
+        tail = r"(?![A-Za-z0-9_])" if v[-1].isascii() and v[-1].isalnum() else ""
+        return head + re.escape(v) + tail
+
+    return re.compile("|".join(word(v) for v in ordered)) if ordered else re.compile("(?!)")
+
+
+def _data_values() -> set[str]:
     from domain.regions import PROVINCE_CHOICES
 
     # Province names are given in both scripts on the forms (a known gap: the PDF prints them in
@@ -101,7 +258,8 @@ def data_pattern() -> re.Pattern[str]:
     values: set[str] = {str(label) for _code, label in PROVINCE_CHOICES}
     for model in apps.get_models():
         fields = [f.name for f in model._meta.concrete_fields
-                  if isinstance(f, models.CharField | models.TextField | models.FileField)]  # fmt: skip
+                  if isinstance(f, models.CharField | models.TextField | models.FileField)
+                  ]  # fmt: skip
         if not fields or model._meta.app_label in ("sessions", "admin", "contenttypes", "axes"):
             continue
         for row in model.objects.values_list(*fields):
@@ -109,12 +267,10 @@ def data_pattern() -> re.Pattern[str]:
                 if value and len(str(value)) >= 2:
                     values.add(str(value))
                     values.update(str(value).rsplit("/", 1)[-1:])  # a file's own name
-    ordered = sorted(values, key=len, reverse=True)
-    # whole words only: a stored "sh" must not eat the middle of "English"
-    alternatives = "|".join(re.escape(v) for v in ordered)
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])") if ordered else re.compile("(?!)")
+    return values
 
 
+# Whole words only in data_pattern: a stored "sh" must not eat the middle of "English".
 # What instructions quote as they must be typed: <placeholders>, 'field' names, file names, paths.
 TECHNICAL = re.compile(
     r"<\w+>|'\w+'|[\w.-]+\.(?:json|txt|log|csv|xlsx|pdf|zip|png)\b|/?api/v\d[\w/.{}<>-]*"
@@ -140,7 +296,9 @@ def problems(parts: list[str], lang: str, data: re.Pattern[str]) -> list[str]:
             words = [part for w in LATIN_WORD.findall(text) for part in w.split("/") if part]
             words = [w for w in words if w.lower().strip("-") not in LATIN_OK and w not in RAW_OK]
             # acronyms (INT8, SHA-256, IP-VPN, DCQCN) and model numbers stay as they are
-            words = [w for w in words if not re.fullmatch(r"[A-Z][A-Z0-9-]{0,7}|[A-Za-z]?\d[\w.-]*", w)]
+            words = [
+                w for w in words if not re.fullmatch(r"[A-Z][A-Z0-9-]{0,7}|[A-Za-z]?\d[\w.-]*", w)
+            ]
             if words:
                 found.append(f"English on a Chinese page {words}: {part.strip()[:120]!r}")
     return found
@@ -154,7 +312,10 @@ def test_the_checker_finds_what_issue_17_reported() -> None:
         assert problems([part], "zh-hans", none), part
     assert problems(["Sort descending"], "en", none) == []
     assert problems(["价格降序"], "en", none) and problems(["广东 Guangdong"], "en", none)
-    assert problems(["每有效训练小时成本 (ETH) 15.28 元 · 100 Gbit/s · RoCE · P5"], "zh-hans", none) == []
+    assert (
+        problems(["每有效训练小时成本 (ETH) 15.28 元 · 100 Gbit/s · RoCE · P5"], "zh-hans", none)
+        == []
+    )
     assert problems(["供应商 Acme Cloud"], "zh-hans", re.compile("Acme Cloud")) == []
 
 
@@ -189,22 +350,6 @@ def _numbers_module():  # type: ignore[no-untyped-def]
     return module
 
 
-def pdf_lines(text: str) -> list[str]:
-    """pdftotext lines joined back into paragraphs: no space where a line broke between CJK
-    characters (the PDF wraps Chinese anywhere), a space where it broke between words."""
-    out: list[str] = []
-    for line in (raw.strip() for raw in text.splitlines()):
-        if not line:
-            continue
-        if out and (CJK.match(line[0]) or CJK.match(out[-1][-1])):
-            out[-1] += line
-        elif out and not out[-1].endswith((".", "。", ":", "：")):
-            out[-1] += " " + line
-        else:
-            out.append(line)
-    return out
-
-
 def _pages(demo, lang: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
     out = {}
     for who, urls in (("demo", demo["member"]), ("supplier1", demo["supplier"])):
@@ -233,7 +378,8 @@ def test_pages_speak_one_language(demo, lang) -> None:  # type: ignore[no-untype
             bad[name] = found
     if bad and os.environ.get("LANG_CHECK_DUMP"):
         Path(os.environ["LANG_CHECK_DUMP"] + f".{lang}.pages").write_text(
-            "\n".join(f"{k}: {v}" for k, vs in bad.items() for v in vs))
+            "\n".join(f"{k}: {v}" for k, vs in bad.items() for v in vs)
+        )
     assert bad == {}
 
 
@@ -247,33 +393,47 @@ def test_pages_print_formatted_numbers(demo, lang) -> None:  # type: ignore[no-u
             bad[name] = found
     if bad and os.environ.get("LANG_CHECK_DUMP"):
         Path(os.environ["LANG_CHECK_DUMP"] + f".{lang}.numbers").write_text(
-            "\n".join(f"{k}: {v}" for k, vs in bad.items() for v in vs))
+            "\n".join(f"{k}: {v}" for k, vs in bad.items() for v in vs)
+        )
     assert bad == {}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_report_and_workbook_speak_one_language(demo, lang) -> None:  # type: ignore[no-untyped-def]
+    """The PDF's words (its HTML before layout: the PDF wraps names and file names anywhere, so
+    its text cannot be matched word by word), the PDF's text itself for characters of the other
+    script, and every text cell of the workbook."""
+    from django.template.loader import render_to_string
     from openpyxl import load_workbook
 
     from rankings.models import RankingRun
-    from reports.pdf import build_pdf
+    from reports.pdf import build_pdf, pdf_context
     from reports.selectors import report_data
     from reports.xlsx import build_xlsx
 
     run = RankingRun.objects.filter(team=demo["team"]).order_by("pk").first()
     with translation.override(lang):
         data = report_data(run=run)
+        html = render_to_string("reports/pdf/report.html", pdf_context(data))
         pdf, xlsx = build_pdf(data), build_xlsx(data)
-    parts = []
-    if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", "-raw", "-", "-"], input=pdf, capture_output=True,
-                              check=True).stdout.decode()  # fmt: skip
-        parts += pdf_lines(text.replace("\f", "\n"))
+    parts = visible(html)
     workbook = load_workbook(io.BytesIO(xlsx))
     for ws in workbook.worksheets:
         parts.append(ws.title)
         parts += [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     bad = problems(parts, lang, demo["data"])
+    if shutil.which("pdftotext") and lang == "en":
+        text = subprocess.run(["pdftotext", "-raw", "-", "-"], input=pdf, capture_output=True,
+                              check=True).stdout.decode()  # fmt: skip
+        squeezed = re.sub(r"\s+", "", text)
+        values = {re.sub(r"\s+", "", v) for v in _data_values()}
+        for value in sorted(values, key=len, reverse=True):
+            if len(value) >= 2 and CJK.search(value):
+                squeezed = squeezed.replace(value, " ")
+        bad += [f"Chinese in the English PDF: {m.group()!r}" for m in re.finditer(
+            r".{0,20}[\u3400-\u9fff]+.{0,20}", CJK_TERM.sub(" ", squeezed))]  # fmt: skip
     if bad and os.environ.get("LANG_CHECK_DUMP"):
-        Path(os.environ["LANG_CHECK_DUMP"] + f".{lang}.pdf").write_text("\n".join(bad + ["----"] + parts))
+        Path(os.environ["LANG_CHECK_DUMP"] + f".{lang}.pdf").write_text(
+            "\n".join(bad + ["----"] + parts)
+        )
     assert bad == []
