@@ -21,14 +21,14 @@ RUN_ENV := DJANGO_DEBUG=true PORTAL_EMBEDDED_BROKER=true
 PORT ?= 8000
 run: install sysdeps
 	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
-	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
+	$(RUN_ENV) PORT=$(PORT) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
 	@mkdir -p var; \
 	$(RUN_ENV) $(BIN)/celery -A portal worker --pool=solo --loglevel=INFO --without-gossip \
 	  --without-mingle --without-heartbeat -B --schedule var/celerybeat-schedule \
 	  >var/worker.log 2>&1 & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	echo "Celery worker started (pid $$worker, log var/worker.log)"; \
-	$(RUN_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	$(RUN_ENV) DJANGO_RUNSERVER_HIDE_WARNING=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # System packages the tests need beyond Python (Chromium for browser tests, CJK fonts).
 sysdeps:

@@ -196,4 +196,15 @@ def log_interval_table(result: dict | None, page_number: object) -> IntervalTabl
         (i + 1, at(starts, i), at(ends, i), gbps[i], [s["gbps"][i] for s in series])
         for i in page.object_list
     ]
-    return IntervalTable(page=page, streams=[str(s.get("label", "")) for s in series], rows=rows)
+    streams = [_stream_label(s.get("label")) for s in series]
+    return IntervalTable(page=page, streams=streams, rows=rows)
+
+
+def _stream_label(label: object) -> str:
+    """The parser's "stream 5" in the reader's language; other labels (socket ids) as they are."""
+    import re
+
+    from django.utils.translation import gettext as _
+
+    m = re.fullmatch(r"stream (\d+)", str(label or ""))
+    return _("stream %(n)s") % {"n": m.group(1)} if m else str(label or "")

@@ -30,7 +30,10 @@ from domain.costmodel import (
 )
 from domain.messages import Message
 
-_NAMES = {"overlap": ("overlap", "重叠比例 overlap"), "mfu": ("mfu", "算力利用率 mfu")}
+_NAMES = {
+    "overlap": ("overlap of compute and communication", "计算与通信重叠比例"),
+    "mfu": ("MFU", "算力利用率（MFU）"),
+}
 _NAMES["bandwidth"] = ("bandwidth", "节点间带宽")
 
 

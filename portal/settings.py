@@ -240,9 +240,6 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="portal")
-# Start the chart renderer (kaleido's headless Chromium) when a worker process starts, so the
-# first PDF report does not wait seconds for it.
-REPORTS_WARM_CHART_RENDERER = env.bool("REPORTS_WARM_CHART_RENDERER", default=True)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # An unacknowledged task (its worker died) is handed to another worker after this long.

@@ -12,7 +12,6 @@ from .settings import *  # noqa: E402, F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = tempfile.mkdtemp(prefix="portal-test-media-")
 CELERY_TASK_ALWAYS_EAGER = True
-REPORTS_WARM_CHART_RENDERER = False  # worker subprocesses of the tests render no charts
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405
 LOGGING["root"]["level"] = "WARNING"  # noqa: F405

@@ -10,11 +10,13 @@ vendor filter offers only the team's vendors (core.filters.TeamFilterSet).
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import django_filters
 from django.db.models import Case, DecimalField, ExpressionWrapper, F, Q, QuerySet, Value, When
 from django.db.models.functions import Greatest, Round
 from django.utils.choices import BaseChoiceIterator
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from core.filters import TeamFilterSet
@@ -92,8 +94,23 @@ def gpu_choices() -> list[tuple[str, str]]:
     return [(key, key) for key in GpuModel.objects.order_by("key").values_list("key", flat=True)]
 
 
+def _descending(fmt: Any, label: Any) -> str:
+    return str(fmt) % label
+
+
 class Ordering(django_filters.OrderingFilter):
     descending_fmt = _("%s, descending")
+
+    def build_choices(self, fields, labels):  # type: ignore[no-untyped-def]
+        """django-filter formats "x, descending" once, at import, in the default language; the
+        labels here stay lazy and are worded in the language of each request."""
+        choices = super().build_choices(fields, labels)
+        ascending = dict(choices[0::2])
+        return [
+            (value, label if not value.startswith("-") else
+             lazy(_descending, str)(self.descending_fmt, ascending[value[1:]]))
+            for value, label in choices
+        ]  # fmt: skip
 
     def filter(self, qs, value):  # type: ignore[no-untyped-def]
         # Ties (quotes of one vendor, equal rents) are broken by label and id, so that a page

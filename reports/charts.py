@@ -1,145 +1,120 @@
-"""The ranking page's Plotly figures as PNG images for the PDF (kaleido over Chromium).
+"""The ranking page's charts as PNG for the PDF (domain.svgcharts drawn by reports.chart_png).
 
-The figures come from `rankings.figures` with the page's labels, so page and PDF show the same
-chart. Kaleido needs a Chrome: Debian's /usr/bin/chromium is used when BROWSER_PATH is not set.
-When no browser works the builder gets None and the PDF prints the chart's data as a table.
+Same data and the same words as the page's Plotly figures (`rankings.chart_labels`); drawn in a
+few milliseconds instead of seconds of a headless Chromium, so a report needs no browser.
+PORTAL_REPORT_CHARTS=off leaves them out (the PDF then says the figures are in the tables).
 """
 
 from __future__ import annotations
 
-import atexit
-import logging
 import os
-import shutil
 import threading
-import time
+from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
-from rankings import figures
+from domain import svgcharts as svg
 from rankings.chart_labels import chart_labels
+from rankings.figures import COMPUTE, EXPOSED
+from rankings.inputs import short_label
 
-log = logging.getLogger(__name__)
-_lock = threading.Lock()
-_server_started = False
-_broken_until = 0.0  # after a failure, print tables for a while rather than wait again
-RETRY_AFTER_S = 300.0
-RENDER_TIMEOUT_S = 60.0
+from .chart_png import png
 
-
-def _browser() -> str | None:
-    """The Chrome kaleido should drive: BROWSER_PATH, else Debian's chromium, else None."""
-    path = os.environ.get("BROWSER_PATH") or shutil.which("chromium")
-    path = path or shutil.which("chromium-browser")
-    if path:
-        os.environ["BROWSER_PATH"] = path
-    return path
-
-
-def _server_alive() -> bool:
-    from kaleido import _global_server
-
-    thread = getattr(_global_server, "_thread", None)
-    return bool(_global_server.is_running() and thread is not None and thread.is_alive())
-
-
-def _ensure_server() -> None:
-    """Start kaleido's browser once per process: the first image costs seconds, later ones 0.2s.
-
-    Kaleido's sync server runs the browser in a thread; when the browser cannot start that
-    thread ends and every later request would wait for it forever, so a dead server is an
-    error here, never a wait.
-    """
-    global _server_started
-    if _server_started and _server_alive():
-        return
-    if _browser() is None:
-        raise RuntimeError("no Chromium for the chart renderer (install chromium)")
-    import kaleido
-
-    kaleido.start_sync_server(silence_warnings=True)
-    if not _server_started:
-        atexit.register(_stop_quietly)  # runs before kaleido's own exit handler (LIFO)
-    _server_started = True
-
-
-def _stop_quietly() -> None:
-    """Stop the browser at process exit without a traceback on the console.
-
-    While Chromium exits, choreographer can read a last message cut short and logs a
-    "JSONError decoding message" traceback at ERROR level although nothing is wrong; at exit
-    there is nothing left to render, so its logger is quietened first."""
-    import kaleido
-
-    logging.getLogger("choreographer").setLevel(logging.CRITICAL)
-    kaleido.stop_sync_server(silence_warnings=True)
+SHOWN = 25  # beyond that the bars are unreadable on A4; the table has them all
+CACHED_RUNS = 16  # a finished run's charts never change: the PDFs of a run share them
+_cache: OrderedDict[Hashable, dict[str, bytes]] = OrderedDict()
+_cache_lock = threading.Lock()
 
 
 def charts_enabled() -> bool:
     return os.environ.get("PORTAL_REPORT_CHARTS", "on").lower() not in ("0", "off", "false", "no")
 
 
-def _render(fig: Any, width: int, height: int, scale: float) -> bytes:
-    """One PNG through kaleido's running server, given up after RENDER_TIMEOUT_S."""
-    import kaleido
-
-    _ensure_server()
-    out: dict[str, Any] = {}
-
-    def call() -> None:
-        try:
-            # kaleido directly (not fig.to_image): plotly would pass constructor options the
-            # running server ignores, with a UserWarning on every image.
-            opts = {"format": "png", "width": width, "height": height, "scale": scale}
-            out["png"] = kaleido.calc_fig_sync(fig.to_dict(), opts=opts)
-        except Exception as exc:  # noqa: BLE001 - reported to the caller below
-            out["error"] = exc
-
-    worker = threading.Thread(target=call, name="chart-render", daemon=True)
-    worker.start()
-    worker.join(RENDER_TIMEOUT_S)
-    if worker.is_alive() or not _server_alive():
-        raise TimeoutError("the chart renderer stopped answering")
-    if "error" in out:
-        raise out["error"]
-    return out["png"]  # type: ignore[no-any-return]
+def _name(r: Any) -> str:
+    return f"#{r.rank} {r.vendor_name} · {r.label}" if r.vendor_name else f"#{r.rank} {r.label}"
 
 
-def warm() -> bool:
-    """Start the renderer now (a worker process calls this at start); False if it cannot."""
-    if not charts_enabled():
-        return False
-    import plotly.graph_objects as go
-
-    return figure_png(go.Figure(go.Bar(y=[1])), width=50, height=50) is not None
+def _share(r: Any, seconds: float) -> float:
+    return float(r.cost_per_eth) * float(seconds) / float(r.step_time_s) if r.step_time_s else 0.0
 
 
-def figure_png(fig: Any, *, width: int = 1000, height: int | None = None) -> bytes | None:
-    global _broken_until
-    if not charts_enabled() or time.monotonic() < _broken_until:
-        return None
-    try:
-        with _lock:
-            return _render(fig, width, height or 450, 2)
-    except Exception:  # noqa: BLE001 - a missing browser must not break the report
-        _broken_until = time.monotonic() + RETRY_AFTER_S
-        log.warning("chart images are off in this process: the renderer failed", exc_info=True)
-        return None
+def _pct_text(pct: float | None) -> str:
+    return "—" if pct is None else ("±0%" if pct == 0 else f"{pct:+.1f}%")
 
 
-def chart_images(results: list[Any], sensitivity: list[dict[str, Any]]) -> dict[str, bytes | None]:
-    """PNG of each chart of the ranking page (None where it could not be rendered)."""
-    if not results:
+def breakdown_chart(results: list[Any], labels: dict[str, str]) -> svg.Chart:
+    return svg.stacked_bars(
+        [_name(r) for r in results],
+        [
+            svg.Series(labels["compute"], COMPUTE, [_share(r, r.compute_time_s) for r in results]),
+            svg.Series(labels["exposed"], EXPOSED, [_share(r, r.exposed_comm_s) for r in results]),
+        ],
+        title=labels["title"], axis=labels["axis"],
+    )  # fmt: skip
+
+
+def bandwidth_chart(results: list[Any], labels: dict[str, str]) -> svg.Chart:
+    points = [
+        svg.Point(x=float(r.bandwidth_gbps or 0), y=float(r.cost_per_eth),
+                  low=float(r.cost_per_eth_low), high=float(r.cost_per_eth_high),
+                  text=short_label(r.rank, r.label), hollow=r.bandwidth_basis != "measured")
+        for r in results
+    ]  # fmt: skip
+    return svg.log_scatter(
+        points, title=labels["title"], x_axis=labels["x"], y_axis=labels["y"],
+        legend=[(labels["measured"], COMPUTE), (labels["nominal"], COMPUTE)],
+    )  # fmt: skip
+
+
+def tornado_chart(sensitivity: list[dict[str, Any]], labels: dict[str, str]) -> svg.Chart:
+    rows = []
+    for row in sensitivity:
+        for o in row.get("offers") or []:
+            texts = []
+            for side in ("low", "high"):
+                new_rank = o.get(f"{side}_rank")
+                moved = f" → #{new_rank}" if new_rank and new_rank != o.get("rank") else ""
+                texts.append(_pct_text(o.get(f"{side}_pct")) + moved)
+            rows.append(svg.TornadoRow(
+                group=str(row["label"]), name=("★ " if o.get("is_winner") else "") + str(o["name"]),
+                low=o.get("low_pct"), high=o.get("high_pct"), low_text=texts[0], high_text=texts[1],
+            ))  # fmt: skip
+    return svg.tornado(
+        rows, title=labels["title"], axis=labels["axis"],
+        legend=[(labels["low"], "#5cb85c"), (labels["high"], "#f0ad4e")],
+    )  # fmt: skip
+
+
+def chart_images(
+    results: list[Any], sensitivity: list[dict[str, Any]], *, key: Hashable | None = None
+) -> dict[str, bytes]:
+    """PNG of each chart of the ranking page, in the active language ({} when charts are off).
+
+    `key` names a finished run's charts in one language (run id, finish time, language): the
+    images are kept in this process for the next report of the same run."""
+    if not results or not charts_enabled():
         return {}
+    if key is not None:
+        with _cache_lock:
+            if key in _cache:
+                _cache.move_to_end(key)
+                return _cache[key]
+    out = _draw(results, sensitivity)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = out
+            while len(_cache) > CACHED_RUNS:
+                _cache.popitem(last=False)
+    return out
+
+
+def _draw(results: list[Any], sensitivity: list[dict[str, Any]]) -> dict[str, bytes]:
     labels = chart_labels()  # the page's labels: the same figure, same words
-    shown = results[:25]  # beyond that the bars are unreadable on A4; the table has them all
-    breakdown = figures.cost_breakdown_figure(shown, labels=labels["breakdown"])
+    shown = results[:SHOWN]
     out = {
-        "breakdown": figure_png(breakdown, height=120 + 40 * len(shown)),
-        "bandwidth": figure_png(
-            figures.cost_vs_bandwidth_figure(shown, labels=labels["bandwidth"]), height=500
-        ),
+        "breakdown": png(breakdown_chart(shown, labels["breakdown"])),
+        "bandwidth": png(bandwidth_chart(shown, labels["bandwidth"])),
     }
     if sensitivity:
-        tornado = figures.tornado_figure(sensitivity, labels=labels["tornado"])
-        out["tornado"] = figure_png(tornado, height=320)
+        out["tornado"] = png(tornado_chart(sensitivity, labels["tornado"]))
     return out

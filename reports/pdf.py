@@ -19,12 +19,12 @@ from .selectors import ReportData, VendorSection
 from .summary import findings, management_summary, offer_rows, workload_rows
 
 
-def _data_uri(png: bytes | None) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode() if png else ""
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode()
 
 
 # Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
-DETAIL_TOP = 5
+DETAIL_TOP = 3
 
 
 def _vendor_appendix(data: ReportData) -> dict[str, Any]:
@@ -53,7 +53,9 @@ def _vendor_appendix(data: ReportData) -> dict[str, Any]:
 
 
 def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
-    images = chart_images(data.results, data.sensitivity)
+    run = data.run
+    key = (run.pk, run.finished_at, get_language()) if run.finished_at else None
+    images = chart_images(data.results, data.sensitivity, key=key)
     found = findings(data)
     by_rank = {o.rank: o for o in found}
     used = {str(o.get("gpu")) for o in data.offers.values() if isinstance(o, dict)}
@@ -61,7 +63,6 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
         "d": data,
         "lang": get_language() or settings.LANGUAGE_CODE,
         "charts": {name: _data_uri(png) for name, png in images.items()},
-        "chart_failed": any(png is None for png in images.values()),
         "summary": management_summary(data, found),
         "findings": found,
         "ranking_rows": [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results],

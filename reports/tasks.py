@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import logging
-import threading
 
 from celery import shared_task
-from celery.signals import worker_process_init
-from django.conf import settings
 
 from core import jobs
 
 log = logging.getLogger(__name__)
-
-
-@worker_process_init.connect
-def _warm_chart_renderer(**_kwargs) -> None:  # type: ignore[no-untyped-def]
-    """Each worker process starts the chart renderer in the background, once, at its start."""
-    if getattr(settings, "REPORTS_WARM_CHART_RENDERER", False):
-        from .charts import warm
-
-        threading.Thread(target=warm, name="warm-chart-renderer", daemon=True).start()
 
 
 def run_job(report_id: int) -> str:

@@ -15,7 +15,15 @@ from openpyxl.utils import get_column_letter
 from domain import money
 
 from .selectors import ReportData
-from .summary import outlier_words, tax_words
+from .summary import (
+    FABRICS,
+    OFFER_LABELS,
+    STRATEGIES,
+    WORKLOAD_LABELS,
+    _humanise,
+    outlier_words,
+    tax_words,
+)
 
 MONEY = "#,##0.00"
 MONEY0 = "#,##0"
@@ -165,25 +173,42 @@ def _sheet(wb: Workbook, title: str, columns, rows) -> Any:  # type: ignore[no-u
     return ws
 
 
+GPU_LABELS: dict[str, Any] = {
+    "tflops_bf16": gettext_lazy("BF16 compute (TFLOPS)"), "memory_gb": gettext_lazy("Memory (GB)"),
+    "intra_node_gbyte_s": gettext_lazy("Within a node (GB/s)"),
+    "default_mfu": gettext_lazy("Default MFU"),
+}  # fmt: skip
+_INPUT_HIDDEN = {"id", "quote_id", "vendor", "label", "currency"}
+
+
 def _inputs_rows(data: ReportData) -> list[list[Any]]:
-    rows: list[list[Any]] = [[_("Ranking run"), "id", data.run.pk]]
-    rows += [[_("Workload"), k, v] for k, v in data.workload.items()]
-    rows += [[_("Exchange rate to CNY"), k, v] for k, v in data.fx_to_cny.items()]
+    """The ranking's inputs, one per row, named in words (numbers stay numbers to recompute)."""
+    lang = get_language()
+    rows: list[list[Any]] = [[_("Ranking run"), _("Ranking run"), data.run.pk]]
+    for k, v in data.workload.items():
+        value = str(STRATEGIES.get(str(v), v)) if k == "strategy" else v
+        rows.append([_("Workload"), str(WORKLOAD_LABELS.get(k, _humanise(k))), value])
+    rows += [[_("Exchange rate to CNY"), f"1 {k} (CNY)", v] for k, v in data.fx_to_cny.items()]
     basis = data.run.snapshot.get("tax_basis")
-    label = money.basis_label(basis) if basis else money.TAX_ASSUMED
-    rows.append([_("Tax basis"), basis or "", label.text(get_language())])
+    basis_text = (money.basis_label(basis) if basis else money.TAX_ASSUMED).text(lang)
+    rows.append([_("Tax basis"), _("Prices compared"), basis_text])
     for key, gpu in data.gpus.items():
-        rows += [[f"GPU {key}", k, v] for k, v in gpu.items()]
+        rows += [[f"GPU {key}", str(GPU_LABELS.get(k, _humanise(k))), v] for k, v in gpu.items()]
     for offer in data.offers.values():
         name = f"{offer.get('vendor', '')} · {offer.get('label', '')}"
         for k, v in offer.items():
+            if k in _INPUT_HIDDEN:
+                continue
             if k == "vendor_flags":
-                v = "; ".join(_msg(m, get_language()) for m in v or [])
-            elif k == "tax" and isinstance(v, dict):
-                v = tax_words(v, get_language() or "en")
-            elif k == "confirmed_outliers" and isinstance(v, list):
-                v = outlier_words(v, get_language() or "en")
-            rows.append([name, k, v if isinstance(v, int | float | str) or v is None else str(v)])
+from .summary import (
+    FABRICS,
+    OFFER_LABELS,
+    STRATEGIES,
+    WORKLOAD_LABELS,
+    _humanise,
+    outlier_words,
+    tax_words,
+)
     return rows
 
 
@@ -201,7 +226,7 @@ def _evidence_rows(data: ReportData) -> list[list[Any]]:
             rows.append([s.name, _("ICP filing"), icp.number, icp.get_state_display(), icp.website,
                          None, ""])  # fmt: skip
         for f in s.critical:
-            rows.append([s.name, _("Red flag"), f.code, f.severity.value,
+            rows.append([s.name, _("Red flag"), "", _("critical"),
                          f.message.text(get_language()), None, ""])  # fmt: skip
         for tr in s.test_runs:
             for log in tr.logs.all():

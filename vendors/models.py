@@ -18,6 +18,7 @@ from .choices import (
     Fabric,
     IssuerScope,
     Ownership,
+    Service,
     Topology,
     VerificationState,
 )
@@ -152,6 +153,12 @@ class Vendor(TeamScoped):
         if self.name_zh and self.name_en:
             return f"{self.name_zh} / {self.name_en}"
         return str(self)
+
+    @property
+    def services_display(self) -> str:
+        """The services sold, in the reader's language ("GPU server rental, IDC"), not codes."""
+        labels = dict(Service.choices)
+        return ", ".join(str(labels.get(code, code)) for code in self.services or [])
 
 
 class IcpFiling(Verifiable):

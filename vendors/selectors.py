@@ -8,6 +8,7 @@ from itertools import chain
 
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from domain.credentials import Finding, check_vendor
 
@@ -56,10 +57,31 @@ class AuditEntry:
     changes: tuple[tuple[str, str, str], ...]  # (field, before, after)
 
 
-_ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
+def _actions() -> dict[str, str]:
+    return {"+": _("created"), "~": _("changed"), "-": _("deleted")}
 
 
-def _entries(history_qs, label: str) -> list[AuditEntry]:  # type: ignore[no-untyped-def]
+def _shown(field, value) -> str:  # type: ignore[no-untyped-def]
+    """A recorded value as a user reads it: a choice's label, "—" for nothing."""
+    if value in (None, ""):
+        return "—"
+    from .choices import Service
+
+    choices = dict(getattr(field, "flatchoices", None) or ())
+    if field.name == "services":
+        choices = dict(Service.choices)
+    if isinstance(value, list | tuple | set | frozenset) and choices:
+        return ", ".join(str(choices.get(v, v)) for v in value)
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    return str(choices.get(value, value))
+
+
+def _entries(history_qs, model) -> list[AuditEntry]:  # type: ignore[no-untyped-def]
+    """Audit lines of one model's history, in the user's words (names of the model and of the
+    fields, choice labels), never the developers' field names."""
+    label = str(model._meta.verbose_name)
+    actions = _actions()
     rows = list(history_qs.select_related("history_user").order_by("id", "history_id"))
     previous: dict[int, object] = {}
     out: list[AuditEntry] = []
@@ -68,15 +90,18 @@ def _entries(history_qs, label: str) -> list[AuditEntry]:  # type: ignore[no-unt
         changes: tuple[tuple[str, str, str], ...] = ()
         if prev is not None and row.history_type == "~":
             delta = row.diff_against(prev)
-            changes = tuple((c.field, str(c.old), str(c.new)) for c in delta.changes)
-        who = row.history_user.get_username() if row.history_user else "system"
+            fields = [(model._meta.get_field(c.field), c) for c in delta.changes]
+            changes = tuple(
+                (str(f.verbose_name), _shown(f, c.old), _shown(f, c.new)) for f, c in fields
+            )
+        who = row.history_user.get_username() if row.history_user else _("system")
         out.append(
             AuditEntry(
                 when=row.history_date,
                 who=who,
                 model=label,
                 record=str(row.instance) if row.history_type != "-" else f"#{row.id}",
-                action=_ACTIONS.get(row.history_type, row.history_type),
+                action=actions.get(row.history_type, row.history_type),
                 changes=changes,
             )
         )
@@ -90,13 +115,13 @@ def vendor_audit_trail(vendor: Vendor, *, limit: int = 200) -> list[AuditEntry]:
     from .models import NetworkProfile
 
     parts = [
-        _entries(Vendor.history.filter(id=vendor.pk), "vendor"),
-        _entries(Licence.history.filter(vendor_id=vendor.pk), "licence"),
-        _entries(IcpFiling.history.filter(vendor_id=vendor.pk), "icp_filing"),
-        _entries(Certification.history.filter(vendor_id=vendor.pk), "certification"),
-        _entries(DataCentre.history.filter(vendor_id=vendor.pk), "data_centre"),
-        _entries(NetworkProfile.history.filter(data_centre_id__in=list(set(dcs))), "network"),
-        _entries(SlaTerms.history.filter(vendor_id=vendor.pk), "sla"),
+        _entries(Vendor.history.filter(id=vendor.pk), Vendor),
+        _entries(Licence.history.filter(vendor_id=vendor.pk), Licence),
+        _entries(IcpFiling.history.filter(vendor_id=vendor.pk), IcpFiling),
+        _entries(Certification.history.filter(vendor_id=vendor.pk), Certification),
+        _entries(DataCentre.history.filter(vendor_id=vendor.pk), DataCentre),
+        _entries(NetworkProfile.history.filter(data_centre_id__in=list(set(dcs))), NetworkProfile),
+        _entries(SlaTerms.history.filter(vendor_id=vendor.pk), SlaTerms),
     ]
     entries = sorted(chain.from_iterable(parts), key=lambda e: e.when, reverse=True)
     return entries[:limit]

@@ -172,24 +172,3 @@ def test_report_data_costs_the_same_queries_for_more_offers_and_vendors(
     with django_assert_max_num_queries(len(few.captured_queries)):
         data = report_data(run=big)
     assert len(data.vendors) >= 12 and data.serving is not None
-
-
-def test_a_worker_process_starts_the_chart_renderer_at_its_start(settings):
-    import threading
-
-    from celery.signals import worker_process_init
-
-    from reports import charts
-
-    settings.REPORTS_WARM_CHART_RENDERER = True
-    worker_process_init.send(sender=None)
-    warmers = [t for t in threading.enumerate() if t.name == "warm-chart-renderer"]
-    assert warmers, "no warm-up thread was started"
-    for t in warmers:
-        t.join(timeout=60)
-    assert charts._server_started
-    settings.REPORTS_WARM_CHART_RENDERER = False
-    before = threading.active_count()
-    worker_process_init.send(sender=None)
-    assert not [t for t in threading.enumerate() if t.name == "warm-chart-renderer"]
-    assert threading.active_count() == before

@@ -100,7 +100,7 @@ def test_the_workbook_stores_numbers_with_formats(demo_run, team_a, analyst_a):
     assert util.number_format == "0.0%" and 0 < util.value <= 1
     assert isinstance(ws.cell(row=2, column=1).value, int)
     inputs = {(r[0], r[1]): r[2] for r in wb["Inputs"].iter_rows(min_row=2, values_only=True)}
-    assert inputs[("Workload", "params_b")] == pytest.approx(7.0)
+    assert inputs[("Workload", "Model size (parameters)")] == pytest.approx(7.0)
     evidence = list(wb["Evidence"].iter_rows(min_row=2, values_only=True))
     assert any(row[6] == log.sha256 for row in evidence)  # log SHA-256
 

@@ -50,7 +50,7 @@ def test_verifying_a_licence_records_who_and_when_and_appears_in_the_audit_trail
     page = client.get(
         reverse("vendors:detail", args=[vendor.pk]), HTTP_ACCEPT_LANGUAGE="en"
     ).content.decode()
-    assert "alice" in page and "claimed → verified" in page
+    assert "alice" in page and "Claimed by vendor → Verified by team" in page
 
 
 def test_demo_setup_refuses_without_debug(settings):

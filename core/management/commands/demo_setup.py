@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 
 from django.apps import apps
 from django.conf import settings
@@ -73,7 +74,8 @@ class Command(BaseCommand):
     def _announce(self) -> None:
         self.stdout.write(
             self.style.WARNING(
-                "DEMO MODE: log in at http://127.0.0.1:8000/ with user 'demo', password 'demo' "
+                f"DEMO MODE: log in at http://127.0.0.1:{os.environ.get('PORT', '8000')}/"
+                " with user 'demo', password 'demo' "
                 "(created because DEBUG is on; never use this in production)."
             )
         )

@@ -1,0 +1,75 @@
+"""Every page of the demo on a phone (390 px) and a desktop (1440 px) in real Chromium: the page
+never scrolls sideways (wide tables scroll inside their own box), even with a vendor whose name
+is 200 characters long (issue 17, item 4). One browser and one session per width."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from core.demo_pages import page_urls
+
+pytestmark = pytest.mark.e2e
+
+WIDTHS = (390, 1440)
+LONG_NAME = ("超长名称测试供应商" * 12 + "Extremely-Long-Vendor-Name-Without-Spaces-" * 3)[:200]
+SCROLL_WIDTH = "() => document.scrollingElement.scrollWidth"
+
+
+@pytest.fixture
+def long_named_vendor(demo_team):  # type: ignore[no-untyped-def]
+    from vendors.models import Vendor
+
+    vendor = Vendor.objects.filter(team=demo_team).order_by("pk").first()
+    Vendor.objects.filter(pk=vendor.pk).update(name_zh=LONG_NAME, name_en=LONG_NAME)
+    return vendor
+
+
+def _overflowing(page) -> str:  # type: ignore[no-untyped-def]
+    """The widest elements that stick out of the viewport (what to fix), as a short text."""
+    return page.evaluate(
+        """() => {
+          const w = document.documentElement.clientWidth, out = [];
+          for (const el of document.querySelectorAll('body *')) {
+            const r = el.getBoundingClientRect();
+            if (r.right > w + 1 && r.width > 0) {
+              let p = el.parentElement, inside = false;  // inside a box that scrolls is fine
+              while (p) { const o = getComputedStyle(p).overflowX;
+                if (o === 'auto' || o === 'scroll' || o === 'hidden') { inside = true; break; }
+                p = p.parentElement; }
+              if (!inside) out.push(`${el.tagName.toLowerCase()}.${el.className}`
+                + ` right=${Math.round(r.right)}`);
+            }
+          }
+          return out.slice(0, 6).join('; ');
+        }"""
+    )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_scrolls_sideways(browser, live_server, demo_team, long_named_vendor, login,
+                                  width):  # type: ignore[no-untyped-def]  # fmt: skip
+    member, supplier, unfilled = page_urls(demo_team)
+    assert not unfilled
+    context = browser.new_context(locale="zh-CN", viewport={"width": width, "height": 900})
+    page = context.new_page()
+    too_wide = {}
+    try:
+        for who, urls in (("demo", member), ("supplier1", supplier)):
+            login(page, live_server, who, "demo" if who == "demo" else who)
+            for name, url in urls:
+                page.goto(live_server.url + url, wait_until="load")
+                scroll = page.evaluate(SCROLL_WIDTH)
+                if scroll > width:
+                    too_wide[f"{name} {url}"] = f"{scroll} px: {_overflowing(page)}"
+                if os.environ.get("WIDTH_SHOTS"):
+                    page.screenshot(path=f"{os.environ['WIDTH_SHOTS']}/{width}-{name}.png",
+                                    full_page=True)  # fmt: skip
+            page.context.clear_cookies()
+    finally:
+        context.close()
+    if too_wide and os.environ.get("WIDTH_SHOTS"):
+        with open(f"{os.environ['WIDTH_SHOTS']}/too-wide-{width}.txt", "w") as fh:
+            fh.write("\n".join(f"{k}: {v}" for k, v in too_wide.items()))
+    assert too_wide == {}
