@@ -200,15 +200,20 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
             if k in _INPUT_HIDDEN:
                 continue
             if k == "vendor_flags":
-from .summary import (
-    FABRICS,
-    OFFER_LABELS,
-    STRATEGIES,
-    WORKLOAD_LABELS,
-    _humanise,
-    outlier_words,
-    tax_words,
-)
+                rows.append([name, _("Red flags"), "; ".join(_msg(m, lang) for m in v or [])])
+                continue
+            label = _("quote version") if k == "version" else str(OFFER_LABELS.get(k, _humanise(k)))
+            if k == "fabric":
+                v = FABRICS.get(str(v), v)
+            elif k == "tax" and isinstance(v, dict):
+                label, v = _("VAT terms"), tax_words(v, lang or "en")
+            elif k == "confirmed_outliers" and isinstance(v, list):
+                label, v = _("Confirmed unusual values"), outlier_words(v, lang or "en")
+            elif isinstance(v, bool):
+                v = _("yes") if v else _("no")
+            rows.append(
+                [name, label, v if isinstance(v, int | float | str) or v is None else str(v)]
+            )
     return rows
 
 
