@@ -68,10 +68,22 @@ EXAMPLE: dict[str, Any] = {
     "whole_offer_only": "no", "term_months": 12, "trial_days": 7, "valid_until": "",
     "setup_fee": 0, "storage_tb": 0, "storage_price_tb_month": 0, "public_bandwidth_mbps": 100,
     "bandwidth_billing": "fixed", "bandwidth_price": 30, "bandwidth_elastic": "no", "notes": "",
+    # tax basis (domain/money.py): the price excludes VAT at 6 %, a special VAT invoice is issued
+    "prices_include_vat": "no", "vat_rate": 6, "invoice_type": "special",
+    # inputs of the training-time model v2: empty means the assumed default (docs/MODEL.md)
+    "rail_optimised": "", "storage_write_gbyte_s": "", "repair_hours": "", "spare_nodes": "",
+    "confirm_outliers": "no",
 }  # fmt: skip
 
 
 def _field(name: str) -> Any:
+    if name == "confirm_outliers":  # not a model field: the import's own confirmation column
+        from django.db import models
+
+        return models.BooleanField(
+            _("confirm unusual values"),
+            help_text=_("yes: the row's unusual values (a soft-bound warning) are right"),
+        )
     model = Quote if name in ("vendor", "data_centre", "label", "is_current") else QuoteVersion
     return model._meta.get_field(name)
 

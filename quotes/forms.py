@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from types import SimpleNamespace
 
 from django import forms
@@ -132,7 +134,12 @@ class QuoteForm(forms.ModelForm):
         self.outlier_warnings = [w.message.text(get_language()) for w in warnings]
         data["outliers_confirmed"] = [w.as_dict() for w in warnings]
         if warnings:
-            self.fields["confirm_outliers"].widget = forms.CheckboxInput()
+            # a new field, not the shared one changed: import row forms share their fields
+            # with QuoteForm's declared ones, and every later form would show the checkbox
+            shown = copy.copy(self.fields["confirm_outliers"])
+            shown.widget = forms.CheckboxInput()
+            self.fields["confirm_outliers"] = shown
+            self._bound_fields_cache.pop("confirm_outliers", None)  # bound to the hidden one
             if not data.get("confirm_outliers"):
                 self.add_error(None, plausibility.CONFIRM_NEEDED.text(get_language()))
                 for text in self.outlier_warnings:

@@ -151,3 +151,19 @@ def test_the_workload_form_refuses_an_impossible_model_size(team_a) -> None:  # 
     assert not form.is_valid() and "impossible" in form.errors["params_b"][0]
     form = WorkloadForm(data={**data, "params_b": 70})
     assert form.is_valid(), form.errors
+
+
+def test_an_import_with_an_unusual_value_leaves_the_quote_form_as_it_was(
+    team_a, analyst_a, client_as
+) -> None:  # type: ignore[no-untyped-def]
+    """Import row forms share QuoteForm's declared fields: asking to confirm an unusual value
+    in an import once showed the checkbox on every later quote form of the process."""
+    from quotes.importing import quotes_import
+
+    make_vendor(team_a, "Imp")
+    head = "vendor,label,gpu,gpus_per_node,nodes,price_per_node_month,nic_gbps,fabric"
+    raw = f"{head}\nImp,cheap,A100-SXM4-80GB,8,8,400,100,roce\n".encode()
+    report = quotes_import(team=team_a, user=analyst_a, name="q.csv", raw=raw)
+    assert not report.ok and "usual range" in " ".join(report.errors)
+    page = client_as(analyst_a).get(reverse("quotes:create")).content.decode()
+    assert 'type="checkbox" name="confirm_outliers"' not in page
