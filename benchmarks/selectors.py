@@ -172,7 +172,8 @@ def log_interval_page(log: BenchmarkLog, page_number: object) -> IntervalTable |
         (n + 1, at(starts, k), at(ends, k), at(gbps, k), [at(s, k) for s in per_stream])
         for k, n in enumerate(rows)
     ]
-    return IntervalTable(page=page, streams=[label for _i, label in streams], rows=table)
+    labels = [_stream_label(label) for _i, label in streams]
+    return IntervalTable(page=page, streams=labels, rows=table)
 
 
 def log_interval_table(result: dict | None, page_number: object) -> IntervalTable | None:  # type: ignore[type-arg]

@@ -23,7 +23,10 @@ SKIP = {
     "sourcing:action": "POST only", "sourcing:award-action": "POST only",
     "sourcing:supplier-upload": "POST only", "sourcing:invite": "needs a one-time token",
     "serving:workload_traffic": "POST only", "serving:plan_traffic": "POST only",
-    "rankings:whatif": "partial (JSON)",
+    "rankings:whatif": "partial (JSON)", "rankings:whatif_save": "POST only",
+    "vendors:export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
+    "quotes:export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
+    "quotes:import_template": "file download (bilingual help sheet by design)",
 }  # fmt: skip
 SUPPLIER_ROUTES = {"sourcing:supplier-home", "sourcing:supplier-rfq"}
 CHILD_KINDS = ("licence", "icp", "certification", "datacentre", "sla")

@@ -299,11 +299,12 @@ def _premium(count: int, pct: float, money: float) -> Message:
 
 
 def _marked(items: Sequence[RiskItem]) -> Message:
-    codes = ", ".join(i.code for i in items)
+    # the findings themselves are listed beside this line (the offer's risk marks): their count
+    # here, never their internal codes
     return Message(
         "risk_marked",
-        f"Ranked with a risk mark for {len(items)} finding(s) ({codes}); no premium.",
-        f"因 {len(items)} 项问题（{codes}）标注风险；不计溢价。",
+        f"Ranked with a risk mark for {len(items)} finding(s); no premium.",
+        f"因 {len(items)} 项问题标注风险；不计溢价。",
     )
 
 

@@ -6,7 +6,7 @@ from decimal import Decimal, InvalidOperation
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _l
+from django.utils.translation import gettext_lazy
 
 from quotes.models import Quote, WorkloadProfile
 
@@ -32,7 +32,7 @@ def parse_rates(text: str) -> dict[str, float]:
 
 
 def quote_choice_label(quote: Quote) -> str:
-    """"Vendor · label (8 nodes × 8 H100)": a quote as the start form lists it."""
+    """ "Vendor · label (8 nodes × 8 H100)": a quote as the start form lists it."""
     v = quote.current_version
     size = f" ({v.nodes} × {v.gpus_per_node} {v.gpu.key})" if v is not None else ""
     return f"{quote.vendor} · {quote.label}{size}"
@@ -44,18 +44,22 @@ class QuoteChoices(forms.ModelMultipleChoiceField):
 
 
 class RankingStartForm(forms.Form):
-    workload = forms.ModelChoiceField(queryset=WorkloadProfile.objects.none(), label=_l("workload"))
+    workload = forms.ModelChoiceField(
+        queryset=WorkloadProfile.objects.none(), label=gettext_lazy("workload")
+    )
     quotes = QuoteChoices(
         queryset=Quote.objects.none(),
         required=False,
-        label=_l("quotes"),
-        help_text=_l("None chosen: all current quotes of the team."),
+        label=gettext_lazy("quotes"),
+        help_text=gettext_lazy("None chosen: all current quotes of the team."),
         widget=forms.CheckboxSelectMultiple,
     )
     fx_to_cny = forms.CharField(
         required=False,
-        label=_l("rates to CNY"),
-        help_text=_l("e.g. USD=7.2, EUR=7.8 (only needed when quotes are in other currencies)"),
+        label=gettext_lazy("rates to CNY"),
+        help_text=gettext_lazy(
+            "e.g. USD=7.2, EUR=7.8 (only needed when quotes are in other currencies)"
+        ),
     )
 
     def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]

@@ -205,6 +205,19 @@ OFFER_LABELS: dict[str, Any] = {
     "ecn": gettext_lazy("ECN (congestion marking)"),
     "tax": gettext_lazy("VAT terms"),
     "confirmed_outliers": gettext_lazy("Confirmed unusual values"),
+    # inputs of the training-time model v2 (docs/MODEL.md §15)
+    "storage_gbyte_s": gettext_lazy("checkpoint storage write (GB/s per server)"),
+    "repair_hours": gettext_lazy("repair or replacement time (hours)"),
+    "spare_nodes": gettext_lazy("spare servers kept ready"),
+    "rail_optimised": gettext_lazy("rail-optimised network"),
+}
+# What the training-time model assumed when the quote left an input empty (as the page says)
+ASSUMED_LABELS: dict[str, Any] = {
+    "storage_gbyte_s": gettext_lazy("checkpoint storage 1 GB/s per server"),
+    "repair_hours": gettext_lazy("repair time 4 h"),
+    "spare_nodes": gettext_lazy("no spare server"),
+    "rail_optimised": gettext_lazy("rail-optimised network unknown"),
+    "architecture": gettext_lazy("a generic transformer shape of the workload's size"),
 }
 _HIDDEN = {"id", "vendor", "label", "version", "quote_id", "vendor_flags", "currency"}
 _MONEY = {"price_per_node_month", "monthly_fees"}

@@ -16,6 +16,7 @@ from domain import money
 
 from .selectors import ReportData
 from .summary import (
+    ASSUMED_LABELS,
     FABRICS,
     OFFER_LABELS,
     STRATEGIES,
@@ -144,7 +145,7 @@ def _model_row(r: Any) -> list[Any]:
         step["ep_s"], step["optimizer_s"], step["step_s"], d["mfu"],
         fail["expected_interruptions"], fail["checkpoint_interval_s"], fail["checkpoint_write_s"],
         fail["goodput"], job["wall_hours"], job["cost"], d["layouts_evaluated"],
-        d["bandwidth_basis"], ", ".join(d["assumed"]),
+        d["bandwidth_basis"], "; ".join(str(ASSUMED_LABELS.get(a, a)) for a in d["assumed"]),
     ]  # fmt: skip
 
 
@@ -177,6 +178,10 @@ GPU_LABELS: dict[str, Any] = {
     "tflops_bf16": gettext_lazy("BF16 compute (TFLOPS)"), "memory_gb": gettext_lazy("Memory (GB)"),
     "intra_node_gbyte_s": gettext_lazy("Within a node (GB/s)"),
     "default_mfu": gettext_lazy("Default MFU"),
+    "hbm_tbps": gettext_lazy("Memory bandwidth (TB/s)"),
+    "intra_kind": gettext_lazy("Link within a node"),
+    "efficiency": gettext_lazy("Compute efficiency (large matrices)"),
+    "fp8_tflops": gettext_lazy("FP8 compute (TFLOPS)"),
 }  # fmt: skip
 _INPUT_HIDDEN = {"id", "quote_id", "vendor", "label", "currency"}
 

@@ -186,6 +186,15 @@ LATIN_OK = {
     "incast",
     "jain",
     "cst",
+    # published models and papers cited by name (the training-time model's presets, goodput)
+    "llama",
+    "qwen",
+    "deepseek",
+    "deepseek-v3",
+    "moe",
+    "lora",
+    "transformer",
+    "ep",
     # language names in the language switch, the time zone's name
     "english",
     "asia/shanghai",
