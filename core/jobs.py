@@ -135,14 +135,19 @@ def run(name: str, row_id: int) -> str:
             message = poison_message(row.attempts)
             log.error("job %s %s refused after %s attempts", name, row_id, row.attempts)
             manager.filter(pk=row_id).update(
-                status=JobStatus.FAILED, error=f"{message.en} / {message.zh}",
-                finished_at=timezone.now(), heartbeat_at=None,
+                status=JobStatus.FAILED,
+                error=f"{message.en} / {message.zh}",
+                finished_at=timezone.now(),
+                heartbeat_at=None,
             )
             return "poisoned"
         now = timezone.now()
         manager.filter(pk=row_id).update(
-            attempts=models.F("attempts") + 1, status=JobStatus.RUNNING, error="",
-            started_at=now, heartbeat_at=now,
+            attempts=models.F("attempts") + 1,
+            status=JobStatus.RUNNING,
+            error="",
+            started_at=now,
+            heartbeat_at=now,
         )
     row.refresh_from_db()
 

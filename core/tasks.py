@@ -43,20 +43,22 @@ def requeue_stale_jobs(
     for kind in jobs.kinds():
         model, task = kind.model, kind.task()
         count = 0
-        stale = kind.rows().filter(
-            Q(status=JobStatus.PENDING, queued_at__lte=cutoff)
-            | Q(status=JobStatus.RUNNING, heartbeat_at__lt=silent)
-            | Q(status=JobStatus.RUNNING, heartbeat_at__isnull=True, started_at__lte=stuck)
-        ).order_by("pk")
+        stale = (
+            kind.rows()
+            .filter(
+                Q(status=JobStatus.PENDING, queued_at__lte=cutoff)
+                | Q(status=JobStatus.RUNNING, heartbeat_at__lt=silent)
+                | Q(status=JobStatus.RUNNING, heartbeat_at__isnull=True, started_at__lte=stuck)
+            )
+            .order_by("pk")
+        )
         for row in stale.iterator():
             if not enqueue(task, row.pk, job_row=row):
                 log.warning("requeue stopped: queue still unavailable")
                 sent[model._meta.label] = count
                 return sent
             now = timezone.now()  # the next tick leaves it alone for another period
-            model._default_manager.filter(pk=row.pk, status=JobStatus.PENDING).update(
-                queued_at=now
-            )
+            model._default_manager.filter(pk=row.pk, status=JobStatus.PENDING).update(queued_at=now)
             model._default_manager.filter(pk=row.pk, status=JobStatus.RUNNING).update(
                 started_at=now, heartbeat_at=now
             )

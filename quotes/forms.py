@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-
 from types import SimpleNamespace
 
 from django import forms

@@ -354,7 +354,6 @@ def _account_for(invitation: Invitation, user, username: str, password: str) -> 
     return SupplierAccount.objects.create(user=new, vendor=invitation.vendor)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Answers
 

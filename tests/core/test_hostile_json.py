@@ -22,12 +22,16 @@ def _peak_mb() -> float:
 
 
 def test_a_nested_log_upload_fails_with_the_depth_message_and_the_file_is_kept(
-    run_a, analyst_a, django_capture_on_commit_callbacks  # noqa: F811
+    run_a,
+    analyst_a,
+    django_capture_on_commit_callbacks,  # noqa: F811
 ):
     before = _peak_mb()
     with django_capture_on_commit_callbacks(execute=True):
         outcome = benchmark_ingest(
-            team=run_a.team, user=analyst_a, test_run=run_a,
+            team=run_a.team,
+            user=analyst_a,
+            test_run=run_a,
             upload=SimpleUploadedFile("evil.json", EVIL_LOG),
         )
     log = outcome.created[0]
@@ -43,7 +47,9 @@ def test_a_nested_log_upload_fails_with_the_depth_message_and_the_file_is_kept(
 def test_a_nested_api_body_is_a_400_in_the_users_language(api_as, analyst_a, language):
     body = '{"name_en": ' + "[" * DEPTH + "]" * DEPTH + "}"
     response = api_as(analyst_a).post(
-        "/api/v1/vendors/", body, content_type="application/json",
+        "/api/v1/vendors/",
+        body,
+        content_type="application/json",
         HTTP_ACCEPT_LANGUAGE=language,
     )
     assert response.status_code == 400

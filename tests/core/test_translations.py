@@ -51,7 +51,5 @@ def test_the_compiled_catalogue_matches_the_source(po: polib.POFile) -> None:
 def test_one_catalogue_only() -> None:
     """App-level catalogues are shadowed by the project one; keep a single source."""
     root = PO.parents[3]
-    others = [
-        p for p in root.glob("*/locale/*/LC_MESSAGES/django.po") if ".venv" not in p.parts
-    ]
+    others = [p for p in root.glob("*/locale/*/LC_MESSAGES/django.po") if ".venv" not in p.parts]
     assert others == []

@@ -120,8 +120,13 @@ def test_shared_uploads_override_for_several_machines(tmp_path: Path) -> None:
     env_file = tmp_path / "nfs.env"
     env_file.write_text("UPLOADS_NFS_SERVER=10.0.0.5\nUPLOADS_NFS_PATH=/exports/up\n")
     cfg = _config(
-        tmp_path, "--env-file", str(env_file), "-f", "docker-compose.yml",
-        "-f", "deploy/uploads-nfs.yml",
+        tmp_path,
+        "--env-file",
+        str(env_file),
+        "-f",
+        "docker-compose.yml",
+        "-f",
+        "deploy/uploads-nfs.yml",
     )
     opts = cfg["volumes"]["uploads"]["driver_opts"]
     assert opts == {"type": "nfs", "o": "addr=10.0.0.5,nfsvers=4,rw", "device": ":/exports/up"}

@@ -143,6 +143,9 @@ def test_risk_premiums_of_tied_offers_are_named():
     b = Contender("B", 100.3, 0, 0.0, False)
     h = headline(a, b, [b], excluded=0)
     assert [d.code for d in h.deciders] == [
-        "decide_risk", "decide_premium", "decide_verify", "decide_contract"
+        "decide_risk",
+        "decide_premium",
+        "decide_verify",
+        "decide_contract",
     ]
     assert "A: +4%" in h.deciders[1].en

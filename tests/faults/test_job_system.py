@@ -48,9 +48,7 @@ def _log_upload(team, user):  # type: ignore[no-untyped-def]
     return log
 
 
-def test_a_job_that_keeps_killing_its_worker_is_failed_for_good(
-    start_worker, team_a, analyst_a
-):
+def test_a_job_that_keeps_killing_its_worker_is_failed_for_good(start_worker, team_a, analyst_a):
     log = _log_upload(team_a, analyst_a)
     limit = jobs.get("parse").max_attempts
     for attempt in range(1, limit + 1):
@@ -89,9 +87,7 @@ def test_a_dead_workers_job_is_requeued_when_its_heartbeat_stops(
     wait_for(lambda: "fault-test delay" in first.output(), 60, "the worker to be mid-ranking")
     run.refresh_from_db()
     beat = run.heartbeat_at
-    wait_for(
-        lambda: RankingRun.objects.get(pk=run.pk).heartbeat_at > beat, 10, "a heartbeat"
-    )
+    wait_for(lambda: RankingRun.objects.get(pk=run.pk).heartbeat_at > beat, 10, "a heartbeat")
     first.kill9()
 
     settings.JOB_STALE_HEARTBEAT_S = 2

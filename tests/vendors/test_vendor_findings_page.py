@@ -26,9 +26,11 @@ def test_three_claimed_certificates_are_three_named_findings_shown_once(
             vendor=vendor, kind=kind, number=number, issuer="某认证中心", state="claimed"
         )
     vendor_refresh_findings(vendor=vendor)
-    page = client_as(analyst_a).get(
-        reverse("vendors:detail", args=[vendor.pk]), HTTP_ACCEPT_LANGUAGE=language
-    ).content.decode()
+    page = (
+        client_as(analyst_a)
+        .get(reverse("vendors:detail", args=[vendor.pk]), HTTP_ACCEPT_LANGUAGE=language)
+        .content.decode()
+    )
     text = _visible_text(page)
     marker = "is only claimed" if language == "en" else "仅为声称"
     claimed = [line for line in re.split(r"\s{2,}|\n", text) if marker in line]

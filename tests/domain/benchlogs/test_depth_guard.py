@@ -61,7 +61,7 @@ def test_closing_brackets_hidden_in_strings_do_not_buy_depth() -> None:
 
 
 def test_brackets_inside_strings_and_escapes_do_not_count() -> None:
-    text = '[' * 3 + json.dumps('[[[[{{{{ \\" \\\\ "\\"[[[[' * 50) + "]" * 3
+    text = "[" * 3 + json.dumps('[[[[{{{{ \\" \\\\ "\\"[[[[' * 50) + "]" * 3
     for chunk in (1, 2, 3, 5, 64, 65536):
         guard = _drain(text.encode(), chunk)
         assert guard.peak <= 3 and guard.depth == 0
@@ -90,8 +90,10 @@ def _depth(value: object) -> int:
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ab\n', max_size=8),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(alphabet='[]{}"\\k', max_size=5), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet='[]{}"\\k', max_size=5), inner, max_size=4)
+    ),
     max_leaves=30,
 )
 

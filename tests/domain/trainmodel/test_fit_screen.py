@@ -22,9 +22,7 @@ def _offer(oid: str, gpu: str, per_node: int = 8) -> Offer:
 
 def test_a_model_too_big_for_any_layout_of_small_cards_is_refused_with_the_reason() -> None:
     # 70B fully sharded over 16 GPUs: ~78 GB per GPU; an 80 GB card holds it, a 24 GB one not.
-    result = screen(
-        _workload(70, "fsdp"), [_offer("4090", "RTX4090"), _offer("h100", "H100-SXM")]
-    )
+    result = screen(_workload(70, "fsdp"), [_offer("4090", "RTX4090"), _offer("h100", "H100-SXM")])
     assert result.keep == (1,)
     (problem,) = result.problems
     assert problem.offer_id == "4090"
