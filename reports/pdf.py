@@ -19,12 +19,15 @@ from .selectors import ReportData, VendorSection
 from .summary import findings, management_summary, offer_rows, workload_rows
 
 
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode()
+def _data_uri(image: bytes) -> str:
+    kind = "png" if image.startswith(b"\x89PNG") else "jpeg"
+    return f"data:image/{kind};base64," + base64.b64encode(image).decode()
 
 
 # Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
 DETAIL_TOP = 3
+# The model-detail table shows this many best-ranked offers; the workbook has every offer's.
+MODEL_TOP = 10
 
 
 def _vendor_appendix(data: ReportData) -> dict[str, Any]:
@@ -59,6 +62,7 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     found = findings(data)
     by_rank = {o.rank: o for o in found}
     used = {str(o.get("gpu")) for o in data.offers.values() if isinstance(o, dict)}
+    detailed = [r for r in data.results if r.model_detail]
     return {
         "d": data,
         "lang": get_language() or settings.LANGUAGE_CODE,
@@ -66,6 +70,8 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
         "summary": management_summary(data, found),
         "findings": found,
         "ranking_rows": [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results],
+        "model_rows": detailed[:MODEL_TOP],
+        "model_more": max(0, len(detailed) - MODEL_TOP),
         "flagged_vendors": [s for s in data.vendors if s.critical],
         **_vendor_appendix(data),
         "workload_rows": workload_rows(data),
