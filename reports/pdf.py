@@ -28,6 +28,9 @@ def _data_uri(image: bytes) -> str:
 DETAIL_TOP = 3
 # The model-detail table shows this many best-ranked offers; the workbook has every offer's.
 MODEL_TOP = 10
+# The ranking table shows this many offers (one page); the others are one line each in
+# appendix D, so the body does not grow with the number of offers.
+RANKING_TOP = 20
 
 
 def _vendor_appendix(data: ReportData) -> dict[str, Any]:
@@ -63,13 +66,15 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     by_rank = {o.rank: o for o in found}
     used = {str(o.get("gpu")) for o in data.offers.values() if isinstance(o, dict)}
     detailed = [r for r in data.results if r.model_detail]
+    rows = [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results]
     return {
         "d": data,
         "lang": get_language() or settings.LANGUAGE_CODE,
         "charts": {name: _data_uri(png) for name, png in images.items()},
         "summary": management_summary(data, found),
         "findings": found,
-        "ranking_rows": [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results],
+        "ranking_rows": rows[:RANKING_TOP],
+        "ranking_rest": rows[RANKING_TOP:],
         "model_rows": detailed[:MODEL_TOP],
         "model_more": max(0, len(detailed) - MODEL_TOP),
         "flagged_vendors": [s for s in data.vendors if s.critical],
