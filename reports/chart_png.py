@@ -1,8 +1,9 @@
 """Pixels for the report charts: domain.svgcharts drawings painted with Pillow (FreeType).
 
 WeasyPrint lays out SVG text one letter at a time (seconds for three charts of a fifty-offer
-report); an image painted here takes milliseconds (a JPEG, which WeasyPrint embeds as it is). Fonts: Noto Sans CJK (Simplified Chinese face of
-the collection) found through fontconfig, else DejaVu Sans, else Pillow's own font.
+report); an image painted here takes milliseconds. It is a JPEG, which WeasyPrint embeds as it
+is. Fonts: Noto Sans CJK (Simplified Chinese face of the collection) found through fontconfig,
+else DejaVu Sans, else Pillow's own font.
 """
 
 from __future__ import annotations

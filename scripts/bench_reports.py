@@ -66,9 +66,11 @@ def main() -> None:
         print(f"RATIO pdf (warm) / ranking: {times['pdf'] / t_rank:.1f} (goal <= 10)")
         # The machine may be shared: this process's CPU time is steadier than the wall clock
         # (the ranking's share spent in the database server is not in it).
-        print(f"cpu: ranking {c_rank:.3f} s, pdf (warm) {cpu['pdf']:.3f} s,"
-              f" xlsx {cpu['xlsx']:.3f} s;"
-              f" pdf / ranking {cpu['pdf'] / c_rank:.1f}")
+        print(
+            f"cpu: ranking {c_rank:.3f} s, pdf (warm) {cpu['pdf']:.3f} s,"
+            f" xlsx {cpu['xlsx']:.3f} s;"
+            f" pdf / ranking {cpu['pdf'] / c_rank:.1f}"
+        )
         pdf_parts(run)
         if args.profile:
             profile_pdf(run)
