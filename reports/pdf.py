@@ -7,6 +7,9 @@ names render in any reader. Page numbers, team, date and run id come from CSS pa
 from __future__ import annotations
 
 import base64
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -90,6 +93,18 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     }
 
 
+# The same HTML gives the same PDF: a second request for a report nothing has changed in (same
+# run, language, team, author and day) reuses the bytes instead of a WeasyPrint build.
+CACHED_PDFS = 8
+_pdf_cache: OrderedDict[str, bytes] = OrderedDict()
+_pdf_cache_lock = threading.Lock()
+
+
+def clear_pdf_cache() -> None:
+    with _pdf_cache_lock:
+        _pdf_cache.clear()
+
+
 def build_pdf(data: ReportData, *, progress: Callable[[int], None] | None = None) -> bytes:
     from weasyprint import HTML
 
@@ -97,4 +112,14 @@ def build_pdf(data: ReportData, *, progress: Callable[[int], None] | None = None
     if progress:
         progress(60)
     html = render_to_string("reports/pdf/report.html", ctx)
-    return HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
+    key = hashlib.sha256(html.encode()).hexdigest()
+    with _pdf_cache_lock:
+        if key in _pdf_cache:
+            _pdf_cache.move_to_end(key)
+            return _pdf_cache[key]
+    pdf = HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
+    with _pdf_cache_lock:
+        _pdf_cache[key] = pdf
+        while len(_pdf_cache) > CACHED_PDFS:
+            _pdf_cache.popitem(last=False)
+    return pdf
