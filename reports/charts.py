@@ -1,4 +1,4 @@
-"""The ranking page's charts as PNG for the PDF (domain.svgcharts drawn by reports.chart_png).
+"""The ranking page's charts as images for the PDF (domain.svgcharts drawn by reports.chart_png).
 
 Same data and the same words as the page's Plotly figures (`rankings.chart_labels`); drawn in a
 few milliseconds instead of seconds of a headless Chromium, so a report needs no browser.
@@ -18,7 +18,7 @@ from rankings.chart_labels import chart_labels
 from rankings.figures import COMPUTE, EXPOSED
 from rankings.inputs import short_label
 
-from .chart_png import png
+from .chart_png import jpeg
 
 SHOWN = 25  # beyond that the bars are unreadable on A4; the table has them all
 CACHED_RUNS = 16  # a finished run's charts never change: the PDFs of a run share them
@@ -88,7 +88,7 @@ def tornado_chart(sensitivity: list[dict[str, Any]], labels: dict[str, str]) -> 
 def chart_images(
     results: list[Any], sensitivity: list[dict[str, Any]], *, key: Hashable | None = None
 ) -> dict[str, bytes]:
-    """PNG of each chart of the ranking page, in the active language ({} when charts are off).
+    """A JPEG of each chart of the ranking page, in the active language ({} when charts are off).
 
     `key` names a finished run's charts in one language (run id, finish time, language): the
     images are kept in this process for the next report of the same run."""
@@ -112,9 +112,9 @@ def _draw(results: list[Any], sensitivity: list[dict[str, Any]]) -> dict[str, by
     labels = chart_labels()  # the page's labels: the same figure, same words
     shown = results[:SHOWN]
     out = {
-        "breakdown": png(breakdown_chart(shown, labels["breakdown"])),
-        "bandwidth": png(bandwidth_chart(shown, labels["bandwidth"])),
+        "breakdown": jpeg(breakdown_chart(shown, labels["breakdown"])),
+        "bandwidth": jpeg(bandwidth_chart(shown, labels["bandwidth"])),
     }
     if sensitivity:
-        out["tornado"] = png(tornado_chart(sensitivity, labels["tornado"]))
+        out["tornado"] = jpeg(tornado_chart(sensitivity, labels["tornado"]))
     return out

@@ -7,6 +7,9 @@ names render in any reader. Page numbers, team, date and run id come from CSS pa
 from __future__ import annotations
 
 import base64
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -19,12 +22,18 @@ from .selectors import ReportData, VendorSection
 from .summary import findings, management_summary, offer_rows, workload_rows
 
 
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode()
+def _data_uri(image: bytes) -> str:
+    kind = "png" if image.startswith(b"\x89PNG") else "jpeg"
+    return f"data:image/{kind};base64," + base64.b64encode(image).decode()
 
 
 # Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
 DETAIL_TOP = 3
+# The model-detail table shows this many best-ranked offers; the workbook has every offer's.
+MODEL_TOP = 10
+# The ranking table shows this many offers (one page); the others are one line each in
+# appendix D, so the body does not grow with the number of offers.
+RANKING_TOP = 20
 
 
 def _vendor_appendix(data: ReportData) -> dict[str, Any]:
@@ -59,13 +68,18 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     found = findings(data)
     by_rank = {o.rank: o for o in found}
     used = {str(o.get("gpu")) for o in data.offers.values() if isinstance(o, dict)}
+    detailed = [r for r in data.results if r.model_detail]
+    rows = [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results]
     return {
         "d": data,
         "lang": get_language() or settings.LANGUAGE_CODE,
         "charts": {name: _data_uri(png) for name, png in images.items()},
         "summary": management_summary(data, found),
         "findings": found,
-        "ranking_rows": [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results],
+        "ranking_rows": rows[:RANKING_TOP],
+        "ranking_rest": rows[RANKING_TOP:],
+        "model_rows": detailed[:MODEL_TOP],
+        "model_more": max(0, len(detailed) - MODEL_TOP),
         "flagged_vendors": [s for s in data.vendors if s.critical],
         **_vendor_appendix(data),
         "workload_rows": workload_rows(data),
@@ -79,6 +93,18 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     }
 
 
+# The same HTML gives the same PDF: a second request for a report nothing has changed in (same
+# run, language, team, author and day) reuses the bytes instead of a WeasyPrint build.
+CACHED_PDFS = 8
+_pdf_cache: OrderedDict[str, bytes] = OrderedDict()
+_pdf_cache_lock = threading.Lock()
+
+
+def clear_pdf_cache() -> None:
+    with _pdf_cache_lock:
+        _pdf_cache.clear()
+
+
 def build_pdf(data: ReportData, *, progress: Callable[[int], None] | None = None) -> bytes:
     from weasyprint import HTML
 
@@ -86,4 +112,14 @@ def build_pdf(data: ReportData, *, progress: Callable[[int], None] | None = None
     if progress:
         progress(60)
     html = render_to_string("reports/pdf/report.html", ctx)
-    return HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
+    key = hashlib.sha256(html.encode()).hexdigest()
+    with _pdf_cache_lock:
+        if key in _pdf_cache:
+            _pdf_cache.move_to_end(key)
+            return _pdf_cache[key]
+    pdf = HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
+    with _pdf_cache_lock:
+        _pdf_cache[key] = pdf
+        while len(_pdf_cache) > CACHED_PDFS:
+            _pdf_cache.popitem(last=False)
+    return pdf
