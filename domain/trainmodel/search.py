@@ -50,6 +50,19 @@ def _bad(code: str, en: str, zh: str) -> TrainModelError:
 
 def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> None:
     """Refuse impossible layouts the workload gives."""
+    check_request(model, req)
+    fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
+    if fixed > cluster.gpus:
+        raise _bad(
+            "layout_too_large",
+            f"The layout needs {fixed} GPUs (tp x pp x cp x dp) but the offer has {cluster.gpus}.",
+            f"该并行布局需要 {fixed} 块 GPU（tp×pp×cp×dp），但报价只有 {cluster.gpus} 块。",
+        )
+
+
+def check_request(model: ModelSpec, req: ParallelRequest) -> None:
+    """Refuse a parallel request no offer can run (it does not split the model); the offer's
+    size is check_given's part."""
     errors: list[Message] = []
     for name in ("tp", "pp", "dp", "cp", "ep", "microbatch", "interleave"):
         value = getattr(req, name)
@@ -101,13 +114,6 @@ def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> Non
             "ep_experts",
             f"Expert parallel {req.ep} does not divide the {model.moe.experts} experts.",
             f"专家并行度 {req.ep} 不能整除专家数 {model.moe.experts}。",
-        )
-    fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
-    if fixed > cluster.gpus:
-        raise _bad(
-            "layout_too_large",
-            f"The layout needs {fixed} GPUs (tp x pp x cp x dp) but the offer has {cluster.gpus}.",
-            f"该并行布局需要 {fixed} 块 GPU（tp×pp×cp×dp），但报价只有 {cluster.gpus} 块。",
         )
     if req.cp and model.seq_len % req.cp:
         raise _bad(

@@ -1,0 +1,148 @@
+"""The architecture and parallel layout an analyst stores on a workload (docs/MODEL.md §15).
+
+Stored as ``{"model": {...}, "parallel": {...}}`` in predict_runs' names, without the size and the
+batch (the workload's params_b and tokens_per_step are the one source of those): `combine` adds
+them back for the ranking snapshot. `check_architecture` refuses what no offer can run (absurd
+sizes, hidden not divisible by the heads, tp not dividing the heads, pp not splitting the layers,
+a MoE without experts) with bilingual messages; `message_field` names the form field a message
+belongs to. A layout larger than an offer is that offer's problem (search.check_given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from domain.messages import Message
+from domain.trainmodel.cases import model_from, parallel_from
+from domain.trainmodel.errors import TrainModelError
+from domain.trainmodel.inputs import ModelSpec, ParallelRequest, check_model
+from domain.trainmodel.search import check_request
+
+MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len")
+MOE_KEYS = ("experts", "top_k", "active_params_b")
+PARALLEL_KEYS = ("tp", "pp", "dp", "zero_stage", "microbatch")
+# Keys a preset may carry that the form does not show (kept when the analyst starts from it).
+EXTRA_MODEL_KEYS = ("trainable_params_b",)
+EXTRA_PARALLEL_KEYS = ("grad_reduce_bytes", "recompute", "interleave", "cp", "ep")
+# Upper bounds nobody can mean (check_model bounds layers, hidden, heads and sequence length).
+LIMITS = {"vocab": 10_000_000, "ffn": 10_000_000, "experts": 100_000}
+
+# message code -> form field (the form names MoE fields moe_<key>)
+_FIELDS = {
+    "model_layers_range": "layers",
+    "model_hidden_range": "hidden",
+    "model_heads_range": "heads",
+    "model_seq_len_range": "seq_len",
+    "model_params_range": "params_b",
+    "model_heads_hidden": "heads",
+    "model_kv_heads": "kv_heads",
+    "model_vocab_range": "vocab",
+    "model_ffn_range": "ffn",
+    "moe_no_experts": "moe_experts",
+    "moe_experts_range": "moe_experts",
+    "moe_top_k": "moe_top_k",
+    "moe_active_params": "moe_active_params_b",
+    "tp_heads": "tp",
+    "pp_layers": "pp",
+    "zero_stage": "zero_stage",
+    "ep_without_moe": "moe_experts",
+}
+
+
+def message_field(code: str) -> str | None:
+    """The form field a check message is about (None: the whole form)."""
+    if code in _FIELDS:
+        return _FIELDS[code]
+    for prefix, field in (("model.moe_", "moe_"), ("model_", ""), ("parallel_", "")):
+        if code.startswith(prefix):
+            name = code[len(prefix) :].rsplit("_", 1)[0]
+            known = (*MODEL_KEYS, *PARALLEL_KEYS, *(f"moe_{k}" for k in MOE_KEYS))
+            if f"{field}{name}" in known:
+                return f"{field}{name}"
+    return None
+
+
+def combine(
+    stored: Mapping[str, Any], params_b: float, global_batch_tokens: float
+) -> dict[str, Any]:
+    """The stored architecture with the workload's size and batch: predict_runs' objects."""
+    model = dict(stored.get("model") or {})
+    model["params_b"] = params_b
+    parallel = {"global_batch_tokens": global_batch_tokens, **(stored.get("parallel") or {})}
+    return {"model": model, "parallel": parallel}
+
+
+def _bound(code: str, name: str, value: Any, high: int) -> Message | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= high:
+        return None
+    return Message(
+        code,
+        f"model.{name} must be between 1 and {high:,} (got {value}).",
+        f"model.{name} 必须在 1 到 {high:,} 之间（当前为 {value}）。",
+    )
+
+
+def check_architecture(
+    stored: Mapping[str, Any], params_b: float, global_batch_tokens: float
+) -> tuple[ModelSpec, ParallelRequest]:
+    """The stored architecture checked as the ranking will read it; raises TrainModelError."""
+    if not isinstance(stored, Mapping) or not isinstance(stored.get("model") or {}, Mapping):
+        raise TrainModelError(
+            [
+                Message(
+                    "architecture_not_object",
+                    'The architecture must be an object {"model": {...}, "parallel": {...}}.',
+                    '架构必须是 {"model": {...}, "parallel": {...}} 形式的对象。',
+                )
+            ]
+        )
+    both = combine(stored, params_b, global_batch_tokens)
+    raw = both["model"]
+    bad = [
+        m
+        for m in (
+            None if raw.get("vocab") in (None, 0) else _bound("model_vocab_range", "vocab", raw["vocab"], LIMITS["vocab"]),
+            None if raw.get("ffn") is None else _bound("model_ffn_range", "ffn", raw["ffn"], LIMITS["ffn"]),
+            None
+            if not isinstance(raw.get("moe"), Mapping) or raw["moe"].get("experts") is None
+            else _bound("moe_experts_range", "moe.experts", raw["moe"]["experts"], LIMITS["experts"]),
+        )
+        if m is not None
+    ]  # fmt: skip
+    moe = raw.get("moe")
+    if isinstance(moe, Mapping) and not moe.get("experts"):
+        bad.append(
+            Message(
+                "moe_no_experts",
+                "A mixture-of-experts model needs its number of experts (at least 2).",
+                "MoE（混合专家）模型需要填写专家数（至少 2 个）。",
+            )
+        )
+    if bad:
+        raise TrainModelError(bad)
+    model = model_from(raw)
+    check_model(model)
+    parallel = parallel_from(both["parallel"])
+    found: dict[str, Message] = {}
+    # each fixed degree on its own first, so tp and pp problems are reported together
+    for one in (replace(parallel, pp=None), replace(parallel, tp=None), parallel):
+        try:
+            check_request(model, one)
+        except TrainModelError as exc:
+            found.update((m.code, m) for m in exc.messages)
+    if found:
+        raise TrainModelError(list(found.values()))
+    return model, parallel
+
+
+def architecture_problems(
+    stored: Any, params_b: float, global_batch_tokens: float, language: str | None
+) -> list[str]:
+    """check_architecture's messages in `language` (empty: it is fine)."""
+    try:
+        check_architecture(stored, params_b, global_batch_tokens)
+    except TrainModelError as exc:
+        return [m.text(language) for m in exc.messages]
+    return []
