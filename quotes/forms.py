@@ -183,29 +183,29 @@ class WorkloadForm(forms.ModelForm):
     empty the ranking searches per offer (docs/MODEL.md §15)."""
 
     preset = forms.ChoiceField(choices=_workload_presets, required=False, label=_("preset"))
-    layers = _whole(_("layers"), 1, 10_000)
-    hidden = _whole(_("hidden size"), 64, 1_000_000)
-    heads = _whole(_("attention heads"), 1, 100_000)
+    layers = _whole(_("Layers"), 1, 10_000)
+    hidden = _whole(_("Hidden size"), 64, 1_000_000)
+    heads = _whole(_("Attention heads"), 1, 100_000)
     kv_heads = _whole(_("KV heads (grouped-query attention)"), 1, 100_000)
     ffn = _whole(_("FFN size"), 1, 10_000_000)
-    vocab = _whole(_("vocabulary"), 1, 10_000_000)
-    seq_len = _whole(_("sequence length"), 1, 100_000_000)
+    vocab = _whole(_("Vocabulary"), 1, 10_000_000)
+    seq_len = _whole(_("Sequence length"), 1, 100_000_000)
     moe_experts = _whole(_("MoE experts"), 0, 100_000)
-    moe_top_k = _whole(_("active experts per token"), 1, 100_000)
+    moe_top_k = _whole(_("Active experts per token"), 1, 100_000)
     moe_active_params_b = forms.FloatField(
-        label=_("active parameters (billions)"), required=False, min_value=0
+        label=_("Active parameters (billions)"), required=False, min_value=0
     )
-    tp = _whole(_("tensor parallel (tp)"), 1, 1_000_000)
-    pp = _whole(_("pipeline parallel (pp)"), 1, 1_000_000)
-    dp = _whole(_("data parallel (dp)"), 1, 1_000_000)
+    tp = _whole(_("Tensor parallel (tp)"), 1, 1_000_000)
+    pp = _whole(_("Pipeline parallel (pp)"), 1, 1_000_000)
+    dp = _whole(_("Data parallel (dp)"), 1, 1_000_000)
     zero_stage = forms.TypedChoiceField(
         label=_("ZeRO stage"),
         required=False,
         coerce=int,
         empty_value=None,
-        choices=[("", _("search")), ("0", "0"), ("1", "1"), ("2", "2"), ("3", "3")],
+        choices=[("", _("Search per offer")), ("0", "0"), ("1", "1"), ("2", "2"), ("3", "3")],
     )
-    microbatch = _whole(_("microbatch (sequences)"), 1, 1_000_000)
+    microbatch = _whole(_("Microbatch (sequences)"), 1, 1_000_000)
 
     ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len")
     MOE_FIELDS = ("moe_experts", "moe_top_k", "moe_active_params_b")

@@ -156,7 +156,7 @@ class _Judge:
         key = (
             offer.gpu, offer.gpus_per_node, nodes, offer.nic_gbps, offer.nics_per_node,
             offer.fabric, offer.measured_gbps, offer.measured_kind, offer.storage_gbyte_s,
-            offer.repair_hours, offer.spare_nodes,
+            offer.repair_hours, offer.spare_nodes, offer.rail_optimised, offer.servers_per_rack,
         )  # fmt: skip
         found = self.seen.get(key)
         if found is None:

@@ -64,7 +64,7 @@ def test_every_new_form_string_has_a_pending_chinese_translation():  # type: ign
     wanted = {str(form.fields[f].label) for f in (*form.ARCH_FIELDS, *form.MOE_FIELDS,
                                                   *form.PARALLEL_FIELDS)}  # fmt: skip
     wanted |= {str(legend) for legend, _fields in form.fieldsets()}
-    wanted |= {MISSING, "architecture and parallel layout", "search"}
+    wanted |= {MISSING, "architecture and parallel layout", "Search per offer"}
     assert not sorted(w for w in wanted if not pending.get(w) and _zh(w) == w)
 
 
