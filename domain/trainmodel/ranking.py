@@ -122,9 +122,9 @@ def rank(
         if isinstance(verdict, tuple):
             problems.append(cm.OfferProblem(result.offer_id, verdict))
             continue
-        low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
-        if offer.measured_gbps is None or offer.measured_p50_gbps is None:
-            low_est = verdict
+        low_est = verdict
+        if offer.measured_gbps is not None and offer.measured_p50_gbps is not None:
+            low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
         changes = _figures(result, offer, verdict, low_est, workload, scenario, arch)
         figures.append((changes["cost_per_eth"], result.offer_id, result, changes))
     figures.sort(key=lambda row: (row[0], row[1]))

@@ -138,14 +138,7 @@ def _splits(
     cps = [req.cp] if req.cp else [1]
     for tp in tps:
         for cp in cps:
-            if req.pp:
-                pps = [req.pp]
-            else:
-                pps = [
-                    p
-                    for p in range(1, model.layers + 1)
-                    if pipeline_splits(model.layers, p) and tp * cp * p <= cluster.gpus
-                ]
+            pps = [req.pp] if req.pp else _pipeline_degrees(model.layers, tp * cp, cluster.gpus)
             for pp in pps:
                 used = tp * cp * pp
                 if req.dp:
@@ -234,14 +227,22 @@ def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
     return [e for e in _divisors(dp) if model.moe.experts % e == 0 and e <= 64] or [1]
 
 
+@lru_cache(maxsize=4096)
+def _pipeline_degrees(layers: int, tpcp: int, gpus: int) -> list[int]:
+    return [p for p in range(1, layers + 1) if pipeline_splits(layers, p) and tpcp * p <= gpus]
+
+
 def _interleaves(model: ModelSpec, req: ParallelRequest, pp: int, m: int) -> list[int]:
     if req.interleave:
         return [req.interleave]
     if pp == 1:
         return [1]
-    return [
-        v for v in INTERLEAVES if pipeline_splits(model.layers, pp * v) and (v == 1 or m % pp == 0)
-    ]
+    return _interleave_degrees(model.layers, pp, m % pp == 0)
+
+
+@lru_cache(maxsize=4096)
+def _interleave_degrees(layers: int, pp: int, even: bool) -> list[int]:
+    return [v for v in INTERLEAVES if pipeline_splits(layers, pp * v) and (v == 1 or even)]
 
 
 @lru_cache(maxsize=65536)  # memory does not depend on the network: offers share the answer
