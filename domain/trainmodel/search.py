@@ -159,6 +159,11 @@ def search(
     evaluated = pruned = 0
     smallest: tuple[float, Layout] | None = None
     card = cluster.gpu.memory_gb
+    sub_shape = (model, req, cluster.gpu, cluster.gpus_per_node, links, global_batch_sequences)
+    # An upper bound on the best step time: the best layout of the same hardware at another node
+    # count, re-scaled to this one, if it is one of this search's own candidates (so the bound is
+    # met by a candidate and pruning with it can never discard the layout the full search picks).
+    ceiling = _seed_step_s(model, cluster, links, req, global_batch_sequences, sub_shape)
     for tp, cp, pp, dp in _splits(model, cluster, req):
         sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
         for ep in _eps(model, req, dp):
@@ -179,9 +184,7 @@ def search(
                         sp,
                         req.flash_attention,
                     )
-                    if best is not None and (
-                        lower_bound_s(model, cluster, links, base, m) >= best.step.step_s
-                    ):
+                    if _hopeless(lower_bound_s(model, cluster, links, base, m), best, ceiling):
                         pruned += 1  # even its cheapest recomputation computes too long
                         continue
                     found = _fitting(model, req, base, m, card)
@@ -191,7 +194,7 @@ def search(
                     for layout, mem in found[0]:
                         # Branch and bound: compute, in-layer traffic and bubble already too slow.
                         bound = lower_bound_s(model, cluster, links, layout, m)
-                        if best is not None and bound >= best.step.step_s:
+                        if _hopeless(bound, best, ceiling):
                             pruned += 1
                             continue
                         step = step_time(
@@ -214,9 +217,78 @@ def search(
                     if need is not None and (smallest is None or need[0] < smallest[0]):
                         smallest = need
                     break
+    if best is not None:
+        _SEEDS[sub_shape] = best.layout
     if smallest is None:
         return SearchResult(best, evaluated, None, None, pruned)
     return SearchResult(best, evaluated, smallest[0], smallest[1], pruned)
+
+
+def _hopeless(bound: float, best: Candidate | None, ceiling: float | None) -> bool:
+    """A candidate whose lower bound reaches the best step so far cannot win (ties keep the
+    earlier one), nor one whose bound exceeds the seed's step (a candidate at least that fast
+    exists; equality is kept, so the earliest of equal layouts still wins)."""
+    if best is not None and bound >= best.step.step_s:
+        return True
+    return ceiling is not None and bound > ceiling
+
+
+# Best layout per hardware sub-shape (model, request, GPU, GPUs per server, links, batch) from
+# an earlier search: offers that differ only in their node count seed each other's bound.
+_SEEDS: dict[tuple[object, ...], Layout] = {}
+_SEEDS_MAX = 4096
+
+
+def _seed_step_s(
+    model: ModelSpec,
+    cluster: Cluster,
+    links: Links,
+    req: ParallelRequest,
+    seqs: int,
+    sub_shape: tuple[object, ...],
+) -> float | None:
+    """The step time of the sub-shape's earlier best layout at this node count, when that
+    layout is one of this search's candidates (same enumeration rules), else None."""
+    seed = _SEEDS.get(sub_shape)
+    if seed is None:
+        if len(_SEEDS) > _SEEDS_MAX:
+            _SEEDS.clear()
+        return None
+    tp, cp, pp = seed.tp, seed.cp, seed.pp
+    gpn = min(cluster.gpus_per_node, cluster.gpus)
+    used = tp * cp * pp
+    if req.tp is None and (gpn % tp or model.heads % tp):
+        return None
+    if req.cp is None and cp != 1:
+        return None
+    if req.pp is None and pp not in _pipeline_degrees(model.layers, tp * cp, cluster.gpus):
+        return None
+    if req.dp:
+        dp = req.dp
+        if used * dp > cluster.gpus:
+            return None
+    elif cluster.gpus % used:
+        return None
+    else:
+        dp = cluster.gpus // used
+    if seed.ep not in _eps(model, req, dp):
+        return None
+    if seed.microbatch not in ([req.microbatch] if req.microbatch else MICROBATCHES):
+        return None
+    m = -(-seqs // (dp * seed.microbatch))
+    if seed.interleave not in _interleaves(model, req, pp, m):
+        return None
+    sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
+    base = Layout(
+        tp, pp, dp, cp, seed.ep, 0, seed.microbatch, req.recompute or "none", seed.interleave,
+        sp, req.flash_attention,
+    )  # fmt: skip
+    fits = _fitting(model, req, base, m, cluster.gpu.memory_gb)[0]
+    if not fits:
+        return None
+    layout = next((lay for lay, _mem in fits if lay.recompute == seed.recompute), fits[0][0])
+    step = step_time(model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap)
+    return step.step_s
 
 
 def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
