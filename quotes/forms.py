@@ -281,9 +281,10 @@ class WorkloadForm(forms.ModelForm):
         self.instance.architecture = arch
         if arch is None:
             return
-        if not any(data.get(f) is not None for f in ("layers", "hidden", "heads", "seq_len")) and (
-            data.get("preset") or ""
-        ) not in v2_presets():
+        if (
+            not any(data.get(f) is not None for f in ("layers", "hidden", "heads", "seq_len"))
+            and (data.get("preset") or "") not in v2_presets()
+        ):
             missing = _("Enter the layers, hidden size, heads and sequence length (or pick a "
                         "preset of a real model) to fix a layout or MoE experts.")  # fmt: skip
             self.instance.architecture = None

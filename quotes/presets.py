@@ -35,7 +35,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 # form field -> key in the stored architecture's "model" / "model.moe" / "parallel"
 MODEL_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len")
-MOE_FIELDS = {"moe_experts": "experts", "moe_top_k": "top_k", "moe_active_params_b": "active_params_b"}
+MOE_FIELDS = {
+    "moe_experts": "experts",
+    "moe_top_k": "top_k",
+    "moe_active_params_b": "active_params_b",
+}
 PARALLEL_FIELDS = ("tp", "pp", "dp", "zero_stage", "microbatch")
 
 
@@ -60,7 +64,9 @@ def preset_data(key: str) -> dict[str, Any]:
         train_tokens=found.train_tokens,
         strategy="fsdp",
     )
-    data.update(architecture_initial({"model": found.raw["model"], "parallel": found.raw["parallel"]}))
+    data.update(
+        architecture_initial({"model": found.raw["model"], "parallel": found.raw["parallel"]})
+    )
     return data
 
 

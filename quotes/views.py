@@ -55,7 +55,8 @@ def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untype
 def _list_filter(request, team) -> QuoteListFilter:  # type: ignore[no-untyped-def]
     """The list's FilterSet over the team's quotes with their monthly rent (page and export)."""
     return QuoteListFilter(
-        request.GET or None, queryset=with_monthly_rent(quote_list(team=team), team.tax_basis),
+        request.GET or None,
+        queryset=with_monthly_rent(quote_list(team=team), team.tax_basis),
         team=team,
     )
 

@@ -122,7 +122,7 @@ def rank(
         if isinstance(verdict, tuple):
             problems.append(cm.OfferProblem(result.offer_id, verdict))
             continue
-        low_est = verdict
+        low_est: Estimate | tuple[Message, ...] = verdict
         if offer.measured_gbps is not None and offer.measured_p50_gbps is not None:
             low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
         changes = _figures(result, offer, verdict, low_est, workload, scenario, arch)

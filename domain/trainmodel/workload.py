@@ -100,18 +100,22 @@ def check_architecture(
         )
     both = combine(stored, params_b, global_batch_tokens)
     raw = both["model"]
-    bad = [
-        m
-        for m in (
-            None if raw.get("vocab") in (None, 0) else _bound("model_vocab_range", "vocab", raw["vocab"], LIMITS["vocab"]),
-            None if raw.get("ffn") is None else _bound("model_ffn_range", "ffn", raw["ffn"], LIMITS["ffn"]),
-            None
-            if not isinstance(raw.get("moe"), Mapping) or raw["moe"].get("experts") is None
-            else _bound("moe_experts_range", "moe.experts", raw["moe"]["experts"], LIMITS["experts"]),
-        )
-        if m is not None
-    ]  # fmt: skip
     moe = raw.get("moe")
+    sizes = (
+        ("model_vocab_range", "vocab", raw.get("vocab") or None, LIMITS["vocab"]),
+        ("model_ffn_range", "ffn", raw.get("ffn"), LIMITS["ffn"]),
+        (
+            "moe_experts_range",
+            "moe.experts",
+            moe.get("experts") if isinstance(moe, Mapping) else None,
+            LIMITS["experts"],
+        ),
+    )
+    bad = [
+        message
+        for code, name, value, high in sizes
+        if value is not None and (message := _bound(code, name, value, high)) is not None
+    ]
     if isinstance(moe, Mapping) and not moe.get("experts"):
         bad.append(
             Message(
@@ -125,15 +129,15 @@ def check_architecture(
     model = model_from(raw)
     check_model(model)
     parallel = parallel_from(both["parallel"])
-    found: dict[str, Message] = {}
+    by_code: dict[str, Message] = {}
     # each fixed degree on its own first, so tp and pp problems are reported together
     for one in (replace(parallel, pp=None), replace(parallel, tp=None), parallel):
         try:
             check_request(model, one)
         except TrainModelError as exc:
-            found.update((m.code, m) for m in exc.messages)
-    if found:
-        raise TrainModelError(list(found.values()))
+            by_code.update((m.code, m) for m in exc.messages)
+    if by_code:
+        raise TrainModelError(list(by_code.values()))
     return model, parallel
 
 

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('quotes', '0005_version_vat_terms_outliers'),
+        ("quotes", "0005_version_vat_terms_outliers"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='workloadprofile',
-            name='architecture',
-            field=models.JSONField(blank=True, default=None, null=True, verbose_name='architecture and parallel layout'),
+            model_name="workloadprofile",
+            name="architecture",
+            field=models.JSONField(
+                blank=True, default=None, null=True, verbose_name="architecture and parallel layout"
+            ),
         ),
     ]

@@ -36,7 +36,9 @@ def _post(**over):  # type: ignore[no-untyped-def]
     return {k: v for k, v in data.items() if v is not None}
 
 
-def test_a_preset_of_a_real_model_fills_the_architecture(client_as, analyst_a, django_assert_max_num_queries):  # type: ignore[no-untyped-def]  # noqa: E501
+def test_a_preset_of_a_real_model_fills_the_architecture(
+    client_as, analyst_a, django_assert_max_num_queries
+):  # type: ignore[no-untyped-def]  # noqa: E501
     page = client_as(analyst_a)
     with django_assert_max_num_queries(8):
         html = page.get(URL + "?preset=llama3-70b").content.decode()
@@ -68,7 +70,9 @@ def test_every_new_form_string_has_a_pending_chinese_translation():  # type: ign
     assert not sorted(w for w in wanted if not pending.get(w) and _zh(w) == w)
 
 
-def test_the_architecture_and_layout_are_stored_and_reach_the_snapshot(client_as, analyst_a, team_a):  # type: ignore[no-untyped-def]  # noqa: E501
+def test_the_architecture_and_layout_are_stored_and_reach_the_snapshot(
+    client_as, analyst_a, team_a
+):  # type: ignore[no-untyped-def]  # noqa: E501
     r = client_as(analyst_a).post(URL, _post(preset="llama3-70b", tp=8, pp=4, zero_stage="1"))
     assert r.status_code == 302, r.content.decode()[:2000]
     w = WorkloadProfile.objects.get(name="70B job")
@@ -143,8 +147,13 @@ def test_a_stored_architecture_changes_the_ranking_and_a_too_large_layout_is_not
         assert by_id[r.offer_id].model_detail["architecture"] == "gpt_shape"
         assert r.step_time_s != pytest.approx(by_id[r.offer_id].step_time_s, rel=1e-3)
     # a fixed layout of 8 x 8 x 4 = 256 GPUs fits none of the 8-node offers: not ranked, and why
-    big = make_workload(team_a, name="big", params_b=70.6, tokens_per_step=8388608,
-                        architecture={"model": LLAMA70, "parallel": {"tp": 8, "pp": 8, "dp": 4}})
+    big = make_workload(
+        team_a,
+        name="big",
+        params_b=70.6,
+        tokens_per_step=8388608,
+        architecture={"model": LLAMA70, "parallel": {"tp": 8, "pp": 8, "dp": 4}},
+    )
     outcome = _rank(team_a, big)
     assert not outcome.results
     assert {p.messages[0].code for p in outcome.problems} == {"layout_too_large"}
@@ -156,8 +165,14 @@ def test_an_offer_too_small_for_the_layout_is_the_only_one_left_out(team_a, anal
     big_vendor = make_vendor(team_a, "Big", fabric="ib", gbps=400)
     make_quote(team_a, analyst_a, big_vendor, label="big", nodes=16)
     make_quote(team_a, analyst_a, big_vendor, label="small", nodes=2)
-    w = make_workload(team_a, name="fixed", params_b=70.6, tokens_per_step=8388608, nodes=None,
-                      architecture={"model": LLAMA70, "parallel": {"tp": 8, "pp": 4}})
+    w = make_workload(
+        team_a,
+        name="fixed",
+        params_b=70.6,
+        tokens_per_step=8388608,
+        nodes=None,
+        architecture={"model": LLAMA70, "parallel": {"tp": 8, "pp": 4}},
+    )
     outcome = _rank(team_a, w)
     assert len(outcome.results) == 1 and len(outcome.problems) == 1
     assert outcome.results[0].model_detail["layout"]["tp"] == 8

@@ -52,7 +52,9 @@ def test_without_rails_a_group_beyond_one_rack_pays_the_spine() -> None:
     ],
 )
 def test_nothing_changes_with_rails_unknown_rails_one_rack_or_evidence(cluster: Cluster) -> None:
-    assert _dp_allreduce(cluster) == pytest.approx(_dp_allreduce(replace(cluster, rail_optimised=True)))
+    assert _dp_allreduce(cluster) == pytest.approx(
+        _dp_allreduce(replace(cluster, rail_optimised=True))
+    )
 
 
 def test_the_rack_size_defaults_to_four_servers() -> None:
