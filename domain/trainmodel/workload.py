@@ -26,6 +26,11 @@ PARALLEL_KEYS = ("tp", "pp", "dp", "zero_stage", "microbatch")
 # Keys a preset may carry that the form does not show (kept when the analyst starts from it).
 EXTRA_MODEL_KEYS = ("trainable_params_b",)
 EXTRA_PARALLEL_KEYS = ("grad_reduce_bytes", "recompute", "interleave", "cp", "ep")
+KNOWN_MODEL_KEYS = {*MODEL_KEYS, *EXTRA_MODEL_KEYS, "params_b", "moe"}
+KNOWN_PARALLEL_KEYS = {
+    *PARALLEL_KEYS, *EXTRA_PARALLEL_KEYS, "global_batch_tokens", "sequence_parallel",
+    "dp_overlap", "flash_attention",
+}  # fmt: skip
 # Upper bounds nobody can mean (check_model bounds layers, hidden, heads and sequence length).
 LIMITS = {"vocab": 10_000_000, "ffn": 10_000_000, "experts": 100_000}
 
@@ -88,7 +93,9 @@ def check_architecture(
     stored: Mapping[str, Any], params_b: float, global_batch_tokens: float
 ) -> tuple[ModelSpec, ParallelRequest]:
     """The stored architecture checked as the ranking will read it; raises TrainModelError."""
-    if not isinstance(stored, Mapping) or not isinstance(stored.get("model") or {}, Mapping):
+    if not isinstance(stored, Mapping) or not all(
+        isinstance(stored.get(part) or {}, Mapping) for part in ("model", "parallel")
+    ):
         raise TrainModelError(
             [
                 Message(
@@ -100,6 +107,23 @@ def check_architecture(
         )
     both = combine(stored, params_b, global_batch_tokens)
     raw = both["model"]
+    unknown = sorted(set(raw) - KNOWN_MODEL_KEYS) + sorted(
+        set(both["parallel"]) - KNOWN_PARALLEL_KEYS
+    )
+    if unknown:
+        names = ", ".join(unknown)
+        model_keys = ", ".join(sorted(KNOWN_MODEL_KEYS))
+        parallel_keys = ", ".join(sorted(KNOWN_PARALLEL_KEYS))
+        raise TrainModelError(
+            [
+                Message(
+                    "architecture_unknown_keys",
+                    f"Unknown architecture inputs: {names}. Model: {model_keys}; "
+                    f"parallel: {parallel_keys}.",
+                    f"未知的架构参数：{names}。模型参数：{model_keys}；并行参数：{parallel_keys}。",
+                )
+            ]
+        )
     moe = raw.get("moe")
     sizes = (
         ("model_vocab_range", "vocab", raw.get("vocab") or None, LIMITS["vocab"]),

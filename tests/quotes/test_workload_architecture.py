@@ -118,6 +118,16 @@ def test_the_api_checks_the_architecture(api_as, analyst_a):  # type: ignore[no-
     body["architecture"] = {"model": {**LLAMA70, "moe": {"top_k": 2}}}
     r = api.post("/api/v1/workloads/", body, format="json")
     assert r.status_code == 400 and "number of experts" in r.json()["architecture"][0]
+    body["architecture"] = {"model": {**LLAMA70, "layer": 80}, "parallel": {"tpp": 2}}
+    r = api.post("/api/v1/workloads/", body, format="json")
+    assert (
+        r.status_code == 400
+        and "Unknown architecture inputs: layer, tpp" in r.json()["architecture"][0]
+    )
+    body["architecture"] = {"model": LLAMA70, "parallel": [8]}
+    assert api.post("/api/v1/workloads/", body, format="json").status_code == 400
+    body["architecture"] = {"model": {**LLAMA70, "layers": "eighty"}}
+    assert api.post("/api/v1/workloads/", body, format="json").status_code == 400
     body["architecture"] = "llama"
     assert api.post("/api/v1/workloads/", body, format="json").status_code == 400
     body["architecture"] = {"model": LLAMA70, "parallel": {"tp": 8}}
