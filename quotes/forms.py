@@ -10,11 +10,14 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from domain import money, plausibility
+from domain.trainmodel import TrainModelError
+from domain.trainmodel import presets as v2_presets
+from domain.trainmodel.workload import check_architecture, message_field
 from vendors.models import DataCentre, Vendor
 
 from .choices import InvoiceType
 from .models import GpuModel, QuoteVersion, WorkloadProfile
-from .presets import PRESETS
+from .presets import architecture_from_fields, architecture_initial, preset_links
 from .services import VERSION_FIELDS
 from .validation import plausibility_check, quote_version_errors
 
@@ -172,12 +175,51 @@ class ImportForm(forms.Form):
         return f
 
 
+def _workload_presets() -> list[tuple[str, str]]:
+    return [("", "—"), *preset_links()]
+
+
+def _whole(label: str, low: int, high: int) -> forms.IntegerField:
+    return forms.IntegerField(label=label, required=False, min_value=low, max_value=high)
+
+
 class WorkloadForm(forms.ModelForm):
-    preset = forms.ChoiceField(
-        choices=[("", "—")] + [(k, p["name"]) for k, p in PRESETS.items()],
-        required=False,
-        label=_("preset"),
+    """The workload as the analyst knows it: size and batch, optionally the architecture
+    (a preset of the training-time model fills it) and a fixed parallel layout; what is left
+    empty the ranking searches per offer (docs/MODEL.md §15)."""
+
+    preset = forms.ChoiceField(choices=_workload_presets, required=False, label=_("preset"))
+    layers = _whole(_("Layers"), 1, 10_000)
+    hidden = _whole(_("Hidden size"), 64, 1_000_000)
+    heads = _whole(_("Attention heads"), 1, 100_000)
+    kv_heads = _whole(_("KV heads (grouped-query attention)"), 1, 100_000)
+    ffn = _whole(_("FFN size"), 1, 10_000_000)
+    vocab = _whole(_("Vocabulary"), 1, 10_000_000)
+    seq_len = _whole(_("Sequence length"), 1, 100_000_000)
+    moe_experts = _whole(_("MoE experts"), 0, 100_000)
+    moe_top_k = _whole(_("Active experts per token"), 1, 100_000)
+    moe_active_params_b = forms.FloatField(
+        label=_("Active parameters (billions)"), required=False, min_value=0
     )
+    tp = _whole(_("Tensor parallel (tp)"), 1, 1_000_000)
+    pp = _whole(_("Pipeline parallel (pp)"), 1, 1_000_000)
+    dp = _whole(_("Data parallel (dp)"), 1, 1_000_000)
+    zero_stage = forms.TypedChoiceField(
+        label=_("ZeRO stage"),
+        required=False,
+        coerce=int,
+        empty_value=None,
+        choices=[("", _("Search per offer")), ("0", "0"), ("1", "1"), ("2", "2"), ("3", "3")],
+    )
+    microbatch = _whole(_("Microbatch (sequences)"), 1, 1_000_000)
+
+    ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len")
+    MOE_FIELDS = ("moe_experts", "moe_top_k", "moe_active_params_b")
+    PARALLEL_FIELDS = ("tp", "pp", "dp", "zero_stage", "microbatch")
+    BASIC_FIELDS = (
+        "name", "preset", "params_b", "tokens_per_step", "train_tokens", "flops_per_token_factor",
+        "grad_bytes", "strategy", "overlap", "mfu", "nodes", "notes",
+    )  # fmt: skip
 
     class Meta:
         model = WorkloadProfile
@@ -186,6 +228,30 @@ class WorkloadForm(forms.ModelForm):
             "grad_bytes", "strategy", "overlap", "mfu", "nodes", "train_tokens", "notes",
         ]  # fmt: skip
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        arch = self.instance.architecture if self.instance.pk else None
+        if arch and not self.is_bound:
+            self.initial.update(architecture_initial(arch))
+
+    def workload_data(self) -> dict:  # type: ignore[type-arg]
+        """cleaned_data as WorkloadProfile fields (the architecture packed in its JSON)."""
+        data = {k: v for k, v in self.cleaned_data.items() if k in self._meta.fields}
+        data["architecture"] = self.instance.architecture
+        return data
+
+    def fieldsets(self):  # type: ignore[no-untyped-def]
+        """(legend, fields) groups for the page."""
+        return [
+            (_("Workload"), [self[f] for f in self.BASIC_FIELDS]),
+            (_("Architecture (optional: a preset fills it)"), [self[f] for f in self.ARCH_FIELDS]),
+            (_("Mixture of experts (optional)"), [self[f] for f in self.MOE_FIELDS]),
+            (
+                _("Parallel layout (optional: empty values are searched per offer)"),
+                [self[f] for f in self.PARALLEL_FIELDS],
+            ),
+        ]
 
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
@@ -209,4 +275,32 @@ class WorkloadForm(forms.ModelForm):
         for f in hard:
             if f.field in self.fields and f.field not in self.errors and not f.low:
                 self.add_error(f.field, f.message.text(get_language()))
+        self._clean_architecture(data)
         return data
+
+    def _clean_architecture(self, data) -> None:  # type: ignore[no-untyped-def]
+        """Pack the architecture fields into WorkloadProfile.architecture, checked by the model's
+        own rules (domain/trainmodel/workload.py); each message goes to the field it is about."""
+        if self.errors:
+            return
+        arch = architecture_from_fields(data, data.get("preset") or "")
+        self.instance.architecture = arch
+        if arch is None:
+            return
+        if (
+            not any(data.get(f) is not None for f in ("layers", "hidden", "heads", "seq_len"))
+            and (data.get("preset") or "") not in v2_presets()
+        ):
+            missing = _("Enter the layers, hidden size, heads and sequence length (or pick a "
+                        "preset of a real model) to fix a layout or MoE experts.")  # fmt: skip
+            self.instance.architecture = None
+            self.add_error("layers", missing)
+            return
+        try:
+            check_architecture(arch, data["params_b"], float(data["tokens_per_step"]))
+        except TrainModelError as exc:
+            self.instance.architecture = None  # the model's clean would repeat them
+            lang = get_language()
+            for m in exc.messages:
+                field = message_field(m.code)
+                self.add_error(field if field in self.fields else None, m.text(lang))

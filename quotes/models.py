@@ -5,13 +5,16 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.models import TeamScoped
 from domain import money
+from domain.trainmodel.workload import architecture_problems
 
 from .choices import (
     CURRENCY_CHOICES,
@@ -384,6 +387,12 @@ class WorkloadProfile(TeamScoped):
         _("nodes used"), null=True, blank=True, help_text=_("Empty: all nodes of each offer.")
     )
     train_tokens = models.FloatField(_("tokens of the whole job"), null=True, blank=True)
+    # The architecture and the fixed parallel layout as the analyst knows them (predict_runs'
+    # names, without params_b and the batch: domain/trainmodel/workload.py); empty: a preset's
+    # or a GPT shape of params_b, the layout searched per offer.
+    architecture = models.JSONField(
+        _("architecture and parallel layout"), null=True, blank=True, default=None
+    )
     notes = models.TextField(_("notes"), blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
@@ -413,3 +422,13 @@ class WorkloadProfile(TeamScoped):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        if not self.architecture or self.params_b is None or not self.tokens_per_step:
+            return
+        problems = architecture_problems(
+            self.architecture, self.params_b, float(self.tokens_per_step), get_language()
+        )
+        if problems:
+            raise ValidationError({"architecture": problems})

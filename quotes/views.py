@@ -20,7 +20,7 @@ from .filters import QuoteListFilter, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
 from .models import Quote, WorkloadProfile
-from .presets import PRESETS, preset_data
+from .presets import is_preset, preset_data, preset_links
 from .selectors import quote_get, quote_list, quote_list_rows, workload_list
 from .services import (
     VERSION_FIELDS,
@@ -271,23 +271,23 @@ class WorkloadCreateView(TeamWriteMixin, View):
         key = request.GET.get("preset")
         initial = (
             preset_data(key)
-            if key in PRESETS
+            if is_preset(key)
             else {"flops_per_token_factor": 6.0, "grad_bytes": 2.0, "overlap": 0.5}
         )
         return render(request, "quotes/workload_form.html", {
-            "form": WorkloadForm(initial=initial), "presets": PRESETS,
+            "form": WorkloadForm(initial=initial), "presets": preset_links(),
         })  # fmt: skip
 
     def post(self, request):  # type: ignore[no-untyped-def]
         form = WorkloadForm(request.POST)
         if form.is_valid():
             try:
-                workload_create(team=self.team, data=form.cleaned_data)
+                workload_create(team=self.team, data=form.workload_data())
                 messages.success(request, _("Workload saved."))
                 return redirect("quotes:workloads")
             except ValidationError as exc:
                 _apply_errors(form, exc)
-        ctx = {"form": form, "presets": PRESETS}
+        ctx = {"form": form, "presets": preset_links()}
         return render(request, "quotes/workload_form.html", ctx, status=400)
 
 

@@ -150,7 +150,7 @@ def snapshot_architecture(snapshot: Mapping[str, Any]) -> Architecture:
             model = model_from(given.get("model"))
             check_model(model)
             parallel = parallel_from(given["parallel"]) if given.get("parallel") else None
-            return Architecture(model, parallel, None, "given")
+            return Architecture(model, parallel, None, str(key) if key else "given")
         if not key:
             return GENERIC
         found = preset(str(key))

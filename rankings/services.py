@@ -19,6 +19,7 @@ from domain import eligibility, money
 from domain.messages import Message
 from domain.trainmodel import presets as v2_presets
 from domain.trainmodel import ranking as v2
+from domain.trainmodel.workload import combine
 from quotes.models import GpuModel, Quote, WorkloadProfile
 
 from .decision import OfferDecision, decide
@@ -209,6 +210,12 @@ def snapshot_build(  # type: ignore[no-untyped-def]
         "workload_name": workload.name,
         # a workload made from a preset of the training-time model brings its architecture
         "workload_preset": workload.preset if workload.preset in v2_presets() else None,
+        # the architecture and fixed layout the analyst entered (wins over the preset's)
+        "workload_architecture": (
+            combine(workload.architecture, workload.params_b, float(workload.tokens_per_step))
+            if workload.architecture
+            else None
+        ),
         "offers": [
             offer_dict(q, _flags(per_quote[q.pk]), basis) for q in quotes if q.current_version_id
         ],

@@ -10,12 +10,16 @@ Run: DJANGO_SETTINGS_MODULE=portal.settings .venv/bin/python scripts/bench_ranki
 quotes, times (a) loading them exactly as a ranking does (`rankings.selectors.ranking_quotes`) and
 (b) ranking them (snapshot build + `rank_snapshot` + `decide`: eligibility, ranges and ties, the
 code path of the web ranking), prints both and the ratio (goal <= 2), then deletes the team.
+Without BENCH_NODES it runs both settings, each in a fresh process (cold caches): 16 servers and
+each offer's own size, and prints both ratios at the end.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import re
+import subprocess
 import sys
 import time
 import uuid
@@ -24,6 +28,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+
+
+def _both() -> None:
+    """Run the benchmark at 16 servers and at each offer's own size; print both ratios."""
+    ratios = {}
+    for nodes in ("16", "0"):
+        env = {**os.environ, "BENCH_NODES": nodes}
+        run = subprocess.run(
+            [sys.executable, __file__], env=env, capture_output=True, text=True, check=False
+        )
+        print(f"--- BENCH_NODES={nodes}\n{run.stdout}{run.stderr}", flush=True)
+        found = re.search(r"ratio rank / load = ([0-9.]+)", run.stdout)
+        ratios[nodes] = found.group(1) if found else "failed"
+    print(
+        f"ratios rank / load: BENCH_NODES=16 {ratios['16']}, BENCH_NODES=0 (per offer) "
+        f"{ratios['0']} (goal <= 2)"
+    )
+
+
+if __name__ == "__main__" and "BENCH_NODES" not in os.environ:
+    _both()
+    sys.exit(0)
 
 import django  # noqa: E402
 

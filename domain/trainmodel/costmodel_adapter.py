@@ -65,6 +65,8 @@ def from_costmodel(
         nics_per_node=offer.nics_per_node,
         fabric=offer.fabric,
         measured_busbw_gbps=busbw,
+        rail_optimised=offer.rail_optimised,
+        servers_per_rack=offer.servers_per_rack,
     )
     parallel = ParallelRequest(
         global_batch_tokens=workload.tokens_per_step,

@@ -59,6 +59,10 @@ class Cluster:
     busbw_table: tuple[tuple[float, float], ...] = ()
     measured_link_gbps: float | None = None  # iperf3 / perftest: one NIC, one direction
     link_bidirectional: bool = False  # the link figure adds both directions: halve it
+    # Rail-optimised servers (NIC i of every server on leaf i); None: not said, taken as rails.
+    # Without rails the NICs of a server share its rack's switch (servers_per_rack servers).
+    rail_optimised: bool | None = None
+    servers_per_rack: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,24 @@ FABRIC_ALPHA_S = {"ib": 5e-6, "roce": 8e-6, "tcp": 50e-6}
 INTRA_EFFICIENCY = {"nvlink": 0.82, "pcie": 0.80, "hccs": 0.80}
 INTRA_ALPHA_S = {"nvlink": 3e-6, "pcie": 5e-6, "hccs": 5e-6}
 
+# Rails (MODEL.md §Links, rail-optimised fabrics). With rail-optimised servers (NVIDIA DGX
+# SuperPOD reference architecture; Wang et al., "Rail-only", arXiv:2307.12169) NIC i of every
+# server sits on leaf i, so NCCL's inter-node ring of local rank i stays on rail i: one switch
+# hop, no spine, whatever the number of servers. Without rails all NICs of a server go to its
+# rack's switch; a group spanning more servers than one rack holds crosses the spine: two more
+# switch hops per ring step and flows hashed onto spine uplinks by ECMP, which collide (Meta,
+# Gangidi et al., SIGCOMM 2024, "RDMA over Ethernet for distributed AI training at Meta scale":
+# more ECMP entropy per connection improved AllReduce by up to 40% over plain ECMP). Assumption:
+# the spine path delivers 0.8 of the rail path (between plain ECMP's ~1/1.4 and 1). Unknown rails
+# are taken as rails (shown as an assumption); measured busbw already includes the topology.
+NON_RAIL_SPINE_EFFICIENCY = 0.8
+# One switch traversal: ~0.1-0.2 us on InfiniBand, ~0.5 us cut-through Ethernet, 1 us TCP path.
+SWITCH_HOP_S = {"ib": 0.15e-6, "roce": 0.5e-6, "tcp": 1e-6}
+# Servers per rack switch when the quote does not say: 4 eight-GPU servers per rack (DGX
+# SuperPOD H100 reference architecture).
+DEFAULT_SERVERS_PER_RACK = 4
+NO_SPINE = 1 << 30
+
 # Volume factor per rank (x S) and ring steps (x (n-1)) per collective kind.
 _VOLUME = {"ar": 2.0, "ag": 1.0, "rs": 1.0, "a2a": 1.0}
 _STEPS = {"ar": 2.0, "ag": 1.0, "rs": 1.0, "a2a": 1.0}
@@ -42,6 +60,10 @@ class Links:
     gpus_per_node: int
     basis: str  # "measured" or "nominal"
     table: tuple[tuple[float, float], ...] = ()
+    # A cross-node group over more than `spine_after` servers crosses the spine (no rails).
+    spine_after: int = NO_SPINE
+    spine_factor: float = 1.0
+    spine_alpha_s: float = 0.0
 
     def inter_at(self, message_bytes: float) -> float:
         """Inter-node bytes/s per rank at a message size (evidence table when given)."""
@@ -70,6 +92,13 @@ def links_for(cluster: Cluster) -> Links:
         per_gpu = link * cluster.nics_per_node / max(cluster.gpus_per_node, 1) / 8 * 1e9
         inter = per_gpu * FABRIC_EFFICIENCY.get(cluster.fabric, 0.35)
         basis = "measured"
+    spine: dict[str, float | int] = {}
+    if cluster.rail_optimised is False and basis == "nominal":
+        spine = {
+            "spine_after": cluster.servers_per_rack or DEFAULT_SERVERS_PER_RACK,
+            "spine_factor": NON_RAIL_SPINE_EFFICIENCY,
+            "spine_alpha_s": 2 * SWITCH_HOP_S.get(cluster.fabric, 1e-6),
+        }
     return Links(
         intra_bps=intra,
         intra_alpha_s=INTRA_ALPHA_S.get(gpu.intra_kind, 5e-6),
@@ -78,6 +107,7 @@ def links_for(cluster: Cluster) -> Links:
         gpus_per_node=cluster.gpus_per_node,
         basis=basis,
         table=table,
+        **spine,  # type: ignore[arg-type]
     )
 
 
@@ -107,16 +137,22 @@ def collective_s(kind: str, size_bytes: float, n: int, stride: int, links: Links
         return 0.0
     local, nodes = placement(n, stride, links.gpus_per_node)
     steps = _STEPS[kind]
-    latency = steps * ((local - 1) * links.intra_alpha_s + (nodes - 1) * links.inter_alpha_s)
+    inter_alpha, inter_bps = links.inter_alpha_s, 0.0
+    if nodes > 1:
+        inter_bps = links.inter_at(size_bytes)
+        if nodes > links.spine_after:  # no rails and more servers than one rack: the spine
+            inter_alpha += links.spine_alpha_s
+            inter_bps *= links.spine_factor
+    latency = steps * ((local - 1) * links.intra_alpha_s + (nodes - 1) * inter_alpha)
     volume = _VOLUME[kind] * (n - 1) / n * size_bytes
     if nodes == 1:
         return latency + volume / links.intra_bps
     if kind == "a2a":
         # Peers inside the server go over NVLink, the rest over the NICs, at the same time.
         intra = (local - 1) / n * size_bytes / links.intra_bps
-        inter = (n - local) / n * size_bytes / links.inter_at(size_bytes)
+        inter = (n - local) / n * size_bytes / inter_bps
         return latency + max(intra, inter)
-    return latency + volume / links.inter_at(size_bytes)
+    return latency + volume / inter_bps
 
 
 def p2p_s(size_bytes: float, crosses_nodes: bool, links: Links) -> float:

@@ -122,9 +122,9 @@ def rank(
         if isinstance(verdict, tuple):
             problems.append(cm.OfferProblem(result.offer_id, verdict))
             continue
-        low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
-        if offer.measured_gbps is None or offer.measured_p50_gbps is None:
-            low_est = verdict
+        low_est: Estimate | tuple[Message, ...] = verdict
+        if offer.measured_gbps is not None and offer.measured_p50_gbps is not None:
+            low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
         changes = _figures(result, offer, verdict, low_est, workload, scenario, arch)
         figures.append((changes["cost_per_eth"], result.offer_id, result, changes))
     figures.sort(key=lambda row: (row[0], row[1]))
@@ -156,7 +156,7 @@ class _Judge:
         key = (
             offer.gpu, offer.gpus_per_node, nodes, offer.nic_gbps, offer.nics_per_node,
             offer.fabric, offer.measured_gbps, offer.measured_kind, offer.storage_gbyte_s,
-            offer.repair_hours, offer.spare_nodes,
+            offer.repair_hours, offer.spare_nodes, offer.rail_optimised, offer.servers_per_rack,
         )  # fmt: skip
         found = self.seen.get(key)
         if found is None:

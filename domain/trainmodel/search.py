@@ -50,6 +50,19 @@ def _bad(code: str, en: str, zh: str) -> TrainModelError:
 
 def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> None:
     """Refuse impossible layouts the workload gives."""
+    check_request(model, req)
+    fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
+    if fixed > cluster.gpus:
+        raise _bad(
+            "layout_too_large",
+            f"The layout needs {fixed} GPUs (tp x pp x cp x dp) but the offer has {cluster.gpus}.",
+            f"该并行布局需要 {fixed} 块 GPU（tp×pp×cp×dp），但报价只有 {cluster.gpus} 块。",
+        )
+
+
+def check_request(model: ModelSpec, req: ParallelRequest) -> None:
+    """Refuse a parallel request no offer can run (it does not split the model); the offer's
+    size is check_given's part."""
     errors: list[Message] = []
     for name in ("tp", "pp", "dp", "cp", "ep", "microbatch", "interleave"):
         value = getattr(req, name)
@@ -102,13 +115,6 @@ def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> Non
             f"Expert parallel {req.ep} does not divide the {model.moe.experts} experts.",
             f"专家并行度 {req.ep} 不能整除专家数 {model.moe.experts}。",
         )
-    fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
-    if fixed > cluster.gpus:
-        raise _bad(
-            "layout_too_large",
-            f"The layout needs {fixed} GPUs (tp x pp x cp x dp) but the offer has {cluster.gpus}.",
-            f"该并行布局需要 {fixed} 块 GPU（tp×pp×cp×dp），但报价只有 {cluster.gpus} 块。",
-        )
     if req.cp and model.seq_len % req.cp:
         raise _bad(
             "cp_seq_len",
@@ -132,14 +138,7 @@ def _splits(
     cps = [req.cp] if req.cp else [1]
     for tp in tps:
         for cp in cps:
-            if req.pp:
-                pps = [req.pp]
-            else:
-                pps = [
-                    p
-                    for p in range(1, model.layers + 1)
-                    if pipeline_splits(model.layers, p) and tp * cp * p <= cluster.gpus
-                ]
+            pps = [req.pp] if req.pp else _pipeline_degrees(model.layers, tp * cp, cluster.gpus)
             for pp in pps:
                 used = tp * cp * pp
                 if req.dp:
@@ -160,6 +159,11 @@ def search(
     evaluated = pruned = 0
     smallest: tuple[float, Layout] | None = None
     card = cluster.gpu.memory_gb
+    sub_shape = (model, req, cluster.gpu, cluster.gpus_per_node, links, global_batch_sequences)
+    # An upper bound on the best step time: the best layout of the same hardware at another node
+    # count, re-scaled to this one, if it is one of this search's own candidates (so the bound is
+    # met by a candidate and pruning with it can never discard the layout the full search picks).
+    ceiling = _seed_step_s(model, cluster, links, req, global_batch_sequences, sub_shape)
     for tp, cp, pp, dp in _splits(model, cluster, req):
         sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
         for ep in _eps(model, req, dp):
@@ -180,9 +184,7 @@ def search(
                         sp,
                         req.flash_attention,
                     )
-                    if best is not None and (
-                        lower_bound_s(model, cluster, links, base, m) >= best.step.step_s
-                    ):
+                    if _hopeless(lower_bound_s(model, cluster, links, base, m), best, ceiling):
                         pruned += 1  # even its cheapest recomputation computes too long
                         continue
                     found = _fitting(model, req, base, m, card)
@@ -192,7 +194,7 @@ def search(
                     for layout, mem in found[0]:
                         # Branch and bound: compute, in-layer traffic and bubble already too slow.
                         bound = lower_bound_s(model, cluster, links, layout, m)
-                        if best is not None and bound >= best.step.step_s:
+                        if _hopeless(bound, best, ceiling):
                             pruned += 1
                             continue
                         step = step_time(
@@ -215,9 +217,78 @@ def search(
                     if need is not None and (smallest is None or need[0] < smallest[0]):
                         smallest = need
                     break
+    if best is not None:
+        _SEEDS[sub_shape] = best.layout
     if smallest is None:
         return SearchResult(best, evaluated, None, None, pruned)
     return SearchResult(best, evaluated, smallest[0], smallest[1], pruned)
+
+
+def _hopeless(bound: float, best: Candidate | None, ceiling: float | None) -> bool:
+    """A candidate whose lower bound reaches the best step so far cannot win (ties keep the
+    earlier one), nor one whose bound exceeds the seed's step (a candidate at least that fast
+    exists; equality is kept, so the earliest of equal layouts still wins)."""
+    if best is not None and bound >= best.step.step_s:
+        return True
+    return ceiling is not None and bound > ceiling
+
+
+# Best layout per hardware sub-shape (model, request, GPU, GPUs per server, links, batch) from
+# an earlier search: offers that differ only in their node count seed each other's bound.
+_SEEDS: dict[tuple[object, ...], Layout] = {}
+_SEEDS_MAX = 4096
+
+
+def _seed_step_s(
+    model: ModelSpec,
+    cluster: Cluster,
+    links: Links,
+    req: ParallelRequest,
+    seqs: int,
+    sub_shape: tuple[object, ...],
+) -> float | None:
+    """The step time of the sub-shape's earlier best layout at this node count, when that
+    layout is one of this search's candidates (same enumeration rules), else None."""
+    seed = _SEEDS.get(sub_shape)
+    if seed is None:
+        if len(_SEEDS) > _SEEDS_MAX:
+            _SEEDS.clear()
+        return None
+    tp, cp, pp = seed.tp, seed.cp, seed.pp
+    gpn = min(cluster.gpus_per_node, cluster.gpus)
+    used = tp * cp * pp
+    if req.tp is None and (gpn % tp or model.heads % tp):
+        return None
+    if req.cp is None and cp != 1:
+        return None
+    if req.pp is None and pp not in _pipeline_degrees(model.layers, tp * cp, cluster.gpus):
+        return None
+    if req.dp:
+        dp = req.dp
+        if used * dp > cluster.gpus:
+            return None
+    elif cluster.gpus % used:
+        return None
+    else:
+        dp = cluster.gpus // used
+    if seed.ep not in _eps(model, req, dp):
+        return None
+    if seed.microbatch not in ([req.microbatch] if req.microbatch else MICROBATCHES):
+        return None
+    m = -(-seqs // (dp * seed.microbatch))
+    if seed.interleave not in _interleaves(model, req, pp, m):
+        return None
+    sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
+    base = Layout(
+        tp, pp, dp, cp, seed.ep, 0, seed.microbatch, req.recompute or "none", seed.interleave,
+        sp, req.flash_attention,
+    )  # fmt: skip
+    fits = _fitting(model, req, base, m, cluster.gpu.memory_gb)[0]
+    if not fits:
+        return None
+    layout = next((lay for lay, _mem in fits if lay.recompute == seed.recompute), fits[0][0])
+    step = step_time(model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap)
+    return step.step_s
 
 
 def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
@@ -228,14 +299,22 @@ def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
     return [e for e in _divisors(dp) if model.moe.experts % e == 0 and e <= 64] or [1]
 
 
+@lru_cache(maxsize=4096)
+def _pipeline_degrees(layers: int, tpcp: int, gpus: int) -> list[int]:
+    return [p for p in range(1, layers + 1) if pipeline_splits(layers, p) and tpcp * p <= gpus]
+
+
 def _interleaves(model: ModelSpec, req: ParallelRequest, pp: int, m: int) -> list[int]:
     if req.interleave:
         return [req.interleave]
     if pp == 1:
         return [1]
-    return [
-        v for v in INTERLEAVES if pipeline_splits(model.layers, pp * v) and (v == 1 or m % pp == 0)
-    ]
+    return _interleave_degrees(model.layers, pp, m % pp == 0)
+
+
+@lru_cache(maxsize=4096)
+def _interleave_degrees(layers: int, pp: int, even: bool) -> list[int]:
+    return [v for v in INTERLEAVES if pipeline_splits(layers, pp * v) and (v == 1 or even)]
 
 
 @lru_cache(maxsize=65536)  # memory does not depend on the network: offers share the answer

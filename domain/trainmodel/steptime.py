@@ -76,18 +76,26 @@ def _passes(recompute: str) -> float:
     return 4.0 if recompute == "full" else 3.0
 
 
-@lru_cache(maxsize=65536)
 def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
-    tokens = layout.microbatch * model.seq_len
-    flops = model_flops_per_token(model) + recompute_flops_per_token(model, layout.recompute)
-    per_gpu = tokens * flops / (layout.tp * layout.pp * layout.cp)
-    peak = gpu.bf16_tflops * 1e12
-    gemm_s = per_gpu / (peak * compute_efficiency(gpu, model, layout.tp))
-    layers = model.layers / layout.pp
-    moved = (
-        ELEMENTWISE_BYTES * tokens / layout.cp * model.hidden * layers * _passes(layout.recompute)
+    return _mb_compute_s(
+        model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute
     )
-    return gemm_s + moved / layout.tp / (gpu.hbm_tbps * 1e12)
+
+
+# Speed (docs/MODEL.md §9): the per-microbatch figures do not depend on dp, so they are cached
+# on the layout's other degrees and shared by offers of the same hardware with other node counts.
+@lru_cache(maxsize=262144)
+def _mb_compute_s(
+    model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str
+) -> float:
+    tokens = microbatch * model.seq_len
+    flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
+    per_gpu = tokens * flops / (tp * pp * cp)
+    peak = gpu.bf16_tflops * 1e12
+    gemm_s = per_gpu / (peak * compute_efficiency(gpu, model, tp))
+    layers = model.layers / pp
+    moved = ELEMENTWISE_BYTES * tokens / cp * model.hidden * layers * _passes(recompute)
+    return gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)
 
 
 def lower_bound_s(
@@ -95,31 +103,52 @@ def lower_bound_s(
 ) -> float:
     """A step can be no shorter than its microbatches' compute and in-layer communication,
     plus the pipeline bubble over them (used by the search to skip hopeless layouts)."""
-    c_mb = microbatch_compute_s(model, cluster.gpu, layout)
-    tpcp, ep = _microbatch_comm_s(model, layout, links)
-    per_mb = c_mb + tpcp + ep
+    per_mb = _per_microbatch_s(
+        model, cluster.gpu, links, layout.tp, layout.pp, layout.cp, layout.ep,
+        layout.microbatch, layout.recompute, layout.sequence_parallel,
+    )  # fmt: skip
     bubble = (layout.pp - 1) / layout.interleave if layout.pp > 1 else 0.0
     return (microbatches + bubble) * per_mb
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=262144)
+def _per_microbatch_s(
+    model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, ep: int,
+    microbatch: int, recompute: str, sequence_parallel: bool,
+) -> float:  # fmt: skip
+    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute)
+    tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
+    return c_mb + tpcp + ep_s
+
+
 def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
     """(tp + cp collectives, ep all-to-alls) of one microbatch on one stage."""
-    layers = model.layers / layout.pp
-    extra = 1 if layout.recompute == "full" else 0
-    tokens = layout.microbatch * model.seq_len / layout.cp
+    return _mb_comm_s(
+        model, links, layout.tp, layout.pp, layout.cp, layout.ep, layout.microbatch,
+        layout.recompute, layout.sequence_parallel,
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=262144)
+def _mb_comm_s(
+    model: ModelSpec, links: Links, tp: int, pp: int, cp: int, ep: int, microbatch: int,
+    recompute: str, sequence_parallel: bool,
+) -> tuple[float, float]:  # fmt: skip
+    layers = model.layers / pp
+    extra = 1 if recompute == "full" else 0
+    tokens = microbatch * model.seq_len / cp
     activation = tokens * model.hidden * ACT_BYTES
-    tp = (4 + 2 * extra) * layers * collective_s("ar", activation, layout.tp, 1, links)
+    tp_s = (4 + 2 * extra) * layers * collective_s("ar", activation, tp, 1, links)
     kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
-    kv = layout.microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
-    cp = (2 + extra) * layers * collective_s("ag", kv, layout.cp, layout.tp, links)
-    ep = 0.0
-    if model.moe is not None and layout.ep > 1:
-        routed = tokens / (layout.tp if layout.sequence_parallel else 1)
+    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
+    cp_s = (2 + extra) * layers * collective_s("ag", kv, cp, tp, links)
+    ep_s = 0.0
+    if model.moe is not None and ep > 1:
+        routed = tokens / (tp if sequence_parallel else 1)
         size = routed * model.hidden * model.moe.top_k * ACT_BYTES
-        stride = layout.tp * layout.cp
-        ep = (4 + 2 * extra) * layers * collective_s("a2a", size, layout.ep, stride, links)
-    return tp + cp, ep
+        stride = tp * cp
+        ep_s = (4 + 2 * extra) * layers * collective_s("a2a", size, ep, stride, links)
+    return tp_s + cp_s, ep_s
 
 
 def _dp_exposed_s(

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from domain import plausibility
+from domain.trainmodel.workload import architecture_problems
 from vendors.models import DataCentre, Vendor
 
 from ..models import GpuModel, Quote, QuoteVersion, WorkloadProfile
@@ -123,3 +124,17 @@ class WorkloadProfileSerializer(serializers.ModelSerializer):
     class Meta:
         model = WorkloadProfile
         exclude = ("team",)
+
+    def validate(self, attrs):  # type: ignore[no-untyped-def]
+        """The architecture checked by the training-time model's rules (bilingual messages in
+        the request's language): {"model": {layers, hidden, heads, ...}, "parallel": {tp, ...}}."""
+        attrs = super().validate(attrs)
+        current = self.instance
+        arch = attrs.get("architecture", current.architecture if current else None)
+        params_b = attrs.get("params_b", current.params_b if current else None)
+        tokens = attrs.get("tokens_per_step", current.tokens_per_step if current else None)
+        if arch and params_b and tokens:
+            problems = architecture_problems(arch, params_b, float(tokens), get_language())
+            if problems:
+                raise serializers.ValidationError({"architecture": problems})
+        return attrs
