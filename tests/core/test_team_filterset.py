@@ -63,7 +63,8 @@ def test_filters_are_the_instances_own_and_method_filters_call_their_own_filters
 
 
 def test_vendor_filter_form_keeps_its_labels_choices_and_fast_widgets(team_a):  # type: ignore[no-untyped-def]
-    fs = VendorFilter({"findings": "critical"}, queryset=Vendor.objects.for_team(team_a), team=team_a)
+    vendors = Vendor.objects.for_team(team_a)
+    fs = VendorFilter({"findings": "critical"}, queryset=vendors, team=team_a)
     assert fs.is_valid()
     html = str(fs.form["findings"])
     assert '<option value="critical" selected>' in html

@@ -40,6 +40,19 @@ def test_quote_list_rows_follow_bulk_updates_and_new_versions(team_a, analyst_a,
     assert row["terms"]["nodes"] == 6 and row["terms"]["number"] == first["terms"]["number"] + 1
 
 
+def test_api_lists_take_a_fixed_number_of_queries(
+    team_a, analyst_a, api_as, django_assert_max_num_queries
+):  # type: ignore[no-untyped-def]
+    vendors = [make_vendor(team_a, f"Q{i}") for i in range(3)]
+    for i in range(12):
+        make_quote(team_a, analyst_a, vendors[i % 3], label=f"q{i:02d}")
+    api = api_as(analyst_a)
+    for url in ("/api/v1/quotes/", "/api/v1/quotes/?sort=-rent", "/api/v1/vendors/"):
+        api.get(url)
+        with django_assert_max_num_queries(4):  # membership, count, page (+ a spare)
+            assert api.get(url).status_code == 200
+
+
 def test_vendor_list_rows_follow_bulk_updates(team_a, analyst_a, api_as):  # type: ignore[no-untyped-def]
     vendor = make_vendor(team_a, "Memo Vendor")
     api = api_as(analyst_a)
