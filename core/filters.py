@@ -12,14 +12,21 @@ FilterSet a view declares or ``filterset_fields`` generates; a page's FilterSet 
 
 from __future__ import annotations
 
+import copy
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 
 import django_filters
 from django.db import models
+from django.http import QueryDict
+from django_filters.filters import FilterMethod
 from django_filters.rest_framework import DjangoFilterBackend
 
 from accounts.middleware import request_membership
+from core.widgets import fast_widgets
+
+MODEL_CHOICE_FILTERS = (django_filters.ModelChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
 MAX_DEPTH = 3
 
@@ -50,9 +57,7 @@ def scope_model_choices(filterset: django_filters.FilterSet, team: Any) -> None:
     """Limit every model-choice filter of `filterset` over a team-owned model to `team`'s rows
     (no team: no rows). Must run before the filterset's form is built."""
     for flt in filterset.filters.values():
-        if not isinstance(
-            flt, django_filters.ModelChoiceFilter | django_filters.ModelMultipleChoiceFilter
-        ):
+        if not isinstance(flt, MODEL_CHOICE_FILTERS):
             continue
         queryset = flt.get_queryset(getattr(filterset, "request", None))
         if not isinstance(queryset, models.QuerySet):
@@ -82,13 +87,87 @@ class TeamFilterBackend(DjangoFilterBackend):
 _REQUEST_TEAM = object()
 
 
+def _filter_copy(flt: django_filters.Filter) -> django_filters.Filter:
+    """A filter of one FilterSet instance: a shallow copy of the declared one with what an
+    instance changes made its own (``extra``, which a model-choice filter writes its queryset
+    into, and the FilterMethod, which must call this instance's parent). django-filter
+    deep-copies every declared filter instead: a third of a list page's filter cost."""
+    new = copy.copy(flt)
+    new.extra = dict(flt.extra)
+    new.__dict__.pop("_field", None)
+    if isinstance(new.__dict__.get("filter"), FilterMethod):
+        new.filter = FilterMethod(new)
+    return new
+
+
 class TeamFilterSet(django_filters.FilterSet):
     """A FilterSet of a page and its API: ``team=`` scopes its id filters (a page passes it;
-    under the API's backend, which passes only ``request=``, it is the requesting team)."""
+    under the API's backend, which passes only ``request=``, it is the requesting team).
 
-    def __init__(self, *args: Any, team: Any = _REQUEST_TEAM, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    Built cheaply, as every list page and API list builds one per request: the declared
+    filters are copied shallowly (`_filter_copy`), and the form class (its fields, with the
+    fast widgets of core.widgets) is built once per FilterSet class. The class's model-choice
+    fields offer no rows; each form gets its own team's rows (`form`), so a field a form
+    forgot to scope would offer nothing rather than another team's rows."""
+
+    def __init__(
+        self,
+        data: Any = None,
+        queryset: Any = None,
+        *,
+        request: Any = None,
+        prefix: str | None = None,
+        team: Any = _REQUEST_TEAM,
+    ) -> None:
+        # django_filters.FilterSet.__init__, with `_filter_copy` for its deepcopy
+        if queryset is None:
+            queryset = self._meta.model._default_manager.all()
+        model = queryset.model
+        self.is_bound = data is not None
+        self.data = data or QueryDict()
+        self.queryset = queryset
+        self.request = request
+        self.form_prefix = prefix
+        self.filters = {name: _filter_copy(f) for name, f in self.base_filters.items()}
+        for flt in self.filters.values():
+            flt.model = model
+            flt.parent = self
         if team is _REQUEST_TEAM:
-            team = request_team(getattr(self, "request", None))
+            team = request_team(request)
         self.team = team
         scope_model_choices(self, team)
+
+    @classmethod
+    def _team_form_class(cls, model: type[models.Model]) -> type:
+        form_class = cls.__dict__.get("_cached_form_class")
+        if form_class is None:
+            fields = {}
+            for name, declared in cls.base_filters.items():
+                flt = _filter_copy(declared)
+                flt.model = model
+                if isinstance(flt, MODEL_CHOICE_FILTERS) and isinstance(
+                    flt.queryset, models.QuerySet
+                ):
+                    flt.queryset = flt.queryset.none()  # each form sets its team's rows
+                fields[name] = flt.field
+            form_class = type(f"{cls.__name__}Form", (cls._meta.form,), fields)
+            fast_widgets(SimpleNamespace(fields=form_class.base_fields))  # type: ignore[arg-type]
+            cls._cached_form_class = form_class
+        return form_class
+
+    def get_form_class(self) -> type:
+        return self._team_form_class(self.queryset.model)
+
+    @property
+    def form(self):  # type: ignore[no-untyped-def]
+        if not hasattr(self, "_form"):
+            form_class = self.get_form_class()
+            if self.is_bound:
+                form = form_class(self.data, prefix=self.form_prefix)
+            else:
+                form = form_class(prefix=self.form_prefix)
+            for name, flt in self.filters.items():
+                if isinstance(flt, MODEL_CHOICE_FILTERS):
+                    form.fields[name].queryset = flt.get_queryset(self.request)
+            self._form = form
+        return self._form

@@ -90,6 +90,14 @@ def with_monthly_rent(qs: QuerySet[Quote], basis: str = money.DEFAULT_TAX_BASIS)
     return qs.annotate(rent=rent, total_gpus=total_gpus)
 
 
+def sorts_by_rent(data) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the list's order (``sort=``, comma-separated) reads the annotations of
+    `with_monthly_rent`: a list that does not show them sorts without building them (their
+    expression tree cost more than the rest of the query)."""
+    sort = (data.get("sort") if data else None) or ""
+    return any(part.strip().lstrip("-") in ("rent", "gpus") for part in sort.split(","))
+
+
 def gpu_choices() -> list[tuple[str, str]]:
     return [(key, key) for key in GpuModel.objects.order_by("key").values_list("key", flat=True)]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.db.models import QuerySet
 
 from .models import Quote, WorkloadProfile
@@ -22,11 +24,21 @@ def quote_list_rows(*, team) -> QuerySet[Quote]:  # type: ignore[no-untyped-def]
     it never prints), and the monthly rent. Built afresh rather than from the filtered list
     query: the page's ids are chosen already. Keep in step with templates/quotes/quote_list.html;
     tests pin its query count."""
+    if team is None:
+        return Quote.objects.none()
+    return _list_rows(team.tax_basis).filter(team=team)
+
+
+@functools.cache
+def _list_rows(basis: str) -> QuerySet[Quote]:
+    """quote_list_rows of every team, per tax basis, built once per process: resolving the
+    rent's expression tree cost a list request more than its SQL did. Never evaluated itself:
+    each use is a filtered clone."""
     from .filters import with_monthly_rent
 
     v = "current_version__"
     return (
-        with_monthly_rent(Quote.objects.for_team(team), team.tax_basis)
+        with_monthly_rent(Quote.objects.all(), basis)
         .select_related("vendor", f"{v}gpu")
         .only(
             "pk", "label", "is_current", "vendor_id", "current_version_id", "measured_gbps",

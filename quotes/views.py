@@ -16,7 +16,7 @@ from core.paging import page_by_ids
 from domain import formatting
 
 from .export import import_template, quote_list_export
-from .filters import QuoteListFilter, with_monthly_rent
+from .filters import QuoteListFilter, sorts_by_rent, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
 from .models import Quote, WorkloadProfile
@@ -52,13 +52,13 @@ def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untype
             form.add_error(field if field in form.fields else None, m)
 
 
-def _list_filter(request, team) -> QuoteListFilter:  # type: ignore[no-untyped-def]
-    """The list's FilterSet over the team's quotes with their monthly rent (page and export)."""
-    return QuoteListFilter(
-        request.GET or None,
-        queryset=with_monthly_rent(quote_list(team=team), team.tax_basis),
-        team=team,
-    )
+def _list_filter(request, team, *, rent: bool = True) -> QuoteListFilter:  # type: ignore[no-untyped-def]
+    """The list's FilterSet over the team's quotes, with their monthly rent unless `rent` is
+    False (the page, whose rows bring their own, needs it only to sort by it)."""
+    qs = quote_list(team=team)
+    if rent:
+        qs = with_monthly_rent(qs, team.tax_basis)
+    return QuoteListFilter(request.GET or None, queryset=qs, team=team)
 
 
 class QuoteListView(TeamRequiredMixin, View):
@@ -68,7 +68,7 @@ class QuoteListView(TeamRequiredMixin, View):
 
     def get(self, request):  # type: ignore[no-untyped-def]
         basis = self.team.tax_basis
-        filterset = _list_filter(request, self.team)
+        filterset = _list_filter(request, self.team, rent=sorts_by_rent(request.GET))
         per_page = filterset.rows_per_page(self.per_page)
         page = page_by_ids(
             filterset.qs, per_page, request.GET.get("page"), rows=quote_list_rows(team=self.team)

@@ -4,6 +4,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from core.serializer_memo import MemoListSerializer
 from domain import plausibility
 from domain.trainmodel.workload import architecture_problems
 from vendors.models import DataCentre, Vendor
@@ -85,13 +86,23 @@ class QuoteSerializer(serializers.ModelSerializer):
             "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id",
             "measured_at", "revision", "created_at", "updated_at",
         )  # fmt: skip
+        list_serializer_class = MemoListSerializer  # each unchanged row serialised once
 
-    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
+    def get_fields(self):  # type: ignore[no-untyped-def]
+        # built when first used (a list whose rows are all known never builds them)
+        fields = super().get_fields()
         team = self.context.get("team")
         if team is not None:
-            self.fields["vendor"].queryset = Vendor.objects.for_team(team)
-            self.fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
+            fields["vendor"].queryset = Vendor.objects.for_team(team)
+            fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
+        return fields
+
+    def fresh(self, quote: Quote, answer: dict) -> dict:  # type: ignore[type-arg]
+        """A list row kept by MemoListSerializer (keyed by the quote's own columns), with its
+        terms as the current version gives them now (their own cache holds the GPU's key)."""
+        version = quote.current_version
+        answer["terms"] = None if version is None else _TERMS_OUT.to_representation(version)
+        return answer
 
     def validate(self, attrs):  # type: ignore[no-untyped-def]
         terms = attrs.get("current_version")
@@ -118,6 +129,9 @@ class QuoteSerializer(serializers.ModelSerializer):
             terms["outliers_confirmed"] = [w.as_dict() for w in warnings]
         attrs.pop("confirm_outliers", None)
         return attrs
+
+
+_TERMS_OUT = QuoteTermsSerializer()  # read-only use: the list's terms
 
 
 class WorkloadProfileSerializer(serializers.ModelSerializer):

@@ -11,7 +11,7 @@ from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
 from domain import money
 
-from ..filters import QuoteFilter, with_monthly_rent
+from ..filters import QuoteFilter, sorts_by_rent, with_monthly_rent
 from ..models import GpuModel, Quote, WorkloadProfile
 from ..services import (
     QuoteConflict,
@@ -45,10 +45,13 @@ class QuoteViewSet(TeamScopedViewSet):
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         # `rent` (on the team's tax basis, as the page) and `total_gpus`, which the shared
-        # FilterSet sorts by (``sort=rent``)
+        # FilterSet sorts by (``sort=rent``); not built when the order does not read them
+        qs = super().get_queryset()
+        if not sorts_by_rent(getattr(self.request, "query_params", None)):
+            return qs
         team = self.get_team()
         basis = team.tax_basis if team is not None else money.DEFAULT_TAX_BASIS
-        return with_monthly_rent(super().get_queryset(), basis)
+        return with_monthly_rent(qs, basis)
 
     def get_serializer_context(self):  # type: ignore[no-untyped-def]
         return {**super().get_serializer_context(), "team": self.get_team()}

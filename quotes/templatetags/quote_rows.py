@@ -2,7 +2,8 @@
 
 The list is the portal's busiest page, and Django's template engine spent more time on its
 rows (25–100 of them, eight cells each) than the database spent finding them. This tag writes
-the same cells with `format_html` (every value escaped) and Django's own number filters, so
+the same cells with `fast_html` (format_html's output, every value escaped) and Django's
+own number filters, so
 the rows read as the template did. Keep in step with quotes.selectors.quote_list_rows, which
 loads only the columns used here.
 """
@@ -14,13 +15,13 @@ from typing import Any
 from django import template
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
 from core.templatetags.portal import bilingual
 from domain import formatting
 from quotes.models import Quote, QuoteVersion
+from vendors.templatetags.vendor_rows import fast_html, fast_html_rows
 
 register = template.Library()
 
@@ -41,8 +42,8 @@ _MUTED = SafeString(' class="muted"')  # a constant: nothing of the row's data
 @register.simple_tag
 def quote_rows(quotes: Any) -> SafeString:
     compare = gettext("Compare")
-    not_current = format_html(' <span class="muted small">({})</span>', gettext("not current"))
-    unverified = format_html('<span class="muted">{}</span>', gettext("unverified"))
+    not_current = fast_html(' <span class="muted small">({})</span>', gettext("not current"))
+    unverified = fast_html('<span class="muted">{}</span>', gettext("unverified"))
     # choice labels once per page, not through get_FOO_display() per cell
     fabrics = _labels(QuoteVersion, "fabric")
     kinds = _labels(Quote, "measured_kind")
@@ -54,17 +55,17 @@ def quote_rows(quotes: Any) -> SafeString:
     for q in quotes:
         v = q.current_version
         if v is not None:
-            gpus = format_html("{} × {} × {}", v.nodes, v.gpus_per_node, v.gpu.key if v.gpu else "")
+            gpus = fast_html("{} × {} × {}", v.nodes, v.gpus_per_node, v.gpu.key if v.gpu else "")
             nic = floatformat(v.nic_gbps, "-1")
             fabric = fabrics.get(v.fabric, v.fabric)
-            network = format_html("{} × {}G {}", v.nics_per_node, nic, fabric)
+            network = fast_html("{} × {}G {}", v.nics_per_node, nic, fabric)
             rent = formatting.money(q.rent, "CNY", lang, decimals=0)  # on the team's basis
             version = f"v{v.number}"
         else:
             gpus = network = rent = version = ""
         if q.measured_gbps:
             kind = kinds.get(q.measured_kind, q.measured_kind)
-            measured = format_html("{} Gbit/s ({})", floatformat(q.measured_gbps, 1), kind)
+            measured = fast_html("{} Gbit/s ({})", floatformat(q.measured_gbps, 1), kind)
         else:
             measured = unverified
         rows.append((
@@ -72,4 +73,4 @@ def quote_rows(quotes: Any) -> SafeString:
             bilingual(q.vendor, "name"), f"{head}/{q.pk}/{tail}", q.label,
             "" if q.is_current else not_current, gpus, network, rent, measured, version,
         ))  # fmt: skip
-    return format_html_join("", _ROW, rows)
+    return fast_html_rows("", _ROW, rows)

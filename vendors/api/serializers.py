@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.utils.translation import get_language
 from rest_framework import serializers
 
+from core.serializer_memo import MemoListSerializer
+
 from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
 from ..selectors import vendor_findings
 
@@ -99,6 +101,8 @@ class VendorSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         )
+        # each unchanged row serialised once (its answer is the row's own columns only)
+        list_serializer_class = MemoListSerializer
 
     def validate_services(self, value: list[str]) -> list[str]:
         from ..choices import Service
