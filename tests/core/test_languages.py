@@ -189,6 +189,7 @@ LATIN_OK = {
     # published models and papers cited by name (the training-time model's presets, goodput)
     "llama",
     "qwen",
+    "qwen2",
     "deepseek",
     "deepseek-v3",
     "moe",
