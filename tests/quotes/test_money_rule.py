@@ -145,3 +145,37 @@ def test_the_compare_view_shows_the_same_bill_as_the_list(team_a, analyst_a, cli
     html = page.content.decode()
     assert "Monthly bill (CNY, comparison basis)" in html
     assert html.count("324,000.00 CNY") == 2 and "Prices compared excluding VAT" in html
+
+
+def test_list_compare_ranking_and_report_agree_to_the_cent_on_the_demo(team_a, analyst_a) -> None:  # type: ignore[no-untyped-def]
+    """One money rule: on the demo data the quote list (SQL), the domain bill, the compare view,
+    the ranking's results and the report built from them give each offer the same monthly bill."""
+    import quotes.demo
+    import rankings.demo
+    import vendors.demo
+    from quotes.compare import bill_row
+    from rankings.models import RankingRun
+    from reports.selectors import report_data
+
+    vendors.demo.load(team=team_a, user=analyst_a)
+    quotes.demo.load(team=team_a, user=analyst_a)
+    rankings.demo.load(team=team_a, user=analyst_a)
+    basis = team_a.tax_basis
+    listed = {
+        q.current_version_id: q.rent
+        for q in with_monthly_rent(Quote.objects.filter(team=team_a, is_current=True), basis)
+    }
+    shown = list(Quote.objects.filter(team=team_a, is_current=True).select_related(
+        "current_version__gpu").order_by("pk"))  # fmt: skip
+    cells = bill_row(shown, basis)["cells"]
+    compared = {q.current_version_id: c["value"] for q, c in zip(shown, cells, strict=True)}
+    run = RankingRun.objects.get(team=team_a)
+    data = report_data(run=run)
+    assert data.results, "the demo ranking has results"
+    for r in data.results:
+        version = QuoteVersion.objects.get(pk=int(r.offer_id))
+        domain_bill = version.bill(basis=basis).comparable
+        assert r.currency == "CNY"
+        assert listed[version.pk] == domain_bill
+        assert Decimal(str(compared[version.pk])).quantize(Decimal("0.01")) == domain_bill
+        assert Decimal(str(r.monthly_rent)).quantize(Decimal("0.01")) == domain_bill
