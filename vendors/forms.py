@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from domain import plausibility
 
-from domain.regions import PROVINCE_CHOICES
+from domain.regions import PROVINCE_CHOICES, province_names
 
 from .choices import BUSINESS_CODES, Service
 from .models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
@@ -17,6 +17,21 @@ from .validators import plausibility_errors
 _DATE = forms.DateInput(attrs={"type": "date"})
 _TRISTATE = forms.NullBooleanSelect
 VERIFY_FIELDS = ["state", "evidence", "verification_note"]
+
+
+def localise_provinces(form_fields) -> None:  # type: ignore[no-untyped-def]
+    """Province choices in the page's language only (广东 / Guangdong, not "广东 Guangdong")."""
+    names = province_names(get_language())
+    for field in form_fields.values():
+        choices = getattr(field, "choices", None)
+        if choices and any(str(k) in names for k, _label in choices):
+            field.choices = [(k, names.get(str(k), label)) for k, label in choices]
+
+
+class ProvinceLabelsMixin:
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        localise_provinces(self.fields)  # type: ignore[attr-defined]
 
 
 class PlausibleMixin:
@@ -48,7 +63,7 @@ class PlausibleMixin:
         return data
 
 
-class VendorForm(PlausibleMixin, forms.ModelForm):
+class VendorForm(ProvinceLabelsMixin, PlausibleMixin, forms.ModelForm):
     services = forms.MultipleChoiceField(
         label=_("services sold"),
         choices=Service.choices,
@@ -72,7 +87,7 @@ class VendorForm(PlausibleMixin, forms.ModelForm):
         ]
 
 
-class LicenceForm(forms.ModelForm):
+class LicenceForm(ProvinceLabelsMixin, forms.ModelForm):
     business_codes = forms.MultipleChoiceField(
         label=_("business codes"),
         choices=BUSINESS_CODES,
@@ -115,7 +130,7 @@ class CertificationForm(forms.ModelForm):
         widgets = {"valid_from": _DATE, "valid_until": _DATE}
 
 
-class DataCentreForm(PlausibleMixin, forms.ModelForm):
+class DataCentreForm(ProvinceLabelsMixin, PlausibleMixin, forms.ModelForm):
     class Meta:
         model = DataCentre
         fields = [

@@ -105,3 +105,14 @@ def province(code: str | None) -> str:
     from reports.summary import province as _province
 
     return _province(code)
+
+
+@register.filter
+def language_name(code: str | None) -> str:
+    """A report's language named in the reader's language ("英文" on a Chinese page; the
+    language switcher's own "English" stays as it is)."""
+    names = {"en": ("English", "英文"), "zh-hans": ("Chinese", "中文")}
+    pair = names.get((code or "").lower())
+    if pair is None:
+        return code or ""
+    return pair[1] if (get_language() or "").lower().startswith("zh") else pair[0]
