@@ -7,7 +7,6 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from domain import plausibility
-
 from domain.regions import PROVINCE_CHOICES, province_names
 
 from .choices import BUSINESS_CODES, Service

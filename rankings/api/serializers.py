@@ -8,7 +8,6 @@ from rest_framework import serializers
 
 from domain import money
 from domain.messages import Message
-
 from quotes.models import Quote, WorkloadProfile
 
 from ..models import RankingResult, RankingRun

@@ -39,7 +39,8 @@ class RankingRunViewSet(TeamScopedViewSet):
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         # the snapshot (every offer's inputs) is not part of the answer
-        qs = super().get_queryset().defer("snapshot").annotate(saved_tax_basis=KT("snapshot__tax_basis"))
+        qs = super().get_queryset().defer("snapshot")
+        qs = qs.annotate(saved_tax_basis=KT("snapshot__tax_basis"))  # the run's money basis
         return qs if self.action == "retrieve" else qs.prefetch_related(*_RELATED)
 
     def retrieve(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]

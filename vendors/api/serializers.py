@@ -35,6 +35,7 @@ class PlausibleSerializerMixin(serializers.Serializer):
             })  # fmt: skip
         return attrs
 
+
 VERIFY_READONLY = ("verified_by", "verified_at")
 
 
