@@ -113,7 +113,7 @@ VENDOR_BOUNDS: Mapping[str, Mapping[str, Bound]] = {
         "registered_capital_cny": Bound(
             "registered capital", "注册资本", " CNY", 0, 1e13, 100_000, 1e11
         ),
-        "founded_year": Bound("founding year", "成立年份", "", 1949, 2100, 1980, None),
+        "founded_year": Bound("founding year", "成立年份", "", 1800, 2100, 1949, None),
     },
     "slaterms": {
         # an SLA promises more than 90 %; below 99 % is possible but unusual for GPU rental
