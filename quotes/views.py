@@ -198,6 +198,8 @@ def _money_terms(v, team) -> dict | None:  # type: ignore[no-untyped-def, type-a
         "bill": bill,
         "outliers": [str(o.get("zh" if zh else "en", "")) for o in v.outliers_confirmed or []],
         "assumed": money_rule.TAX_ASSUMED.text(get_language()),
+        # the model's label: `{% translate %}` would look up "VAT rate (%%)" and miss it
+        "vat_rate_label": type(v)._meta.get_field("vat_rate").verbose_name,
     }
 
 

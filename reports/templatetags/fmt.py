@@ -116,3 +116,15 @@ def language_name(code: str | None) -> str:
     if pair is None:
         return code or ""
     return pair[1] if (get_language() or "").lower().startswith("zh") else pair[0]
+
+
+@register.filter
+def regions(codes: Any) -> str:
+    """A licence's coverage (["national"] or province codes) in the reader's language only."""
+    from django.utils.translation import gettext
+
+    from domain.regions import province_names
+
+    names = province_names(get_language())
+    words = [gettext("Nationwide") if c == "national" else names.get(c, c) for c in codes or []]
+    return "、".join(words) if (get_language() or "").startswith("zh") else ", ".join(words)

@@ -59,6 +59,19 @@
             ticktext: names.map(function (n) { return shorten(String(n), 18); })
           });
         }
+        // the legend goes under the plot, where it cannot cover the wrapped title
+        layout.legend = Object.assign(layout.legend || {},
+          { orientation: "h", x: 0, xanchor: "left", y: -0.3, yanchor: "top" });
+        gd.data.forEach(function (t) {  // point labels point inwards: none cut at the edges
+          if (t.type !== "scatter" || !t.text || !Array.isArray(t.x) || !t.x.length) return;
+          var xs = t.x.map(function (x) { return Math.log(Math.max(Number(x), 1e-9)); });
+          var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
+          var all = layout.xaxis.range;  // the axis' own span when the figure sets one
+          if (Array.isArray(all)) { lo = all[0] * Math.LN10; hi = all[1] * Math.LN10; }
+          t.textposition = xs.map(function (x) {
+            return x - lo > (hi - lo) / 2 ? "top left" : "top right";
+          });
+        });
       }
       Plotly.react(gd, gd.data, layout,
         { displaylogo: false, responsive: true, displayModeBar: !narrow });

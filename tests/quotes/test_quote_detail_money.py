@@ -48,4 +48,4 @@ def test_the_detail_page_shows_vat_terms_the_bill_on_the_basis_and_confirmed_out
     assert "no, VAT excluded" in other
     page.cookies["django_language"] = "zh-hans"
     zh = page.get(reverse("quotes:detail", args=[incl.pk])).content.decode()
-    assert "网卡端口速率 5 低于" in zh and "不含税" in zh
+    assert "网卡端口速率 5 低于" in zh and "不含税" in zh and "增值税税率（%）" in zh

@@ -8,7 +8,7 @@ from django.urls import reverse
 from quotes.testing import make_workload
 from rankings.models import RankingRun
 from reports.models import Report
-from vendors.models import Vendor
+from vendors.models import Licence, Vendor
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +28,11 @@ def test_province_choices_and_names_are_in_the_page_language(team_a, analyst_a, 
         zh, en = _page(client, url, "zh-hans"), _page(client, url, "en")
         assert "广东" in zh and "Guangdong" not in zh, url
         assert "Guangdong" in en and "广东" not in en, url
+    # a licence's coverage in words, not "national"
+    Licence.objects.create(vendor=vendor, number="B1-20159001", coverage_regions=["national", "GD"])
+    url = reverse("vendors:detail", args=[vendor.pk])
+    assert "全国、广东" in _page(client, url, "zh-hans")
+    assert "Nationwide, Guangdong" in _page(client, url, "en")
 
 
 def test_the_report_list_names_the_report_language_in_the_page_language(
