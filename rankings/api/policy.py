@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
+from core.api_schema import PortalAutoSchema
 
 from ..decision import policy_note
 from ..forms import RiskPolicyForm
@@ -38,6 +39,7 @@ _OBJ = extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
 @extend_schema_view(get=_OBJ, put=_OBJ, patch=_OBJ)
 class RiskPolicyView(APIView):
     permission_classes = [TeamRolePermission]
+    schema = PortalAutoSchema()  # documents 400/401/403/415 like every other API view
 
     def _row(self, team) -> TeamRiskPolicy:  # type: ignore[no-untyped-def]
         return TeamRiskPolicy.objects.filter(team=team).first() or TeamRiskPolicy(team=team)
