@@ -106,6 +106,35 @@ WORKLOAD_BOUNDS: Mapping[str, Bound] = {
 }
 
 
+# Vendor records, keyed by the model's name (vendors/models.py). The network's per-server numbers
+# share the quote's bounds: a NIC port is the same NIC wherever it is entered.
+VENDOR_BOUNDS: Mapping[str, Mapping[str, Bound]] = {
+    "vendor": {
+        "registered_capital_cny": Bound(
+            "registered capital", "注册资本", " CNY", 0, 1e13, 100_000, 1e11
+        ),
+        "founded_year": Bound("founding year", "成立年份", "", 1800, 2100, 1949, None),
+    },
+    "slaterms": {
+        # an SLA promises more than 90 %; below 99 % is possible but unusual for GPU rental
+        "availability": Bound("SLA availability", "SLA 可用性", "", 0.9, 1, 0.99, None, True),
+        "response_minutes": Bound("response time", "响应时间", " minutes", 0, 10_080, None, 240),
+        "hw_replacement_hours": Bound(
+            "hardware replacement time", "硬件更换时间", " hours", 0, 720, None, 72
+        ),
+    },
+    "datacentre": {
+        "power_per_rack_kw": Bound(
+            "power per rack", "单机柜功率", " kW", 0, 300, 4, 140, above_min=True
+        ),
+    },
+    "networkprofile": {
+        n: VERSION_BOUNDS[n]
+        for n in ("nic_gbps", "nics_per_node", "rack_uplink_gbps", "servers_per_rack")
+    },
+}
+
+
 def _real(value: Any) -> float | None:
     if value is None or value == "" or isinstance(value, bool):
         return None
@@ -122,7 +151,7 @@ def _show(x: float) -> str:
 
 def _check(name: str, x: float, b: Bound) -> Finding | None:
     label = f"{b.en} {_show(x)}{b.unit}"
-    label_zh = f"{b.zh} {_show(x)}{b.unit.replace(' months', ' 个月').replace(' days', ' 天')}"
+    label_zh = f"{b.zh} {_show(x)}{_unit_zh(b.unit)}"
     low_bad = b.hard_min is not None and (x <= b.hard_min if b.above_min else x < b.hard_min)
     if low_bad or (b.hard_max is not None and x > b.hard_max):
         rng = _range(b)
@@ -134,6 +163,16 @@ def _check(name: str, x: float, b: Bound) -> Finding | None:
     if (b.soft_min is not None and x < b.soft_min) or (b.soft_max is not None and x > b.soft_max):
         return _unusual(name, x, label, label_zh, b.soft_min, b.soft_max)
     return None
+
+
+_UNITS_ZH = {
+    " months": " 个月", " days": " 天", " hours": " 小时", " minutes": " 分钟",
+    " billion": "B", " CNY": " 元",
+}  # fmt: skip
+
+
+def _unit_zh(unit: str) -> str:
+    return _UNITS_ZH.get(unit, unit)
 
 
 def _range(b: Bound) -> tuple[str, str]:
@@ -207,6 +246,12 @@ def quote_findings(v: Any, gpu_key: str | None = None) -> list[Finding]:
 def workload_findings(w: Any) -> list[Finding]:
     """Every number of a training workload beyond a bound."""
     return _checked(WORKLOAD_BOUNDS, lambda n: getattr(w, n, None))
+
+
+def vendor_findings(kind: str, get: Callable[[str], Any]) -> list[Finding]:
+    """Every number of a vendor record beyond a bound; `kind` is a key of VENDOR_BOUNDS (an
+    unknown kind has no bounds), `get(name)` reads a field's value."""
+    return _checked(VENDOR_BOUNDS.get(kind, {}), get)
 
 
 def split(found: list[Finding]) -> tuple[list[Finding], list[Finding]]:

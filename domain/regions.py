@@ -82,6 +82,13 @@ MAINLAND_PROVINCE_CHOICES: tuple[tuple[str, str], ...] = tuple(
 )
 
 
+def province_names(language: str | None) -> dict[str, str]:
+    """code -> the name in one language (广东 for ``zh-hans``, Guangdong otherwise): what a page's
+    choice list shows, so that a page reads in one language."""
+    zh = bool(language) and str(language).lower().startswith("zh")
+    return {p.code: (p.zh if zh else p.en) for p in PROVINCES}
+
+
 def province_by_code(code: str) -> Province | None:
     """Look a region up by its two-letter code (case-insensitive); None when unknown."""
     return _BY_CODE.get(code.strip().upper())

@@ -271,10 +271,11 @@ class WorkloadForm(forms.ModelForm):
                 self.add_error(field, message)
         # Upper bounds nobody can mean (domain/plausibility.py), e.g. a 100,000-billion model.
         probe = SimpleNamespace(**{k: data.get(k) for k in self.fields})
-        hard, _soft = plausibility.split(plausibility.workload_findings(probe))
+        hard, soft = plausibility.split(plausibility.workload_findings(probe))
         for f in hard:
             if f.field in self.fields and f.field not in self.errors and not f.low:
                 self.add_error(f.field, f.message.text(get_language()))
+        self._confirm_unusual(data, soft)
         self._clean_architecture(data)
         return data
 
@@ -304,3 +305,19 @@ class WorkloadForm(forms.ModelForm):
             for m in exc.messages:
                 field = message_field(m.code)
                 self.add_error(field if field in self.fields else None, m.text(lang))
+
+    # Soft bounds (domain/plausibility.py): the analyst ticks "I confirm these unusual values".
+    confirm_outliers = forms.BooleanField(
+        required=False, label=_("I confirm these unusual values"), widget=forms.HiddenInput
+    )
+
+    def _confirm_unusual(self, data, soft) -> None:  # type: ignore[no-untyped-def]
+        confirmed = data.pop("confirm_outliers", False)  # not a field of the workload
+        soft = [f for f in soft if f.field in self.fields and f.field not in self.errors]
+        self.outlier_warnings = [f.message.text(get_language()) for f in soft]
+        if soft:
+            self.fields["confirm_outliers"].widget = forms.CheckboxInput()
+            if not confirmed:
+                self.add_error(None, plausibility.CONFIRM_NEEDED.text(get_language()))
+                for text in self.outlier_warnings:
+                    self.add_error("confirm_outliers", text)

@@ -8,12 +8,14 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
 from domain import formatting
+from domain import money as money_rule
 
 from .export import import_template, quote_list_export
 from .filters import QuoteListFilter, sorts_by_rent, with_monthly_rent
@@ -173,11 +175,33 @@ def _show(value) -> str:  # type: ignore[no-untyped-def]
 class QuoteDetailView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         quote = _quote_or_404(self.team, pk)
-        versions = quote.versions.select_related("gpu", "created_by").order_by("-number")
+        versions = list(quote.versions.select_related("gpu", "created_by").order_by("-number"))
+        current = next((v for v in versions if v.pk == quote.current_version_id), None)
         return render(request, "quotes/quote_detail.html", {
             "quote": quote, "versions": versions, "rows": COMPARE_ROWS,
-            "can_write": self.membership.can_write,
+            "can_write": self.membership.can_write, "money": _money_terms(current, self.team),
         })  # fmt: skip
+
+
+def _money_terms(v, team) -> dict | None:  # type: ignore[no-untyped-def, type-arg]
+    """The current version's VAT terms, its monthly bill on the team's tax basis (domain/money.py)
+    and the unusual values the analyst confirmed, in the page's language."""
+    if v is None:
+        return None
+    basis = team.tax_basis
+    bill = v.bill(basis=basis)
+    zh = (get_language() or "").startswith("zh")
+    included = {True: _("yes, VAT included (含税)"), False: _("no, VAT excluded (不含税)")}
+    return {
+        "version": v,
+        "included": included.get(v.prices_include_vat, _("not stated")),
+        "basis": basis,
+        "bill": bill,
+        "outliers": [str(o.get("zh" if zh else "en", "")) for o in v.outliers_confirmed or []],
+        "assumed": money_rule.TAX_ASSUMED.text(get_language()),
+        # the model's label: `{% translate %}` would look up "VAT rate (%%)" and miss it
+        "vat_rate_label": type(v)._meta.get_field("vat_rate").verbose_name,
+    }
 
 
 class QuoteImportView(TeamWriteMixin, View):

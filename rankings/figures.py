@@ -161,4 +161,9 @@ def tornado_figure(rows: Sequence[dict[str, Any]], *, labels: dict[str, str]) ->
 
 
 def to_div(fig: go.Figure) -> str:
-    return fig.to_html(include_plotlyjs=False, full_html=False, config={"displaylogo": False})
+    # axes make room for their labels (no clipped names at 390 px); ranking.js adapts to phones
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig.to_html(
+        include_plotlyjs=False, full_html=False, config={"displaylogo": False, "responsive": True}
+    )

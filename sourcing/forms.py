@@ -9,6 +9,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
+from vendors.forms import localise_provinces
 from vendors.models import Vendor
 
 from .choices import Evidence
@@ -49,6 +50,7 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["workload"].queryset = WorkloadProfile.objects.for_team(team)
         self.fields["gpu_models"].queryset = GpuModel.objects.all()
+        localise_provinces(self.fields)  # the region in the page's language only
         weights = (self.instance.weights if self.instance.pk else None) or DEFAULT_WEIGHTS
         for key in WEIGHT_KEYS:
             self.fields[f"weight_{key}"].initial = weights[key]

@@ -3,19 +3,66 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from domain.regions import PROVINCE_CHOICES
+from domain import plausibility
+from domain.regions import PROVINCE_CHOICES, province_names
 
 from .choices import BUSINESS_CODES, Service
 from .models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
+from .validators import plausibility_errors
 
 _DATE = forms.DateInput(attrs={"type": "date"})
 _TRISTATE = forms.NullBooleanSelect
 VERIFY_FIELDS = ["state", "evidence", "verification_note"]
 
 
-class VendorForm(forms.ModelForm):
+def localise_provinces(form_fields) -> None:  # type: ignore[no-untyped-def]
+    """Province choices in the page's language only (广东 / Guangdong, not "广东 Guangdong")."""
+    names = province_names(get_language())
+    for field in form_fields.values():
+        choices = getattr(field, "choices", None)
+        if choices and any(str(k) in names for k, _label in choices):
+            field.choices = [(k, names.get(str(k), label)) for k, label in choices]
+
+
+class ProvinceLabelsMixin:
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        localise_provinces(self.fields)  # type: ignore[attr-defined]
+
+
+class PlausibleMixin:
+    """Bounds of domain/plausibility.py on the form's numbers: beyond a hard bound is a field error;
+    beyond a soft one the form shows "I confirm these unusual values" and needs it ticked."""
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        self.outlier_warnings: list[str] = []
+        self.fields["confirm_outliers"] = forms.BooleanField(  # type: ignore[attr-defined]
+            required=False, label=_("I confirm these unusual values"), widget=forms.HiddenInput
+        )
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()  # type: ignore[misc]
+        kind = self._meta.model._meta.model_name  # type: ignore[attr-defined]
+        errors, warnings = plausibility_errors(kind, data.get)
+        for field, messages in errors.items():
+            if field in self.fields and field not in self.errors:  # type: ignore[attr-defined]
+                for message in messages:
+                    self.add_error(field, message)  # type: ignore[attr-defined]
+        self.outlier_warnings = [w.message.text(get_language()) for w in warnings]
+        if warnings:
+            self.fields["confirm_outliers"].widget = forms.CheckboxInput()  # type: ignore[attr-defined]
+            if not data.get("confirm_outliers"):
+                self.add_error(None, plausibility.CONFIRM_NEEDED.text(get_language()))  # type: ignore[attr-defined]
+                for text in self.outlier_warnings:
+                    self.add_error("confirm_outliers", text)  # type: ignore[attr-defined]
+        return data
+
+
+class VendorForm(ProvinceLabelsMixin, PlausibleMixin, forms.ModelForm):
     services = forms.MultipleChoiceField(
         label=_("services sold"),
         choices=Service.choices,
@@ -39,7 +86,7 @@ class VendorForm(forms.ModelForm):
         ]
 
 
-class LicenceForm(forms.ModelForm):
+class LicenceForm(ProvinceLabelsMixin, forms.ModelForm):
     business_codes = forms.MultipleChoiceField(
         label=_("business codes"),
         choices=BUSINESS_CODES,
@@ -82,7 +129,7 @@ class CertificationForm(forms.ModelForm):
         widgets = {"valid_from": _DATE, "valid_until": _DATE}
 
 
-class DataCentreForm(forms.ModelForm):
+class DataCentreForm(ProvinceLabelsMixin, PlausibleMixin, forms.ModelForm):
     class Meta:
         model = DataCentre
         fields = [
@@ -96,7 +143,7 @@ class DataCentreForm(forms.ModelForm):
         ]
 
 
-class NetworkProfileForm(forms.ModelForm):
+class NetworkProfileForm(PlausibleMixin, forms.ModelForm):
     class Meta:
         model = NetworkProfile
         fields = [
@@ -125,7 +172,7 @@ class NetworkProfileForm(forms.ModelForm):
         }
 
 
-class SlaTermsForm(forms.ModelForm):
+class SlaTermsForm(PlausibleMixin, forms.ModelForm):
     class Meta:
         model = SlaTerms
         fields = [

@@ -66,3 +66,17 @@ def licence_codes_consistent(number: str, codes: list[str]) -> None:
         validate_business_codes(codes, parse_licence_number(number))
     except CredentialFormatError as exc:
         raise _error(exc.message) from exc
+
+
+def plausibility_errors(kind: str, get) -> tuple[dict[str, list[str]], list]:  # type: ignore[no-untyped-def]
+    """(errors, warnings) of domain/plausibility.py for a vendor record: values beyond a hard bound
+    as field -> messages in the active language; soft-bound findings the analyst must confirm.
+    Forms and the API call it with `kind` = the model's name."""
+    from domain import plausibility
+
+    hard, soft = plausibility.split(plausibility.vendor_findings(kind, get))
+    lang = get_language()
+    errors: dict[str, list[str]] = {}
+    for f in hard:
+        errors.setdefault(f.field, []).append(f.message.text(lang))
+    return errors, soft

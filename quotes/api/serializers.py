@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
@@ -135,6 +137,9 @@ _TERMS_OUT = QuoteTermsSerializer()  # read-only use: the list's terms
 
 
 class WorkloadProfileSerializer(serializers.ModelSerializer):
+    # soft bounds of domain/plausibility.py: unusual values need confirm_outliers true
+    confirm_outliers = serializers.BooleanField(write_only=True, required=False, default=False)
+
     class Meta:
         model = WorkloadProfile
         exclude = ("team",)
@@ -151,4 +156,19 @@ class WorkloadProfileSerializer(serializers.ModelSerializer):
             problems = architecture_problems(arch, params_b, float(tokens), get_language())
             if problems:
                 raise serializers.ValidationError({"architecture": problems})
+        confirmed = attrs.pop("confirm_outliers", False)
+        merged = {n: getattr(self.instance, n, None) for n in plausibility.WORKLOAD_BOUNDS}
+        merged.update({k: v for k, v in attrs.items() if k in plausibility.WORKLOAD_BOUNDS})
+        hard, soft = plausibility.split(plausibility.workload_findings(SimpleNamespace(**merged)))
+        lang = get_language()
+        if hard:
+            errors: dict[str, list[str]] = {}
+            for f in hard:
+                errors.setdefault(f.field, []).append(f.message.text(lang))
+            raise serializers.ValidationError(errors)
+        if soft and not confirmed:
+            raise serializers.ValidationError({
+                "confirm_outliers": [plausibility.CONFIRM_NEEDED.text(lang)],
+                "outliers": [{**w.as_dict(), "message": w.message.text(lang)} for w in soft],
+            })  # fmt: skip
         return attrs

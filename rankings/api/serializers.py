@@ -1,29 +1,101 @@
 from __future__ import annotations
 
+from typing import Any
+
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from domain import money
+from domain.messages import Message
 from quotes.models import Quote, WorkloadProfile
 
 from ..models import RankingResult, RankingRun
+from ..whatif import CONTROLS
 
 
 class RankingResultSerializer(serializers.ModelSerializer):
+    """One offer of a run: cost, eligibility and its reasons, risk marks, tie and recommendation
+    flags (model fields), plus the quote version's VAT terms and confirmed outliers."""
+
+    vat_terms = serializers.SerializerMethodField()
+    confirmed_outliers = serializers.SerializerMethodField()
+
     class Meta:
         model = RankingResult
         exclude = ("run",)
 
+    def get_vat_terms(self, r: RankingResult) -> dict[str, Any] | None:
+        v = r.quote_version
+        if v is None:
+            return None
+        rate = None if v.vat_rate is None else float(v.vat_rate)
+        return {"prices_include_vat": v.prices_include_vat, "vat_rate": rate,
+                "invoice_type": v.invoice_type or ""}  # fmt: skip
+
+    def get_confirmed_outliers(self, r: RankingResult) -> list[dict[str, Any]]:
+        v = r.quote_version
+        lang = get_language()
+        return [
+            {**o, "message": o.get("zh" if (lang or "").startswith("zh") else "en", "")}
+            for o in ((v.outliers_confirmed or []) if v is not None else [])
+        ]
+
 
 class RankingRunSerializer(serializers.ModelSerializer):
+    """A run; `decision` holds the recommendation (both languages), `headline` its sentence in
+    the request's language, `tax_basis` the basis its money is on."""
+
     results = RankingResultSerializer(many=True, read_only=True)
+    headline = serializers.SerializerMethodField()
+    recommended = serializers.SerializerMethodField()
+    tax_basis = serializers.SerializerMethodField()
+    tax_basis_text = serializers.SerializerMethodField()
 
     class Meta:
         model = RankingRun
         fields = (
             "id", "label", "workload", "all_current", "quotes", "fx_to_cny", "status", "progress",
-            "error", "problems", "decision", "queued_at", "started_at", "finished_at", "created_at",
-            "results",
+            "error", "problems", "decision", "headline", "recommended", "tax_basis",
+            "tax_basis_text", "queued_at", "started_at", "finished_at", "created_at", "results",
         )  # fmt: skip
         read_only_fields = fields
+
+    def get_headline(self, run: RankingRun) -> str | None:
+        head = (run.decision or {}).get("headline")
+        if not head:
+            return None
+        return Message(head.get("code", ""), head.get("en", ""), head.get("zh", "")).text(
+            get_language()
+        )
+
+    def get_recommended(self, run: RankingRun) -> str | None:
+        return (run.decision or {}).get("recommended")
+
+    def get_tax_basis(self, run: RankingRun) -> str | None:
+        return getattr(run, "saved_tax_basis", None)  # None: a run from before VAT terms
+
+    def get_tax_basis_text(self, run: RankingRun) -> str:
+        basis = getattr(run, "saved_tax_basis", None)
+        text = money.basis_label(basis) if basis else money.TAX_ASSUMED
+        return text.text(get_language())
+
+
+class ScenarioSerializer(serializers.Serializer):
+    """Input of POST /rankings/{id}/scenario/: the what-if controls (rankings/whatif.py CONTROLS),
+    each optional; values outside a control's range are clamped as on the page."""
+
+    controls = serializers.DictField(child=serializers.FloatField(), required=False)
+
+    def validate_controls(self, value: dict[str, float]) -> dict[str, float]:
+        known = {c.name for c in CONTROLS}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise serializers.ValidationError(
+                _("Unknown controls: %(names)s; use %(known)s.")
+                % {"names": ", ".join(unknown), "known": ", ".join(sorted(known))}
+            )
+        return value
 
 
 class RankingStartSerializer(serializers.Serializer):

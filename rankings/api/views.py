@@ -2,10 +2,13 @@ from __future__ import annotations
 
 from django.core.cache import cache
 from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models.fields.json import KT
 from django.http import HttpResponse
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
@@ -15,6 +18,7 @@ from quotes.models import Quote
 
 from ..models import RankingResult, RankingRun
 from ..services import ranking_start
+from ..whatif import ranking_start_scenario, scenario_from
 from . import serializers as s
 
 # The JSON of finished runs' answers as last sent by this process (a few, newest last): a
@@ -24,7 +28,11 @@ _BODIES: dict[str, bytes] = {}
 _BODIES_MAX = 8
 
 _RELATED = (
-    Prefetch("results", queryset=RankingResult.objects.order_by("rank")),
+    Prefetch(
+        "results",
+        # the version's VAT terms and confirmed outliers are part of each result's answer
+        queryset=RankingResult.objects.select_related("quote_version").order_by("rank"),
+    ),
     Prefetch("quotes", queryset=Quote.objects.only("pk")),  # listed as ids
 )
 
@@ -40,6 +48,7 @@ class RankingRunViewSet(TeamScopedViewSet):
     def get_queryset(self):  # type: ignore[no-untyped-def]
         # the snapshot (every offer's inputs) is not part of the answer
         qs = super().get_queryset().defer("snapshot")
+        qs = qs.annotate(saved_tax_basis=KT("snapshot__tax_basis"))  # the run's money basis
         return qs if self.action == "retrieve" else qs.prefetch_related(*_RELATED)
 
     def retrieve(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -50,7 +59,8 @@ class RankingRunViewSet(TeamScopedViewSet):
             prefetch_related_objects([run], *_RELATED)
             return Response(self.get_serializer(run).data)
         stamp = run.finished_at.timestamp() if run.finished_at else 0
-        key = f"ranking-api:v3:{run.team_id}:{run.pk}:{run.status}:{stamp}"
+        # the headline and outlier messages are in the request's language
+        key = f"ranking-api:v4:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
         renderer = request.accepted_renderer
         if type(renderer) is not JSONRenderer or request.accepted_media_type != renderer.media_type:
             # the browsable API or an indented JSON: rendered as usual
@@ -85,3 +95,28 @@ class RankingRunViewSet(TeamScopedViewSet):
             body.update(unavailable_body(get_language()))
             return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response(body, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        request=s.ScenarioSerializer,
+        responses={201: s.RankingStartedSerializer, 503: s.QueueUnavailableSerializer},
+    )
+    @action(detail=True, methods=["post"])
+    def scenario(self, request, pk=None):  # type: ignore[no-untyped-def]
+        """Save a what-if as a new ranking run: the page's "save as a new ranking run" (same
+        code, rankings/whatif.py). 201 with the new run; analysts and admins only."""
+        run = self.get_object()
+        data = s.ScenarioSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        snapshot = run.snapshot  # deferred in the list: loaded here
+        if not snapshot:
+            return Response(
+                {"detail": _("This run has no inputs to start a scenario from.")},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        scenario = scenario_from(data.validated_data.get("controls") or {}, snapshot)
+        new = ranking_start_scenario(run=run, user=request.user, scenario=scenario)
+        body = {"id": new.pk, "status": new.status, "url": f"/api/v1/rankings/{new.pk}/"}
+        if was_unqueued(new):
+            body.update(unavailable_body(get_language()))
+            return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response(body, status=status.HTTP_201_CREATED)

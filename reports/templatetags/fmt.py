@@ -105,3 +105,26 @@ def province(code: str | None) -> str:
     from reports.summary import province as _province
 
     return _province(code)
+
+
+@register.filter
+def language_name(code: str | None) -> str:
+    """A report's language named in the reader's language ("英文" on a Chinese page; the
+    language switcher's own "English" stays as it is)."""
+    names = {"en": ("English", "英文"), "zh-hans": ("Chinese", "中文")}
+    pair = names.get((code or "").lower())
+    if pair is None:
+        return code or ""
+    return pair[1] if (get_language() or "").lower().startswith("zh") else pair[0]
+
+
+@register.filter
+def regions(codes: Any) -> str:
+    """A licence's coverage (["national"] or province codes) in the reader's language only."""
+    from django.utils.translation import gettext
+
+    from domain.regions import province_names
+
+    names = province_names(get_language())
+    words = [gettext("Nationwide") if c == "national" else names.get(c, c) for c in codes or []]
+    return "、".join(words) if (get_language() or "").startswith("zh") else ", ".join(words)

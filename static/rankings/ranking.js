@@ -19,6 +19,66 @@
   }
   if (root.dataset.finished !== "1") { poll(); return; }
 
+  // Charts on phones: long offer names and titles would be clipped at 390 px. Axes make room
+  // for their labels (automargin); on a narrow screen titles wrap, offer names are shortened
+  // (the full name stays in the hover) and the toolbar, which covers titles, is hidden.
+  var NARROW = 600;
+  function shorten(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" : text; }
+  function wrap(text, n) {
+    if (text.length <= n || text.indexOf(" ") < 0) return text;
+    var lines = [""];
+    text.split(" ").forEach(function (word) {
+      var last = lines[lines.length - 1];
+      if (last && (last + " " + word).length > n) lines.push(word);
+      else lines[lines.length - 1] = last ? last + " " + word : word;
+    });
+    return lines.join("<br>");
+  }
+  function fitCharts(scope) {
+    if (!window.Plotly) return;
+    var narrow = window.innerWidth < NARROW;
+    scope.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
+      if (!gd.layout) return;
+      var layout = gd.layout;
+      layout.xaxis = Object.assign(layout.xaxis || {}, { automargin: true });
+      layout.yaxis = Object.assign(layout.yaxis || {}, { automargin: true });
+      if (narrow) {
+        var title = layout.title || {};
+        if (typeof title === "string") title = { text: title };
+        title.text = wrap(String(title.text || "").replace(/<br>/g, " "), 34);
+        title.font = Object.assign(title.font || {}, { size: 13 });
+        layout.title = title;
+        layout.font = Object.assign(layout.font || {}, { size: 10 });
+        layout.margin = Object.assign(layout.margin || {}, { l: 4, r: 12 });
+        var trace = gd.data && gd.data[0];
+        var names = trace && trace.orientation === "h" && Array.isArray(trace.y) &&
+          !Array.isArray(trace.y[0]) ? trace.y : null;  // not the two-level tornado axis
+        if (names) {
+          Object.assign(layout.yaxis, {
+            tickmode: "array", tickvals: names,
+            ticktext: names.map(function (n) { return shorten(String(n), 18); })
+          });
+        }
+        // the legend goes under the plot, where it cannot cover the wrapped title
+        layout.legend = Object.assign(layout.legend || {},
+          { orientation: "h", x: 0, xanchor: "left", y: -0.3, yanchor: "top" });
+        gd.data.forEach(function (t) {  // point labels point inwards: none cut at the edges
+          if (t.type !== "scatter" || !t.text || !Array.isArray(t.x) || !t.x.length) return;
+          var xs = t.x.map(function (x) { return Math.log(Math.max(Number(x), 1e-9)); });
+          var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
+          var all = layout.xaxis.range;  // the axis' own span when the figure sets one
+          if (Array.isArray(all)) { lo = all[0] * Math.LN10; hi = all[1] * Math.LN10; }
+          t.textposition = xs.map(function (x) {
+            return x - lo > (hi - lo) / 2 ? "top left" : "top right";
+          });
+        });
+      }
+      Plotly.react(gd, gd.data, layout,
+        { displaylogo: false, responsive: true, displayModeBar: !narrow });
+    });
+  }
+  fitCharts(root);
+
   // What-if: the server computes the scenario as it computes a run (same code path) and renders
   // the run page's own finished section; it replaces the saved one, and Reset puts it back.
   var box = document.getElementById("whatif");
@@ -44,6 +104,7 @@
       s.text = old.text;
       old.parentNode.replaceChild(s, old);
     });
+    fitCharts(section);
   }
 
   function inputs() { return box.querySelectorAll("input[type=range]"); }

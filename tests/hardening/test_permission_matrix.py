@@ -237,6 +237,7 @@ ROUTES: dict[str, R] = {
     "ranking-list": R(API_LIST),
     "risk-policy": R({"GET": READ, "PUT": ADMIN, "PATCH": ADMIN}),
     "ranking-detail": R(G_READ, k(pk="ranking"), obj=True),
+    "ranking-scenario": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "ranking-report-pdf": R(G_READ, k(pk="ranking"), obj=True, download=True),
     "ranking-report-xlsx": R(G_READ, k(pk="ranking"), obj=True, download=True),
     "ranking-report-csv": R(G_READ, k(pk="ranking"), obj=True, download=True),

@@ -4,9 +4,38 @@ from django.utils.translation import get_language
 from rest_framework import serializers
 
 from core.serializer_memo import MemoListSerializer
+from domain import plausibility
 
 from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
 from ..selectors import vendor_findings
+from ..validators import plausibility_errors
+
+
+class PlausibleSerializerMixin(serializers.Serializer):
+    """The vendor forms' bounds (domain/plausibility.py) on the API: a hard bound is a field error,
+    soft-bound values need `confirm_outliers: true` (the answer lists them)."""
+
+    confirm_outliers = serializers.BooleanField(write_only=True, required=False, default=False)
+
+    def validate(self, attrs):  # type: ignore[no-untyped-def]
+        attrs = super().validate(attrs)
+        confirmed = attrs.pop("confirm_outliers", False)
+        kind = self.Meta.model._meta.model_name  # type: ignore[attr-defined]
+
+        def get(name):  # type: ignore[no-untyped-def]
+            return attrs[name] if name in attrs else getattr(self.instance, name, None)
+
+        errors, warnings = plausibility_errors(kind, get)
+        if errors:
+            raise serializers.ValidationError(errors)
+        if warnings and not confirmed:
+            lang = get_language()
+            raise serializers.ValidationError({
+                "confirm_outliers": [plausibility.CONFIRM_NEEDED.text(lang)],
+                "outliers": [{**w.as_dict(), "message": w.message.text(lang)} for w in warnings],
+            })  # fmt: skip
+        return attrs
+
 
 VERIFY_READONLY = ("verified_by", "verified_at")
 
@@ -44,14 +73,14 @@ class CertificationSerializer(_ChildSerializer):
         read_only_fields = VERIFY_READONLY
 
 
-class NetworkProfileSerializer(_ChildSerializer):
+class NetworkProfileSerializer(PlausibleSerializerMixin, _ChildSerializer):
     class Meta:
         model = NetworkProfile
         exclude = ("data_centre", "evidence")
         read_only_fields = VERIFY_READONLY
 
 
-class DataCentreSerializer(_ChildSerializer):
+class DataCentreSerializer(PlausibleSerializerMixin, _ChildSerializer):
     network = NetworkProfileSerializer(read_only=True, allow_null=True)  # none entered yet
 
     class Meta:
@@ -60,7 +89,7 @@ class DataCentreSerializer(_ChildSerializer):
         read_only_fields = VERIFY_READONLY
 
 
-class SlaTermsSerializer(_ChildSerializer):
+class SlaTermsSerializer(PlausibleSerializerMixin, _ChildSerializer):
     class Meta:
         model = SlaTerms
         exclude = ("vendor", "evidence")
@@ -86,7 +115,7 @@ class FindingSerializer(serializers.Serializer):
         }
 
 
-class VendorSerializer(serializers.ModelSerializer):
+class VendorSerializer(PlausibleSerializerMixin, serializers.ModelSerializer):
     services = serializers.ListField(child=serializers.CharField(), required=False)
 
     class Meta:
@@ -119,7 +148,7 @@ class VendorSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(
                 {"name_zh": "A Chinese or English legal name is required."}
             )
-        return attrs
+        return super().validate(attrs)
 
 
 class VendorDetailSerializer(VendorSerializer):
