@@ -22,7 +22,7 @@ def _peak_mb() -> float:
 
 
 def test_a_nested_log_upload_fails_with_the_depth_message_and_the_file_is_kept(
-    run_a,
+    run_a,  # noqa: F811
     analyst_a,
     django_capture_on_commit_callbacks,  # noqa: F811
 ):
