@@ -21,7 +21,6 @@ import ijson
 from domain.benchlogs import catalogue
 from domain.benchlogs import detect as _detect
 from domain.benchlogs.archive import iter_zip_members
-from domain.benchlogs.depth import DepthGuard
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_json import parse_iperf3_json, parse_iperf3_json_stream
 from domain.benchlogs.iperf3_text import parse_iperf3_text_all, parse_iperf3_text_lines
@@ -59,7 +58,7 @@ def _text(parser: Callable[[_Lines], BenchResult]) -> Callable[[BinaryIO, str, s
 
 _PARSERS: dict[str, Callable[[BinaryIO, str, str], BenchResult]] = {
     _detect.IPERF3_JSON: lambda stream, encoding, _name: parse_iperf3_json(
-        DepthGuard(stream if encoding == "utf-8" else Utf8Reader(stream, encoding))
+        stream if encoding == "utf-8" else Utf8Reader(stream, encoding)
     ),
     _detect.IPERF3_JSON_STREAM: _text(parse_iperf3_json_stream),
     _detect.IPERF3_TEXT: _text(parse_iperf3_text_lines),

@@ -12,6 +12,16 @@ only the brackets of what is left, maps openers to +1 and closers to -1 as signe
 takes the running maximum with ``itertools.accumulate`` — all of it C-level work per chunk, no
 Python loop per byte. The moment the depth passes the bound it raises :class:`BenchLogError`,
 so the parser never sees the deep part and the work done is linear in the bytes read.
+
+Where: the guard sits in front of the streaming (ijson) path only. The fast path for complete,
+seekable documents (iperf3_json_fast.py) decodes with the C ``json`` scanner, whose memory is
+linear in the depth and which stops at the interpreter's recursion limit (about 1,000 levels)
+with a RecursionError that hands the document to the guarded path. The fast path checks the
+members around the intervals array with :func:`check_depth` itself, so a document nested past
+the bound there is refused with the same message; only an interval's members, which hold no
+figure the parser reads beyond the ones it type-checks, are bounded by the recursion limit
+instead. Scanning every byte costs about a tenth of the parse of a day-long log, which is why
+the fast path does not pay it.
 """
 
 from __future__ import annotations
@@ -104,6 +114,18 @@ class DepthGuard:
             if peak > self._limit:
                 raise BenchLogError(json_too_deep(self._limit))
         self.depth += 2 * brackets.count(b"\x01") - len(brackets)
+
+
+def check_depth(data: bytes, limit: int = MAX_JSON_DEPTH) -> int:
+    """The nesting depth of a complete piece of JSON; BenchLogError past ``limit``."""
+    guard = DepthGuard(_Empty(), limit)
+    guard._scan(data)
+    return guard.peak
+
+
+class _Empty:
+    def read(self, size: int = -1, /) -> bytes:
+        return b""
 
 
 def json_too_deep(limit: int) -> Message:

@@ -18,6 +18,7 @@ from typing import IO, Any
 import ijson
 from ijson.common import ObjectBuilder
 
+from domain.benchlogs.depth import DepthGuard
 from domain.benchlogs.iperf3_build import JsonParts, build_result
 from domain.benchlogs.iperf3_intervals import IntervalAccumulator
 from domain.benchlogs.iperf3_json_fast import parse_iperf3_json_fast
@@ -129,7 +130,9 @@ def parse_iperf3_json(stream: ByteSource, *, buf_size: int = BUF_SIZE) -> BenchR
     fast = parse_iperf3_json_fast(stream)
     if fast is not None:
         return fast
-    tee = _TeeReader(stream)
+    # The streaming path holds the dotted prefix of every open container: bound the nesting
+    # on the bytes before ijson sees them (depth.py).
+    tee = _TeeReader(DepthGuard(stream))
     acc = IntervalAccumulator()
     server_acc = IntervalAccumulator()
     damage: str | None = None

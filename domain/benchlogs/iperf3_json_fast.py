@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any
 
+from domain.benchlogs.depth import check_depth
 from domain.benchlogs.iperf3_build import JsonParts, build_result
 from domain.benchlogs.iperf3_intervals import IntervalAccumulator
 from domain.benchlogs.result import BenchResult
@@ -92,6 +93,8 @@ def _parse(stream: ByteSource) -> BenchResult:
         tail, text.buf = tail + text.buf, ""
         if len(tail) > _MAX_HELD:
             raise _Unsuitable("large tail")
+    # The members around the array nest within the same bound as on the streaming path.
+    check_depth((head + tail).encode())
     members = _members(head, tail)
     server = IntervalAccumulator()
     embedded = members.get("server_output_json")

@@ -104,3 +104,44 @@ def test_the_guard_measures_exactly_the_real_depth(value: object, chunk: int) ->
     guard = _drain(json.dumps(value).encode(), chunk)
     assert guard.peak == _depth(value)
     assert guard.depth == 0
+
+
+class _Unseekable(io.RawIOBase):
+    """A pipe-like source: the streaming (ijson) path, never the fast path."""
+
+    def __init__(self, data: bytes) -> None:
+        self._inner = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: "bytearray | memoryview") -> int:  # type: ignore[override]
+        chunk = self._inner.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+@pytest.mark.parametrize("member", ["start", "end"])
+@pytest.mark.parametrize("seekable", [True, False])
+def test_a_real_log_with_a_member_nested_past_the_bound_is_refused_on_both_paths(
+    member: str, seekable: bool
+) -> None:
+    # The fast path (seekable uploads) checks the members around the intervals itself, so a
+    # real document nested past the bound is refused exactly as on the streaming path.
+    document = json.loads((CORPUS / "local_3.12_tcp_P4.json").read_text())
+    deep: object = 1
+    for _ in range(MAX_JSON_DEPTH - 1):  # with the document and the member: one level too many
+        deep = [deep]
+    document[member]["extra"] = deep
+    data = json.dumps(document).encode()
+    stream = io.BytesIO(data) if seekable else io.BufferedReader(_Unseekable(data))
+    with pytest.raises(BenchLogError) as caught:
+        parse_stream(stream, "deep.json")
+    assert caught.value.message.code == "json_too_deep"
+    # One level less is read on both paths, to the same figures.
+    document[member]["extra"] = deep[0]  # type: ignore[index]
+    data = json.dumps(document).encode()
+    fast = parse_stream(io.BytesIO(data), "ok.json")
+    slow = parse_stream(io.BufferedReader(_Unseekable(data)), "ok.json")
+    assert fast.intervals == slow.intervals == len(document["intervals"])
+    assert fast.throughput_gbps == pytest.approx(slow.throughput_gbps)
