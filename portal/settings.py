@@ -69,6 +69,9 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "portal.urls"
 WSGI_APPLICATION = "portal.wsgi.application"
+# Every form label starts with a capital letter (core/forms.py).
+FORM_RENDERER = "core.forms.PortalFormRenderer"
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",

@@ -228,6 +228,7 @@ class WorkloadForm(forms.ModelForm):
             "grad_bytes", "strategy", "overlap", "mfu", "nodes", "train_tokens", "notes",
         ]  # fmt: skip
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+        labels = {"mfu": _("MFU")}  # an acronym: never "Mfu"
 
     def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)

@@ -51,7 +51,7 @@ class Control:
 
 CONTROLS: tuple[Control, ...] = (
     Control("overlap", gettext_lazy("overlap"), 0.0, 1.0, 0.05, None, "overlap"),
-    Control("mfu_scale", gettext_lazy("mfu ×"), 0.5, 1.5, 0.05),
+    Control("mfu_scale", gettext_lazy("MFU ×"), 0.5, 1.5, 0.05),
     Control("bandwidth_scale", gettext_lazy("bandwidth ×"), 0.25, 4.0, 0.25),
     # failures: time between interruptions and checkpoint storage speed (docs/MODEL.md §15)
     Control("mtbf_scale", gettext_lazy("time between failures ×"), 0.25, 4.0, 0.25),
@@ -135,7 +135,7 @@ def _ranks(costs: dict[str, float | None]) -> dict[str, int]:
 
 
 def _label(p: ParameterSensitivity) -> str:
-    head = {"overlap": _("overlap"), "mfu": _("mfu ×"), "bandwidth": _("bandwidth ×")}
+    head = {"overlap": _("overlap"), "mfu": _("MFU ×"), "bandwidth": _("bandwidth ×")}
     return f"{head.get(p.parameter, p.parameter)} {p.low_setting:g} … {p.high_setting:g}"
 
 
