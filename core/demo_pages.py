@@ -83,7 +83,8 @@ def _kwargs(name: str, o: dict[str, Any]) -> list[dict[str, Any]]:
     """URL arguments of a route from the demo objects ([] when the route is not known here)."""
     pk = {
         "vendors:detail": "vendor", "vendors:edit": "vendor", "quotes:detail": "quote",
-        "quotes:edit": "quote", "benchmarks:run": "test_run", "benchmarks:log": "log",
+        "quotes:edit": "quote", "quotes:workload_edit": "workload", "benchmarks:run": "test_run",
+        "benchmarks:log": "log",
         "rankings:detail": "ranking", "reports:ranking": "ranking", "sourcing:detail": "rfq",
         "sourcing:edit": "rfq", "sourcing:supplier-rfq": "rfq",
         "serving:workload": "serving_workload", "serving:workload_edit": "serving_workload",

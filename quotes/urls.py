@@ -18,4 +18,5 @@ urlpatterns = [
     path("compare/", views.QuoteCompareView.as_view(), name="compare"),
     path("workloads/", views.WorkloadListView.as_view(), name="workloads"),
     path("workloads/new/", views.WorkloadCreateView.as_view(), name="workload_create"),
+    path("workloads/<int:pk>/edit/", views.WorkloadEditView.as_view(), name="workload_edit"),
 ]

@@ -30,6 +30,7 @@ from .services import (
     quote_create,
     quote_update,
     workload_create,
+    workload_update,
 )
 
 COMPARE_ROWS = (
@@ -312,6 +313,39 @@ class WorkloadCreateView(TeamWriteMixin, View):
             except ValidationError as exc:
                 _apply_errors(form, exc)
         ctx = {"form": form, "presets": preset_links()}
+        return render(request, "quotes/workload_form.html", ctx, status=400)
+
+
+class WorkloadEditView(TeamWriteMixin, View):
+    """Edit a workload (its architecture and layout too). Rankings already run keep the inputs
+    they were computed with: each run holds its own snapshot."""
+
+    def _workload(self, pk: int) -> WorkloadProfile:
+        try:
+            return WorkloadProfile.objects.get(team=self.team, pk=pk)
+        except WorkloadProfile.DoesNotExist:
+            raise Http404 from None
+
+    def get(self, request, pk: int):  # type: ignore[no-untyped-def]
+        workload = self._workload(pk)
+        key = request.GET.get("preset")
+        initial = preset_data(key) if is_preset(key) else None
+        return render(request, "quotes/workload_form.html", {
+            "form": WorkloadForm(instance=workload, initial=initial), "presets": preset_links(),
+            "workload": workload,
+        })  # fmt: skip
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        workload = self._workload(pk)
+        form = WorkloadForm(request.POST, instance=workload)
+        if form.is_valid():
+            try:
+                workload_update(workload=workload, data=form.workload_data())
+                messages.success(request, _("Workload saved."))
+                return redirect("quotes:workloads")
+            except ValidationError as exc:
+                _apply_errors(form, exc)
+        ctx = {"form": form, "presets": preset_links(), "workload": workload}
         return render(request, "quotes/workload_form.html", ctx, status=400)
 
 
