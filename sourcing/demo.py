@@ -14,6 +14,7 @@ from django.utils import timezone
 from quotes.models import GpuModel, WorkloadProfile
 from vendors.models import Vendor
 
+from .choices import MailStatus
 from .models import Invitation, SupplierAccount
 from .services import answer_submit, answer_upload_evidence, rfq_create, rfq_publish, token_digest
 from .testing import IPERF_PAIRS, answer_terms, demo_log
@@ -45,10 +46,11 @@ def load(*, team, user) -> None:  # type: ignore[no-untyped-def]
     now = timezone.now()
     for index, vendor in enumerate(vendors, start=1):
         account = _supplier(vendor, f"supplier{index}")
+        # The demo's suppliers have accepted, so their invitation e-mail went out.
         Invitation.objects.create(
             rfq=rfq, vendor=vendor, email=account.user.email, created_by=user,
             token_sha256=token_digest(f"demo-{rfq.pk}-{index}"), accepted_at=now,
-            accepted_by=account.user,
+            accepted_by=account.user, mail_status=MailStatus.SENT, mailed_at=now, mail_attempts=1,
         )  # fmt: skip
         price = "40000" if index == 1 else "38500"
         answer = answer_submit(rfq=rfq, account=account, terms=answer_terms(
