@@ -11,7 +11,11 @@ from domain import serving as sv
 COMPUTE = "#2f6db5"
 BANDWIDTH = "#f0ad4e"
 PLAN_COLOURS = {"fixed": "#2f6db5", "per_gb": "#5cb85c", "p95": "#d9534f"}
-_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "legend": {"orientation": "h"}}
+# The legend sits below the x-axis title (Plotly's default horizontal legend covers it).
+_LAYOUT = {
+    "margin": {"l": 10, "r": 10, "t": 50, "b": 40},
+    "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.2, "yanchor": "top"},
+}
 
 
 def cost_per_million_figure(
