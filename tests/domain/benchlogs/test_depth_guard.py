@@ -115,7 +115,7 @@ class _Unseekable(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "bytearray | memoryview") -> int:  # type: ignore[override]
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         chunk = self._inner.read(len(buffer))
         buffer[: len(chunk)] = chunk
         return len(chunk)
