@@ -237,7 +237,7 @@ class QuoteCompareView(TeamRequiredMixin, View):
 
         ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
         quotes = compare_quotes(self.team, ids)
-        workloads = list(workload_list(team=self.team))
+        workloads = list(workload_list(team=self.team).select_related("team"))
         wanted = request.GET.get("workload", "")
         workload = next((w for w in workloads if str(w.pk) == wanted), None)
         if workload is None and workloads:  # the seed pre-training workload, else the first
