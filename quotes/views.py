@@ -237,11 +237,13 @@ class QuoteCompareView(TeamRequiredMixin, View):
 
         ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
         quotes = compare_quotes(self.team, ids)
-        workloads = list(workload_list(team=self.team).select_related("team"))
+        workloads = list(workload_list(team=self.team))
         wanted = request.GET.get("workload", "")
         workload = next((w for w in workloads if str(w.pk) == wanted), None)
         if workload is None and workloads:  # the seed pre-training workload, else the first
             workload = next((w for w in workloads if w.preset == "pretrain-7b"), workloads[0])
+        if workload is not None:
+            workload.team = self.team  # the snapshot reads its tax basis: no query for it
         basis = self.team.tax_basis
         return render(request, "quotes/quote_compare.html", {
             "quotes": quotes, "workloads": workloads, "workload": workload, "ids": ids,
