@@ -20,6 +20,9 @@ from typing import Any
 import django_filters
 from django.db import models
 from django.http import QueryDict
+from django.utils.choices import BaseChoiceIterator
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy as _
 from django_filters.filters import FilterMethod
 from django_filters.rest_framework import DjangoFilterBackend
 
@@ -100,6 +103,57 @@ def _filter_copy(flt: django_filters.Filter) -> django_filters.Filter:
     return new
 
 
+def _descending(fmt: Any, label: Any) -> str:
+    return str(fmt) % label
+
+
+class TeamOrdering(django_filters.OrderingFilter):
+    """A list's ``sort=``: its choices worded in the language of each request, and ties broken
+    by `tie_break` (then the id) so that a page boundary falls at the same place in every query:
+    no row on two pages, none on none."""
+
+    descending_fmt = _("%s, descending")
+
+    def __init__(self, *args: Any, tie_break: tuple[str, ...] = (), **kwargs: Any) -> None:
+        self.tie_break = (*tie_break, "pk")
+        super().__init__(*args, **kwargs)
+
+    def build_choices(self, fields, labels):  # type: ignore[no-untyped-def]
+        """django-filter formats "x, descending" once, at import, in the default language; the
+        labels here stay lazy and are worded in the language of each request."""
+        choices = super().build_choices(fields, labels)
+        ascending = dict(choices[0::2])
+        return [
+            (value, label if not value.startswith("-") else
+             lazy(_descending, str)(self.descending_fmt, ascending[value[1:]]))
+            for value, label in choices
+        ]  # fmt: skip
+
+    def filter(self, qs, value):  # type: ignore[no-untyped-def]
+        qs = super().filter(qs, value)
+        if value:
+            qs = qs.order_by(*qs.query.order_by, *self.tie_break)
+        return qs
+
+
+class ValuesOptions(BaseChoiceIterator):
+    """A model-choice select's options as (id, label) pairs from one values query over the
+    field's (team-scoped) queryset, the label the first non-empty of `label_fields` (building
+    a model instance per option was a third of a list's time), and only when the select is
+    rendered (the API validates an id without listing every row)."""
+
+    def __init__(self, field: Any, label_fields: tuple[str, ...]) -> None:
+        self.field = field
+        self.label_fields = label_fields
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        if self.field.empty_label is not None:
+            yield ("", self.field.empty_label)
+        rows = self.field.queryset.order_by(*self.label_fields, "pk")
+        for pk, *labels in rows.values_list("pk", *self.label_fields):
+            yield (pk, next((x for x in labels if x), ""))
+
+
 class TeamFilterSet(django_filters.FilterSet):
     """A FilterSet of a page and its API: ``team=`` scopes its id filters (a page passes it;
     under the API's backend, which passes only ``request=``, it is the requesting team).
@@ -108,7 +162,15 @@ class TeamFilterSet(django_filters.FilterSet):
     filters are copied shallowly (`_filter_copy`), and the form class (its fields, with the
     fast widgets of core.widgets) is built once per FilterSet class. The class's model-choice
     fields offer no rows; each form gets its own team's rows (`form`), so a field a form
-    forgot to scope would offer nothing rather than another team's rows."""
+    forgot to scope would offer nothing rather than another team's rows.
+
+    The page's filter bar (`shown_fields`) is every field but the `ALIASES` (parameters
+    accepted everywhere, e.g. the API's older names, not shown) and ``sort`` (the column
+    headers sort). `OPTION_LABELS` names, per model-choice filter, the columns its options are
+    labelled and ordered by, read by one values query (`ValuesOptions`)."""
+
+    ALIASES: tuple[str, ...] = ()
+    OPTION_LABELS: dict[str, tuple[str, ...]] = {}
 
     def __init__(
         self,
@@ -168,6 +230,15 @@ class TeamFilterSet(django_filters.FilterSet):
                 form = form_class(prefix=self.form_prefix)
             for name, flt in self.filters.items():
                 if isinstance(flt, MODEL_CHOICE_FILTERS):
-                    form.fields[name].queryset = flt.get_queryset(self.request)
+                    field = form.fields[name]
+                    field.queryset = flt.get_queryset(self.request)
+                    labels = self.OPTION_LABELS.get(name)
+                    if labels:
+                        field.widget.choices = ValuesOptions(field, labels)
             self._form = form
         return self._form
+
+    def shown_fields(self) -> list:  # type: ignore[type-arg]
+        """The page's filter bar: every field but the aliases and the order (the column
+        headers sort; the bar keeps the order in a hidden field)."""
+        return [f for f in self.form if f.name not in self.ALIASES and f.name != "sort"]

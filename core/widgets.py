@@ -7,12 +7,25 @@ the same markup (name, attributes, selected option, optgroups) directly, escaped
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from django import forms
 from django.forms.utils import flatatt
-from django.utils.html import conditional_escape, escape, format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString
+
+
+def _escape(text: str) -> str:
+    """django.utils.html.escape's text without its SafeString wrapper (a select escapes every
+    option's value and label)."""
+    return html.escape(text)
+
+
+def _conditional_escape(value: Any) -> str:
+    """django.utils.html.conditional_escape's text, likewise."""
+    html_method = getattr(value, "__html__", None)
+    return str(html_method()) if html_method is not None else html.escape(str(value))
 
 
 class FastSelect(forms.Select):
@@ -32,7 +45,7 @@ class FastSelect(forms.Select):
             selected = v in chosen and (self.allow_multiple_selected or not taken)
             taken = taken or selected
             mark = " selected" if selected else ""
-            return f'<option value="{escape(v)}"{mark}>{conditional_escape(label)}</option>'
+            return f'<option value="{_escape(v)}"{mark}>{_conditional_escape(label)}</option>'
 
         parts: list[str] = []  # each escaped here, value and label alike
         for option_value, label in self.choices:

@@ -27,7 +27,7 @@ def compare_quotes(team, ids: Sequence[int]):  # type: ignore[no-untyped-def]
     """The quotes of the page (chosen ones, else the team's current ones) with what it reads."""
     qs = (
         Quote.objects.for_team(team).filter(current_version__isnull=False)
-        .select_related("vendor", "current_version__gpu", "data_centre__network")
+        .select_related("vendor__sla", "current_version__gpu", "data_centre__network")
         .order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
     )  # fmt: skip
     return list(qs.filter(pk__in=ids) if ids else qs.filter(is_current=True))
@@ -70,18 +70,15 @@ def cost_rows(
         return []
     if workload is None:
         return [bill_row(quotes, basis)]
-    from rankings.services import gpu_table, offer_dict, rank_snapshot, workload_dict
-
-    rates = {}
-    for q in quotes:
-        v = q.current_version
-        if v.currency != "CNY" and v.fx_to_cny is not None:
-            rates.setdefault(v.currency, float(v.fx_to_cny))
-    offers = [offer_dict(q, [], basis) for q in quotes]
-    snapshot = {"workload": workload_dict(workload), "gpus": gpu_table(), "fx_to_cny": rates,
-                "offers": offers, "tax_basis": basis}  # fmt: skip
     from domain import costmodel as cm
+    from rankings.services import rank_snapshot, snapshot_build
 
+    # The snapshot a ranking run of these offers would store (rankings.services): the workload
+    # with its preset or architecture, the offers on the team's tax basis, the GPU table, the
+    # quotes' own exchange rates; one source of the numbers. Without the due-diligence findings
+    # (they change no number; the page's red-flag row reads the vendors' counts).
+    snapshot = snapshot_build(workload=workload, quotes=quotes, fx={}, findings=False)
+    rates = snapshot["fx_to_cny"]
     try:
         outcome = rank_snapshot(snapshot)
     except cm.ModelInputError as exc:

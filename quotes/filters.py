@@ -10,17 +10,13 @@ vendor filter offers only the team's vendors (core.filters.TeamFilterSet).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 import django_filters
 from django.db.models import Case, DecimalField, ExpressionWrapper, F, Q, QuerySet, Value, When
 from django.db.models.functions import Greatest, Round
-from django.utils.choices import BaseChoiceIterator
-from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
-from core.filters import TeamFilterSet
-from core.widgets import fast_widgets
+from core.filters import TeamFilterSet, TeamOrdering
 from domain import money
 from vendors.choices import Fabric
 from vendors.models import Vendor
@@ -102,48 +98,6 @@ def gpu_choices() -> list[tuple[str, str]]:
     return [(key, key) for key in GpuModel.objects.order_by("key").values_list("key", flat=True)]
 
 
-def _descending(fmt: Any, label: Any) -> str:
-    return str(fmt) % label
-
-
-class Ordering(django_filters.OrderingFilter):
-    descending_fmt = _("%s, descending")
-
-    def build_choices(self, fields, labels):  # type: ignore[no-untyped-def]
-        """django-filter formats "x, descending" once, at import, in the default language; the
-        labels here stay lazy and are worded in the language of each request."""
-        choices = super().build_choices(fields, labels)
-        ascending = dict(choices[0::2])
-        return [
-            (value, label if not value.startswith("-") else
-             lazy(_descending, str)(self.descending_fmt, ascending[value[1:]]))
-            for value, label in choices
-        ]  # fmt: skip
-
-    def filter(self, qs, value):  # type: ignore[no-untyped-def]
-        # Ties (quotes of one vendor, equal rents) are broken by label and id, so that a page
-        # boundary falls at the same place in every query: no quote on two pages, none on none.
-        qs = super().filter(qs, value)
-        if value:
-            qs = qs.order_by(*qs.query.order_by, "label", "pk")
-        return qs
-
-
-class VendorOptions(BaseChoiceIterator):
-    """The vendor select's options: the team's vendors as (id, name) pairs from one values
-    query (building 100 model instances for them was a third of the list's time), and only
-    when the select is rendered (the API validates an id without listing every vendor)."""
-
-    def __init__(self, field) -> None:  # type: ignore[no-untyped-def]
-        self.field = field
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        yield ("", self.field.empty_label)
-        vendors = self.field.queryset.order_by("name_zh", "name_en")
-        for pk, zh, en in vendors.values_list("pk", "name_zh", "name_en"):
-            yield (pk, zh or en)
-
-
 class VendorChoiceFilter(django_filters.ModelChoiceFilter):
     """A vendor id of the team (ModelChoiceFilter: scoped by TeamFilterSet, and an id of
     another team is refused like a missing one)."""
@@ -153,6 +107,7 @@ class QuoteFilter(TeamFilterSet):
     # Parameters that only alias another (the API's older names): accepted everywhere, not
     # shown in the page's filter bar.
     ALIASES = ("measured", "is_current")
+    OPTION_LABELS = {"vendor": ("name_zh", "name_en")}
 
     search = django_filters.CharFilter(
         label=_("Search"), method="filter_search",
@@ -193,8 +148,9 @@ class QuoteFilter(TeamFilterSet):
         choices=[("25", "25"), ("50", "50"), ("100", "100")],
         empty_label=None,
     )
-    sort = Ordering(
+    sort = TeamOrdering(
         label=_("Sort by"),
+        tie_break=("label",),  # quotes of one vendor, equal rents
         fields=(
             ("vendor__name_zh", "vendor"),
             ("label", "label"),
@@ -218,19 +174,6 @@ class QuoteFilter(TeamFilterSet):
     class Meta:
         model = Quote
         fields: list[str] = []
-
-    @property
-    def form(self):  # type: ignore[no-untyped-def]
-        form = fast_widgets(super().form)
-        field = form.fields["vendor"]
-        if not isinstance(field.widget.choices, VendorOptions):
-            field.widget.choices = VendorOptions(field)
-        return form
-
-    def shown_fields(self) -> list:  # type: ignore[type-arg]
-        """The page's filter bar: every field but the aliases and the order (the column
-        headers sort; the bar keeps the order in a hidden field)."""
-        return [f for f in self.form if f.name not in self.ALIASES and f.name != "sort"]
 
     def filter_search(self, qs, name, value):  # type: ignore[no-untyped-def]
         value = value.strip()

@@ -243,6 +243,8 @@ class QuoteCompareView(TeamRequiredMixin, View):
         workload = next((w for w in workloads if str(w.pk) == wanted), None)
         if workload is None and workloads:  # the seed pre-training workload, else the first
             workload = next((w for w in workloads if w.preset == "pretrain-7b"), workloads[0])
+        if workload is not None:
+            workload.team = self.team  # the snapshot reads its tax basis: no query for it
         basis = self.team.tax_basis
         return render(request, "quotes/quote_compare.html", {
             "quotes": quotes, "workloads": workloads, "workload": workload, "ids": ids,

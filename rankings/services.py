@@ -78,16 +78,20 @@ Finding = dict[str, str]  # {code, severity, subject, en, zh}
 def _vendor_findings(quotes: Iterable[Quote]) -> dict[int, list[Finding]]:
     """Every due-diligence finding per vendor, with its severity and subject (computed live,
     once per vendor, for the vendors whose denormalised count says they have any)."""
-    from vendors.selectors import vendor_findings
+    from vendors.selectors import vendor_findings, vendor_prefetch_checks
 
     found: dict[int, list[Finding]] = {}
+    checked = []
     for quote in quotes:
         vendor = quote.vendor
         if vendor.pk in found:
             continue
-        if not vendor.findings_total and not vendor.findings_critical:
-            found[vendor.pk] = []
-            continue
+        found[vendor.pk] = []
+        if vendor.findings_total or vendor.findings_critical:
+            checked.append(vendor)
+    # what the checks read, for every vendor at once (not a few queries per vendor)
+    vendor_prefetch_checks(checked)
+    for vendor in checked:
         found[vendor.pk] = [
             {"severity": str(f.severity), "subject": f.subject, **f.message.as_dict()}
             for f in vendor_findings(vendor)
@@ -190,11 +194,16 @@ def snapshot_build(  # type: ignore[no-untyped-def]
     quotes: list[Quote],
     fx: Mapping[str, float],
     policy: eligibility.RiskPolicy | None = None,
+    findings: bool = True,
 ):
     """Every input of a run as JSON, the team's risk policy (or `policy`) and each offer's
-    due-diligence findings included, so that ranking it again gives the same decision."""
-    by_vendor = _vendor_findings(quotes)
-    per_quote = {q.pk: _for_quote(q, by_vendor[q.vendor_id]) for q in quotes}
+    due-diligence findings included, so that ranking it again gives the same decision.
+
+    ``findings=False`` leaves the findings out (no vendor flags on the offers, no risk
+    findings): for a page that shows the costs only (the compare page), which they do not
+    change; they are computed live per vendor, the dearest part of the snapshot."""
+    by_vendor = _vendor_findings(quotes) if findings else {}
+    per_quote = {q.pk: _for_quote(q, by_vendor.get(q.vendor_id, [])) for q in quotes}
     if policy is None:
         policy = team_risk_policy(team=workload.team)
     basis = workload.team.tax_basis

@@ -12,23 +12,11 @@ import django_filters
 from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 
-from core.filters import TeamFilterSet
-from core.widgets import fast_widgets
+from core.filters import TeamFilterSet, TeamOrdering
 from domain.regions import PROVINCE_CHOICES
 
 from .choices import Fabric
 from .models import DataCentre, Vendor
-
-
-class Ordering(django_filters.OrderingFilter):
-    descending_fmt = _("%s, descending")
-
-    def filter(self, qs, value):  # type: ignore[no-untyped-def]
-        # ties broken by name and id: a page boundary falls at the same place in every query
-        qs = super().filter(qs, value)
-        if value:
-            qs = qs.order_by(*qs.query.order_by, "name_zh", "name_en", "pk")
-        return qs
 
 
 class VendorFilter(TeamFilterSet):
@@ -62,8 +50,9 @@ class VendorFilter(TeamFilterSet):
         label=_("Registered in province"), choices=PROVINCE_CHOICES, field_name="home_province"
     )
     is_demo = django_filters.BooleanFilter(label=_("Demo data"), field_name="is_demo")
-    sort = Ordering(
+    sort = TeamOrdering(
         label=_("Sort by"),
+        tie_break=("name_zh", "name_en"),
         fields=(
             ("name_zh", "name"),
             ("findings_critical", "findings"),
@@ -81,14 +70,6 @@ class VendorFilter(TeamFilterSet):
     class Meta:
         model = Vendor
         fields: list[str] = []
-
-    @property
-    def form(self):  # type: ignore[no-untyped-def]
-        return fast_widgets(super().form)
-
-    def shown_fields(self) -> list:  # type: ignore[type-arg]
-        """The page's filter bar: every field but the aliases and the sort (column headers)."""
-        return [f for f in self.form if f.name not in self.ALIASES and f.name != "sort"]
 
     def filter_search(self, qs, name, value):  # type: ignore[no-untyped-def]
         value = value.strip()

@@ -144,6 +144,12 @@ class Vendor(TeamScoped):
                 name="vendor_credit_code_unique_per_team",
             ),
         ]
+        indexes = [
+            # The quote list's default order (vendor name, then the quote's label): read in
+            # this order, PostgreSQL cuts a page after the first vendors' quotes instead of
+            # sorting every quote of the team (incremental sort).
+            models.Index(fields=["name_zh", "name_en"], name="vendor_name_order"),
+        ]
 
     def __str__(self) -> str:
         return self.name_zh or self.name_en

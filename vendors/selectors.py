@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -27,6 +27,29 @@ def vendor_prefetch(qs: QuerySet[Vendor]) -> QuerySet[Vendor]:
             queryset=DataCentre.objects.select_related("network", "verified_by"),
         ),
     )
+
+
+def vendor_prefetch_checks(vendors: list[Vendor]) -> None:
+    """Load what `vendor_findings` reads (licences, ICP filings, certifications, data centres
+    with their networks, the SLA) for `vendors` in one query per relation, whatever their
+    number; relations already loaded (vendor_prefetch, select_related) are not loaded again."""
+    if not vendors:
+        return
+    prefetch_related_objects(
+        vendors,
+        "licences",
+        "icp_filings",
+        "certifications",
+        Prefetch("data_centres", queryset=DataCentre.objects.select_related("network")),
+    )
+    missing_sla = [v for v in vendors if not Vendor.sla.is_cached(v)]
+    if missing_sla:
+        slas = {s.vendor_id: s for s in SlaTerms.objects.filter(vendor__in=missing_sla)}
+        for v in missing_sla:
+            sla = slas.get(v.pk)
+            Vendor.sla.related.set_cached_value(v, sla)  # None: no SLA, no query later
+            if sla is not None:
+                sla.vendor = v
 
 
 def vendor_filterset(*, team, data=None):  # type: ignore[no-untyped-def]

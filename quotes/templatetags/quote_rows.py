@@ -74,3 +74,35 @@ def quote_rows(quotes: Any) -> SafeString:
             "" if q.is_current else not_current, gpus, network, rent, measured, version,
         ))  # fmt: skip
     return fast_html_rows("", _ROW, rows)
+
+
+def _compare_cell(kind: str, c: dict[str, Any]) -> str:
+    if kind == "top":
+        css = ("best" if c.get("best") else "") + (" warning" if c.get("problem") else "")
+        note = c.get("note")
+        if note:
+            return fast_html('<td class="{}" title="{}">{}<div class="small muted">{}</div></td>',
+                             css, note, c["text"], note)  # fmt: skip
+        return fast_html('<td class="{}">{}</td>', css, c["text"])
+    if kind == "risk":
+        css = ("best " if c.get("best") else "") + str(c.get("severity", ""))
+        return fast_html('<td class="{}">{}</td>', css, c["text"])
+    if c.get("best"):
+        return fast_html('<td class="best">{}</td>', c["text"])
+    return fast_html("<td>{}</td>", c["text"])
+
+
+@register.simple_tag
+def compare_rows(rows: Any, kind: str) -> SafeString:
+    """The compare page's rows of one kind ("top": costs, "risk": red flags and evidence,
+    "terms"), written in Python as quote_rows does (the template's loops over every row and
+    offer cost more than the costs themselves). Same markup as the template wrote."""
+    head = '<tr class="top" data-row="{}"><th scope="row">{}</th>' if kind == "top" else (
+        '<tr data-row="{}"><th scope="row">{}</th>'
+    )  # fmt: skip
+    parts = []
+    for row in rows:
+        parts.append(fast_html(head, row["key"], row["label"]))
+        parts.extend(_compare_cell(kind, c) for c in row["cells"])
+        parts.append("</tr>")
+    return SafeString("".join(parts))

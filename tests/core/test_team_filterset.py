@@ -70,3 +70,36 @@ def test_vendor_filter_form_keeps_its_labels_choices_and_fast_widgets(team_a):  
     assert '<option value="critical" selected>' in html
     assert fs.form.fields["q"].label == "Search"
     assert fs.form.fields["findings"].widget.__class__.__name__ == "FastSelect"
+
+
+def test_both_lists_share_the_filter_bar_and_word_descending_in_each_requests_language(
+    team_a,
+):  # type: ignore[no-untyped-def]
+    from django.utils import translation
+
+    quotes = QuoteFilter(None, queryset=quote_list(team=team_a), team=team_a)
+    vendors = VendorFilter(None, queryset=Vendor.objects.for_team(team_a), team=team_a)
+    # one filter bar rule (core.filters.TeamFilterSet): no alias, no sort field
+    assert [f.name for f in quotes.shown_fields()] == [
+        "search", "vendor", "gpu", "fabric", "min_nic_gbps", "evidence", "current", "per_page",
+    ]  # fmt: skip
+    assert [f.name for f in vendors.shown_fields()] == ["q", "province", "fabric", "findings"]
+    for filterset in (quotes, vendors):
+        for lang, word in (("en", "descending"), ("zh-hans", "降序")):
+            with translation.override(lang):
+                labels = [str(label) for value, label in filterset.form.fields["sort"].choices]
+            assert any(word in label for label in labels), (lang, labels)
+
+
+def test_the_vendor_select_lists_the_teams_vendors_by_name_in_one_query(
+    team_a, django_assert_num_queries
+):  # type: ignore[no-untyped-def]
+    for name in ("乙", "甲", "丙"):
+        Vendor.objects.create(team=team_a, name_zh=name)
+    Vendor.objects.create(team=team_a, name_zh="", name_en="Only English")
+    filterset = QuoteFilter(None, queryset=quote_list(team=team_a), team=team_a)
+    with django_assert_num_queries(1):
+        html = str(filterset.form["vendor"])
+    names = [v.name_zh or v.name_en for v in Vendor.objects.order_by("name_zh", "name_en", "pk")]
+    positions = [html.index(f">{n}</option>") for n in names]
+    assert positions == sorted(positions) and html.count("<option") == 5  # and the empty one

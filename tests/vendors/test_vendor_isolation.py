@@ -151,3 +151,31 @@ def test_the_vendor_list_page_pins_its_query_count(
     client = client_as(analyst_a)
     with django_assert_max_num_queries(10):
         assert client.get(reverse("vendors:list")).status_code == 200
+
+
+def test_the_vendor_list_page_queries_do_not_grow_with_vendors_or_data_centres(
+    client_as, analyst_a, team_a, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from vendors.models import DataCentre, NetworkProfile
+
+    def add(n: int, start: int) -> None:
+        for i in range(start, start + n):
+            v = Vendor.objects.create(team=team_a, name_zh=f"厂商{i:02d}")
+            for j in range(2):
+                dc = DataCentre.objects.create(vendor=v, name=f"DC{i}-{j}", city=f"城{i}-{j}")
+                if j:
+                    NetworkProfile.objects.create(data_centre=dc, fabric="roce")
+
+    add(2, 0)
+    client = client_as(analyst_a)
+    client.get(reverse("vendors:list"))
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("vendors:list"))
+    add(23, 2)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        html = client.get(reverse("vendors:list")).content.decode()
+    assert html.count('<td class="key">') == 25
+    assert "城24-0" in html and "城24-1" in html and "RoCE" in html

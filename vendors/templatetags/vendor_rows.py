@@ -1,8 +1,9 @@
 """The vendor list's table rows, written in Python (as quotes.templatetags.quote_rows does for
 the quote list): the template engine's nested loops over every vendor's data centres cost more
 than the queries. Same cells as before, every value escaped (`fast_html`, format_html's
-output). Keep in step with
-vendors.views.LIST_DATA_CENTRES, which loads only the columns used here."""
+output). Each vendor
+brings `list_data_centres` (vendors.views._with_list_data_centres): plain tuples of the four
+columns used here."""
 
 from __future__ import annotations
 
@@ -68,14 +69,13 @@ def vendor_rows(vendors: Any) -> SafeString:
     head, tail = detail.rsplit("/0/", 1)
     rows = []
     for v in vendors:
-        dcs = list(v.data_centres.all())
+        dcs = v.list_data_centres  # (name, city, ownership, fabric or None)
         places = fast_html_rows(
             _BR, "{} ({})",
-            ((dc.city or dc.name, ownership.get(dc.ownership, dc.ownership)) for dc in dcs),
+            ((city or name, ownership.get(own, own)) for name, city, own, _f in dcs),
         ) if dcs else none  # fmt: skip
         nets = fast_html_rows(
-            _BR, "{}",
-            ((fabrics.get(n.fabric, n.fabric) if n else "",) for n in map(network_of, dcs)),
+            _BR, "{}", ((fabrics.get(f, f) if f else "",) for _n, _c, _o, f in dcs)
         )  # fmt: skip
         badges = []
         if v.findings_critical:

@@ -1,0 +1,83 @@
+"""The compare page's costs are a ranking run's (rankings.services.snapshot_build, one source of
+the numbers: preset architecture and SLA repair time included) and its queries do not grow with
+the number of offers or vendors compared (issue 18)."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from quotes.models import Quote
+from quotes.testing import make_quote, make_vendor, make_workload
+from rankings.selectors import ranking_quotes
+from rankings.services import rank_snapshot, snapshot_build
+from vendors.models import SlaTerms
+
+pytestmark = pytest.mark.django_db
+URL = reverse("quotes:compare")
+
+
+def _row(html: str, key: str) -> str:
+    return html.split(f'data-row="{key}"')[1].split("</tr>")[0]
+
+
+def _offers(team, user, n: int, *, sla: bool = True) -> list[Quote]:  # type: ignore[no-untyped-def]
+    quotes = []
+    for i in range(n):
+        vendor = make_vendor(team, f"V{i}")
+        if sla:
+            SlaTerms.objects.create(vendor=vendor, hw_replacement_hours=Decimal(4 + i))
+        quotes.append(
+            make_quote(
+                team,
+                user,
+                vendor,
+                label=f"offer {i}",
+                price_per_node_month=Decimal(40000 + 1000 * i),
+            )  # fmt: skip
+        )
+    return quotes
+
+
+def test_the_compare_costs_are_those_of_a_ranking_run_of_the_same_offers(
+    team_a, analyst_a, client_as
+):  # type: ignore[no-untyped-def]
+    quotes = _offers(team_a, analyst_a, 3)
+    workload = make_workload(team_a, preset="llama3-8b", params_b=8.0)
+    client = client_as(analyst_a)
+    client.cookies["django_language"] = "en"
+    html = client.get(URL, {"q": [q.pk for q in quotes], "workload": workload.pk}).content
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", _row(html.decode(), "cost_per_eth"), re.S)
+    run_quotes = list(ranking_quotes(team=team_a, quote_ids=[q.pk for q in quotes]))
+    snapshot = snapshot_build(workload=workload, quotes=run_quotes, fx={})
+    assert snapshot["workload_preset"] == "llama3-8b"
+    outcome = rank_snapshot(snapshot)
+    by_label = {o["id"]: o["label"] for o in snapshot["offers"]}
+    expected = {by_label[r.offer_id]: f"{r.cost_per_eth:,.2f}" for r in outcome.results}
+    assert len(expected) == 3 and len(cells) == 3
+    # columns in the page's order (vendor name): V0, V1, V2
+    for i, cell in enumerate(cells):
+        assert expected[f"offer {i}"] in cell, (cell, expected)
+
+
+def test_the_compare_page_queries_do_not_grow_with_offers_or_vendors(
+    team_a, analyst_a, client_as, django_assert_max_num_queries
+):  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_workload(team_a)
+    client = client_as(analyst_a)
+    two = _offers(team_a, analyst_a, 2)
+    client.get(URL, {"q": [q.pk for q in two]})
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(URL, {"q": [q.pk for q in two]}).status_code == 200
+    more = two + _offers(team_a, analyst_a, 5) + _offers(team_a, analyst_a, 1, sla=False)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        html = client.get(URL, {"q": [q.pk for q in more]}).content.decode()
+    assert html.count('<th scope="col"') == 8
+    # session, user, membership, quotes, workloads, risk policy, GPU table
+    assert len(few.captured_queries) <= 7
