@@ -11,6 +11,7 @@ import re
 
 from domain.benchlogs import catalogue
 from domain.benchlogs.errors import BenchLogError
+from domain.benchlogs.iperf3_text_prefix import head_has_prefixed_iperf_lines
 from domain.benchlogs.textio import encoding_of, looks_binary
 
 IPERF3_JSON = "iperf3_json"
@@ -78,6 +79,6 @@ def _detect_text(text: str) -> str | None:
         return PERFTEST_LAT if table.group(2).startswith("t_") else PERFTEST_BW
     if _NCCL.search(text):
         return NCCL_TESTS
-    if _IPERF_TEXT.search(text):
+    if _IPERF_TEXT.search(text) or head_has_prefixed_iperf_lines(text):
         return IPERF3_TEXT
     return None

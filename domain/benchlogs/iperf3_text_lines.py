@@ -35,6 +35,8 @@ ACCEPTED = re.compile(r"^Accepted connection from (?P<host>\S+?),? port (?P<port
 REVERSE = re.compile(r"^\[?\s*Reverse mode, remote host \S+ is sending")
 CONNECTED = re.compile(r"^\[\s*(?P<id>\d+)\s*\](?:\[[TR]X-[CS]\])?\s+local \S+ port \d+ connected")
 HEADER = re.compile(r"^\[\s*ID\s*\](?:\[Role\])?\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)")
+# The interval table of a UDP sender: "Bitrate  Total Datagrams" (a receiver's is "Lost/Total").
+UDP_SENDER_HEADER = re.compile(r"(Bitrate|Bandwidth)\s+Total Datagrams")
 SEPARATOR = re.compile(r"^(- ){8,}-?\s*$")
 SENT_DATAGRAMS = re.compile(
     r"^\[\s*(?P<id>\d+|SUM)\s*\](?:\[[TR]X-[CS]\])?\s+Sent (?P<n>\d+) datagrams"
@@ -42,6 +44,8 @@ SENT_DATAGRAMS = re.compile(
 ERROR = re.compile(r"^iperf3?: error - (?P<text>.*)$")
 INTERRUPT = re.compile(r"^iperf3?: interrupt - (?P<text>.*)$")
 DONE = re.compile(r"^iperf Done\.")
+# ``--get-server-output``: the client prints the server's own text report after its summary.
+SERVER_OUTPUT = re.compile(r"^Server output:\s*$")
 VERSION = re.compile(r"^iperf (?P<version>\d+\.\d+\S*)")
 
 
