@@ -27,6 +27,7 @@ _UDP_TAIL = re.compile(
 _SIDE_TAIL = re.compile(rf"^\s+(?:(?P<retr>{_COUNT})\s+)?(?P<side>sender|receiver)\s*$")
 _TCP_TAIL = re.compile(rf"^\s+(?P<retr>{_COUNT})\s+(?P<cwnd>{_NUMBER})\s+[KMGT]?Bytes\s*$")
 _OMITTED = "(omitted)"
+_PREFIXES = frozenset("KMGT")
 _DATAGRAM_TAIL = re.compile(rf"^\s+(?P<datagrams>{_COUNT})\s*$")
 
 CONNECTING = re.compile(r"^Connecting to host (?P<host>\S+?),? port (?P<port>\d{1,5})")
@@ -93,13 +94,15 @@ def parse_row(line: str) -> Row | None:
     tail = _parse_tail(rest.rstrip()[: -len(_OMITTED)] if omitted else rest)
     if tail is None:
         return None
+    start, end = float(match.group("start")), float(match.group("end"))
+    transferred = float(match.group("xfer")) * iperf_bytes_factor(match.group("xunit"))
     return Row(
         ident=match.group("id"),
         role=match.group("role"),
-        start=float(match.group("start")),
-        end=float(match.group("end")),
-        bytes=float(match.group("xfer")) * iperf_bytes_factor(match.group("xunit")),
-        gbps=float(match.group("rate")) * iperf_rate_factor(match.group("runit")),
+        start=start,
+        end=end,
+        bytes=transferred,
+        gbps=_gbps(match.group("rate"), match.group("runit"), transferred, end - start),
         side=tail.side,
         retransmits=tail.retransmits,
         jitter_ms=tail.jitter_ms,
@@ -108,6 +111,21 @@ def parse_row(line: str) -> Row | None:
         datagrams=tail.datagrams,
         omitted=omitted,
     )
+
+
+def _gbps(rate: str, unit: str, transferred: float, seconds: float) -> float:
+    """The row's rate in Gbit/s, as printed unless ``-f`` rounded it away.
+
+    iperf3 prints a rate with at least three significant digits in the unit it picks itself;
+    a unit forced with ``-f`` can leave "0.00 Tbits/sec" or "0.12 GBytes/sec" for 1 Gbit/s.
+    The transfer column always keeps its own unit, so a rate under 1 in a prefixed unit is
+    taken from the bytes over the interval instead.
+    """
+    value = float(rate)
+    factor = iperf_rate_factor(unit)  # an unknown unit is refused either way
+    if value < 1.0 and unit[0] in _PREFIXES and seconds > 0 and transferred > 0:
+        return transferred * 8 / seconds / 1e9
+    return value * factor
 
 
 def _parse_tail(rest: str) -> _Tail | None:

@@ -86,30 +86,43 @@ def _generalise(prefix: str) -> re.Pattern[str]:
 
 
 def strip_prefixes(lines: Iterable[str]) -> Iterator[str]:
-    """The lines with a learned prefix removed from each line that carries it."""
-    iterator = iter(lines)
+    """The lines with a learned prefix removed from each line that carries it.
+
+    A client's ``--get-server-output`` section is the server's own text, printed with the
+    server's ``--timestamps`` format or none: a prefix is learned again after "Server output:",
+    and the client's own prefix still applies to the lines after the section.
+    """
+    prefixes: list[re.Pattern[str]] = []
     pending: list[str] = []
-    prefix: re.Pattern[str] | None = None
-    for line in iterator:
-        pending.append(line)
-        learned = learn_prefix(line)
-        if learned is False:
-            if len(pending) < _MAX_PENDING:
+    learning = True
+    for line in lines:
+        for prefix in prefixes:
+            found = prefix.match(line)
+            if found:
+                line = line[found.end() :]
+                break
+        if learning:
+            pending.append(line)
+            learned = learn_prefix(line)
+            if learned is False and len(pending) < _MAX_PENDING:
                 continue
-            learned = None
-        prefix = learned if isinstance(learned, re.Pattern) else None
-        break
-    if prefix is None:
-        yield from pending
-        yield from iterator
-        return
-    match = prefix.match
-    for line in pending:
-        found = match(line)
-        yield line[found.end() :] if found else line
-    for line in iterator:
-        found = match(line)
-        yield line[found.end() :] if found else line
+            learning = False
+            if isinstance(learned, re.Pattern):
+                prefixes.append(learned)
+                yield from (_strip(learned, text) for text in pending)
+            else:
+                yield from pending
+            pending = []
+        else:
+            yield line
+            if grammar.SERVER_OUTPUT.match(line):
+                learning = True
+    yield from pending
+
+
+def _strip(prefix: re.Pattern[str], line: str) -> str:
+    found = prefix.match(line)
+    return line[found.end() :] if found else line
 
 
 def head_has_prefixed_iperf_lines(text: str) -> bool:
