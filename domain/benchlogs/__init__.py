@@ -56,36 +56,10 @@ def _text(parser: Callable[[_Lines], BenchResult]) -> Callable[[BinaryIO, str, s
     return lambda stream, encoding, _name: parser(text_lines(stream, encoding))
 
 
-def _json(stream: BinaryIO, encoding: str, _name: str) -> BenchResult:
-    """An iperf3 ``-J`` document, after any plain-text lines in front of it (detect.json_offset)."""
-    head, stream = peek(stream)
-    if encoding == "utf-8":
-        # Latin-1 maps each byte to one character, so the offset found is a byte count.
-        skip = _detect.json_offset(head.decode("latin-1"))
-        if skip:
-            _skip(stream, skip)
-        return parse_iperf3_json(stream)
-    text = head.decode(encoding, errors="replace").lstrip("\ufeff")
-    skip = len(text[: _detect.json_offset(text)].encode("utf-8"))
-    reader = Utf8Reader(stream, encoding)
-    if skip:
-        _skip(reader, skip)
-    return parse_iperf3_json(reader)
-
-
-def _skip(stream: BinaryIO | Utf8Reader, count: int) -> None:
-    if isinstance(stream, Utf8Reader) or not stream.seekable():
-        while count > 0:
-            data = stream.read(count)
-            if not data:
-                return
-            count -= len(data)
-        return
-    stream.seek(stream.tell() + count)
-
-
 _PARSERS: dict[str, Callable[[BinaryIO, str, str], BenchResult]] = {
-    _detect.IPERF3_JSON: _json,
+    _detect.IPERF3_JSON: lambda stream, encoding, _name: parse_iperf3_json(
+        stream if encoding == "utf-8" else Utf8Reader(stream, encoding)
+    ),
     _detect.IPERF3_JSON_STREAM: _text(parse_iperf3_json_stream),
     _detect.IPERF3_TEXT: _text(parse_iperf3_text_lines),
     _detect.PERFTEST_BW: _text(parse_perftest_lines),

@@ -12,7 +12,7 @@ import re
 from domain.benchlogs import catalogue
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_text_prefix import head_has_prefixed_iperf_lines
-from domain.benchlogs.textio import encoding_of, looks_binary
+from domain.benchlogs.textio import encoding_of, json_offset, looks_binary
 
 IPERF3_JSON = "iperf3_json"
 IPERF3_JSON_STREAM = "iperf3_json_stream"
@@ -23,9 +23,6 @@ NCCL_TESTS = "nccl_tests"
 
 FORMATS = (IPERF3_JSON, IPERF3_JSON_STREAM, IPERF3_TEXT, PERFTEST_BW, PERFTEST_LAT, NCCL_TESTS)
 
-# Plain-text lines tolerated in front of a JSON document (see json_offset).
-_MAX_LEADING_LINES = 20
-_MAX_LEADING_CHARS = 1000
 _JSON_STREAM = re.compile(r'^\s*\{\s*"event"\s*:\s*"(start|interval|end|error)"')
 _IPERF_KEYS = re.compile(r'"(start|intervals|end|error)"\s*:')
 _PERFTEST_TITLE = re.compile(
@@ -66,29 +63,6 @@ def detect(head: bytes, filename: str = "") -> str:
     if filename.lower().endswith(".json") or text.lstrip().startswith("["):
         raise BenchLogError(catalogue.unsupported_json())
     raise BenchLogError(catalogue.unsupported_tool())
-
-
-def json_offset(text: str) -> int:
-    """Where a JSON document starts after a few leading lines of plain text, else 0.
-
-    ``iperf3 -V -J > f 2>&1`` writes "warning: Verbose output (-v) may interfere with JSON
-    output (-J)" and "Control connection MSS …" before the ``{``. Such lines are skipped when
-    the document itself follows: a line that starts with ``{`` after at most a few short lines,
-    none of which starts like JSON or like an iperf3 table row (``[``).
-    """
-    offset = 0
-    for count, line in enumerate(text.splitlines(keepends=True)):
-        stripped = line.lstrip()
-        if stripped.startswith("{"):
-            return offset + len(line) - len(stripped) if count else 0
-        if (
-            count >= _MAX_LEADING_LINES
-            or len(line) > _MAX_LEADING_CHARS
-            or stripped.startswith(("[", "}", "]", '"'))
-        ):
-            return 0
-        offset += len(line)
-    return 0
 
 
 def _detect_json(text: str) -> str:
