@@ -96,13 +96,20 @@ def parse_row(line: str) -> Row | None:
         return None
     start, end = float(match.group("start")), float(match.group("end"))
     transferred = float(match.group("xfer")) * iperf_bytes_factor(match.group("xunit"))
+    rate, unit = float(match.group("rate")), match.group("runit")
+    gbps = rate * iperf_rate_factor(unit)  # an unknown unit is refused either way
+    if rate < 1.0 and unit[0] in _PREFIXES and end > start and transferred > 0:
+        # iperf3 prints a rate with three significant digits in the unit it picks itself; a
+        # unit forced with -f can leave "0.00 Tbits/sec" or "0.12 GBytes/sec" for 1 Gbit/s.
+        # The transfer column keeps its own unit, so the rate is taken from it instead.
+        gbps = transferred * 8 / (end - start) / 1e9
     return Row(
         ident=match.group("id"),
         role=match.group("role"),
         start=start,
         end=end,
         bytes=transferred,
-        gbps=_gbps(match.group("rate"), match.group("runit"), transferred, end - start),
+        gbps=gbps,
         side=tail.side,
         retransmits=tail.retransmits,
         jitter_ms=tail.jitter_ms,
@@ -111,21 +118,6 @@ def parse_row(line: str) -> Row | None:
         datagrams=tail.datagrams,
         omitted=omitted,
     )
-
-
-def _gbps(rate: str, unit: str, transferred: float, seconds: float) -> float:
-    """The row's rate in Gbit/s, as printed unless ``-f`` rounded it away.
-
-    iperf3 prints a rate with at least three significant digits in the unit it picks itself;
-    a unit forced with ``-f`` can leave "0.00 Tbits/sec" or "0.12 GBytes/sec" for 1 Gbit/s.
-    The transfer column always keeps its own unit, so a rate under 1 in a prefixed unit is
-    taken from the bytes over the interval instead.
-    """
-    value = float(rate)
-    factor = iperf_rate_factor(unit)  # an unknown unit is refused either way
-    if value < 1.0 and unit[0] in _PREFIXES and seconds > 0 and transferred > 0:
-        return transferred * 8 / seconds / 1e9
-    return value * factor
 
 
 def _parse_tail(rest: str) -> _Tail | None:

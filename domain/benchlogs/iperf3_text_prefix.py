@@ -28,6 +28,7 @@ _ANCHOR = re.compile(
     r"Connecting to host |Server listening on |Accepted connection from |\[\s*(?:\d+|SUM|ID)\s*\]"
     r"|(?:- ){8}|iperf Done\.|iperf3?: (?:error|interrupt) - |Reverse mode, remote host "
 )
+_SERVER_OUTPUT = "Server output:"  # grammar.SERVER_OUTPUT, checked on every line: kept cheap
 _TOKEN = re.compile(r"(?P<digits>\d+)|(?P<letters>[^\W\d_]+)|(?P<blank>\s+)|(?P<other>.)")
 
 
@@ -96,11 +97,8 @@ def strip_prefixes(lines: Iterable[str]) -> Iterator[str]:
     pending: list[str] = []
     learning = True
     for line in lines:
-        for prefix in prefixes:
-            found = prefix.match(line)
-            if found:
-                line = line[found.end() :]
-                break
+        if prefixes:
+            line = _strip_any(prefixes, line)
         if learning:
             pending.append(line)
             learned = learn_prefix(line)
@@ -115,9 +113,17 @@ def strip_prefixes(lines: Iterable[str]) -> Iterator[str]:
             pending = []
         else:
             yield line
-            if grammar.SERVER_OUTPUT.match(line):
+            if line.startswith(_SERVER_OUTPUT):
                 learning = True
     yield from pending
+
+
+def _strip_any(prefixes: list[re.Pattern[str]], line: str) -> str:
+    for prefix in prefixes:
+        found = prefix.match(line)
+        if found:
+            return line[found.end() :]
+    return line
 
 
 def _strip(prefix: re.Pattern[str], line: str) -> str:
