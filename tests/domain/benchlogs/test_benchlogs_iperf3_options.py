@@ -340,3 +340,32 @@ def test_a_bracketed_timestamp_format_is_learned_too(corpus: Callable) -> None:
     assert result.streams == 2
     assert result.throughput_gbps == approx(0.999)
     assert result.interval_gbps == approx((0.998, 1.00, 1.00))
+
+
+def test_timestamps_without_a_separator_and_half_second_intervals(parse: Parse) -> None:
+    # --timestamps=%s. prints "1796346817.[  5]   0.00-0.50 ..."
+    result = parse(T + "tcp_reverse_i05_timestamps_epoch.txt")
+    assert result.direction == "reverse"
+    assert result.intervals == 4
+    assert result.interval_end_s == approx((0.5, 1.0, 1.5, 2.0))
+    assert result.throughput_gbps == approx(1.00)
+
+
+def test_server_output_udp_parallel(parse: Parse) -> None:
+    result = parse(T + "udp_P2_gso.txt")
+    assert result.streams == 2
+    assert result.throughput_gbps == approx(0.200)  # [SUM] receiver 200 Mbits/sec
+    assert (result.lost_packets, result.packets) == (0, 1526)  # not 0/3052: counted once
+    assert result.jitter_ms == approx(0.082)
+    assert result.server is not None and result.server.streams == 2
+    assert result.interval_gbps == result.server.interval_gbps == approx((0.200, 0.200))
+
+
+def test_server_output_when_the_client_prints_no_intervals(parse: Parse) -> None:
+    # -i 0: the client prints one 0.00-2.00 block, the server its own 1-second intervals.
+    result = parse(T + "tcp_P2_i0_gso.txt")
+    assert result.intervals == 1
+    assert result.throughput_gbps == approx(1.00)
+    assert result.server is not None
+    assert result.server.intervals == 2
+    assert result.server.throughput_gbps == approx(1.00)
