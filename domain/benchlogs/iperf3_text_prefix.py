@@ -21,7 +21,7 @@ from domain.benchlogs.errors import BenchLogError
 # Lines printed before the first anchor (``-V`` prints version and host lines) wait this long
 # for the prefix to be known; past it the log is read unchanged.
 _MAX_PENDING = 200
-# A prefix is a date or a counter, not a paragraph.
+# A prefix is a date or a counter, not a paragraph (the anchor itself may run 40 past it).
 _MAX_PREFIX = 80
 # Where one of iperf3's fixed lines may start inside a prefixed line.
 _ANCHOR = re.compile(
@@ -62,7 +62,7 @@ def learn_prefix(line: str) -> re.Pattern[str] | None | bool:
     one (no prefix), else the compiled pattern.
     """
     text = line.strip()
-    for anchor in _ANCHOR.finditer(text, 0, _MAX_PREFIX + 1):
+    for anchor in _ANCHOR.finditer(text, 0, _MAX_PREFIX + 40):
         start = anchor.start()
         if not _is_iperf_line(text[start:]):
             continue
