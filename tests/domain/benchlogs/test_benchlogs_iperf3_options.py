@@ -369,3 +369,23 @@ def test_server_output_when_the_client_prints_no_intervals(parse: Parse) -> None
     assert result.server is not None
     assert result.server.intervals == 2
     assert result.server.throughput_gbps == approx(1.00)
+
+
+def test_forced_mbits_parallel(parse: Parse) -> None:
+    result = parse(T + "tcp_P2_f_m.txt")
+    assert result.throughput_gbps == approx(1.000)  # [SUM] 1000 Mbits/sec
+    assert [s.receiver_gbps for s in result.per_stream] == approx([0.500, 0.500])
+
+
+def test_forced_mbytes_bidir(parse: Parse) -> None:
+    result = parse(T + "tcp_bidir_f_M.txt")
+    each_way = 35.7 * MIB * 8 / 1e9  # 35.7 MBytes/sec: binary prefix
+    assert _direction(result, "forward")[0] == approx(each_way)
+    assert _direction(result, "reverse")[0] == approx(each_way)
+    assert result.throughput_gbps == approx(each_way)
+
+
+def test_forced_kbytes_parallel(parse: Parse) -> None:
+    result = parse(T + "tcp_P3_f_K.txt")
+    assert result.streams == 3
+    assert result.throughput_gbps == approx(109799 * 1024 * 8 / 1e9)  # [SUM] 109799 KBytes/sec
