@@ -53,12 +53,13 @@ def detect(head: bytes, filename: str = "") -> str:
     text = head.decode(encoding_of(head), errors="replace").lstrip("\ufeff")
     if text.lstrip().startswith("{"):
         return _detect_json(text)
-    start = json_offset(text)
-    if start:
-        return _detect_json(text[start:])
     found = _detect_text(text)
     if found:
         return found
+    # `iperf3 -V -J > f 2>&1`: a few plain-text lines, then the document (textio.json_offset).
+    start = json_offset(text)
+    if start:
+        return _detect_json(text[start:])
     # iperf3 text lines also start with "[", so a JSON array is only recognised as a fallback.
     if filename.lower().endswith(".json") or text.lstrip().startswith("["):
         raise BenchLogError(catalogue.unsupported_json())
