@@ -11,7 +11,8 @@ import re
 
 from domain.benchlogs import catalogue
 from domain.benchlogs.errors import BenchLogError
-from domain.benchlogs.textio import encoding_of, looks_binary
+from domain.benchlogs.iperf3_text_prefix import head_has_prefixed_iperf_lines
+from domain.benchlogs.textio import encoding_of, json_offset, looks_binary
 
 IPERF3_JSON = "iperf3_json"
 IPERF3_JSON_STREAM = "iperf3_json_stream"
@@ -55,6 +56,10 @@ def detect(head: bytes, filename: str = "") -> str:
     found = _detect_text(text)
     if found:
         return found
+    # `iperf3 -V -J > f 2>&1`: a few plain-text lines, then the document (textio.json_offset).
+    start = json_offset(text)
+    if start:
+        return _detect_json(text[start:])
     # iperf3 text lines also start with "[", so a JSON array is only recognised as a fallback.
     if filename.lower().endswith(".json") or text.lstrip().startswith("["):
         raise BenchLogError(catalogue.unsupported_json())
@@ -78,6 +83,6 @@ def _detect_text(text: str) -> str | None:
         return PERFTEST_LAT if table.group(2).startswith("t_") else PERFTEST_BW
     if _NCCL.search(text):
         return NCCL_TESTS
-    if _IPERF_TEXT.search(text):
+    if _IPERF_TEXT.search(text) or head_has_prefixed_iperf_lines(text):
         return IPERF3_TEXT
     return None

@@ -23,7 +23,7 @@ from domain.benchlogs.iperf3_build import JsonParts, build_result
 from domain.benchlogs.iperf3_intervals import IntervalAccumulator
 from domain.benchlogs.iperf3_json_fast import parse_iperf3_json_fast
 from domain.benchlogs.result import BenchResult
-from domain.benchlogs.textio import ByteSource
+from domain.benchlogs.textio import ByteSource, skip_leading_text
 
 BUF_SIZE = 64 * 1024
 _SPILL_BYTES = 8 * 1024 * 1024
@@ -130,6 +130,8 @@ def parse_iperf3_json(stream: ByteSource, *, buf_size: int = BUF_SIZE) -> BenchR
     fast = parse_iperf3_json_fast(stream)
     if fast is not None:
         return fast
+    # Plain-text lines in front of the document (``-V -J``) are not JSON: start after them.
+    stream = skip_leading_text(stream)
     # The streaming path holds the dotted prefix of every open container: bound the nesting
     # on the bytes before ijson sees them (depth.py).
     tee = _TeeReader(DepthGuard(stream))

@@ -23,7 +23,7 @@ from domain.benchlogs.depth import check_depth
 from domain.benchlogs.iperf3_build import JsonParts, build_result
 from domain.benchlogs.iperf3_intervals import IntervalAccumulator
 from domain.benchlogs.result import BenchResult
-from domain.benchlogs.textio import ByteSource
+from domain.benchlogs.textio import ByteSource, skip_leading_text
 
 CHUNK = 1 << 20
 # The head (start) and the tail (end, error, server output) are held whole: past this, the
@@ -72,7 +72,8 @@ def parse_iperf3_json_fast(stream: Any) -> BenchResult | None:
     except (AttributeError, OSError, ValueError):
         return None
     try:
-        return _parse(stream)
+        # Plain-text lines in front of the document (``-V -J``) are skipped (textio.py).
+        return _parse(skip_leading_text(stream))
     except (_Unsuitable, ValueError, RecursionError, UnicodeDecodeError, KeyError, TypeError):
         stream.seek(origin)
         return None

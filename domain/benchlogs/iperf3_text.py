@@ -16,6 +16,7 @@ from domain.benchlogs import iperf3_text_lines as grammar
 from domain.benchlogs.directions import one_direction
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_text_lines import Row
+from domain.benchlogs.iperf3_text_prefix import strip_prefixes
 from domain.benchlogs.iperf3_text_summary import TextFigures, summary_figures
 from domain.benchlogs.result import BIDIR, FORWARD, REVERSE, TCP, UDP, BenchResult, Series
 from domain.benchlogs.udp import receiver_series
@@ -140,6 +141,8 @@ class _Session:
     version: str | None = None
     stopped_text: str | None = None
     omitted: set[tuple[float, float]] = field(default_factory=set)
+    # ``--get-server-output``: the other end of this same test, as the server printed it.
+    server_side: _Session | None = None
 
     @property
     def has_data(self) -> bool:
@@ -158,6 +161,8 @@ class _Reader:
         self.version: str | None = None
         self.orphans: list[str] = []
         self.orphan_error = False
+        # Set while reading a client's "Server output:" section (--get-server-output).
+        self.server_section: _Session | None = None
 
     def finish(self) -> list[_Session]:
         """The sessions with content; status lines printed ahead of them go to the last one."""
@@ -173,9 +178,10 @@ class _Reader:
 
     @property
     def current(self) -> _Session:
-        return self.sessions[-1]
+        return self.server_section or self.sessions[-1]
 
     def _new_session(self, role: str) -> _Session:
+        self.server_section = None
         current = self.current
         if current.role is None and not current.has_data and current.has_content:
             # ``iperf3 -s > f 2>&1``: stderr is unbuffered and stdout is not, so the server's
@@ -207,7 +213,9 @@ class _Reader:
             session.udp = session.udp or "Datagrams" in line
             session.retr_column = "Retr" in line
             # On the server, a Retr column in the interval table means the server sends (-R).
-            if session.headers == 0 and session.role == "server" and session.retr_column:
+            # So does a UDP table that counts datagrams sent rather than lost/total received.
+            sends = session.retr_column or grammar.UDP_SENDER_HEADER.search(line) is not None
+            if session.headers == 0 and session.role == "server" and sends:
                 session.server_sends = True
             session.in_summary = session.in_summary or (
                 session.headers > 0 and session.after_separator
@@ -216,11 +224,42 @@ class _Reader:
             return
         row = grammar.parse_row(line)
         if row is not None:
+            if self.server_section is not None and (row.role or "").endswith("-C"):
+                # --bidir: 3.12 prints the client's reverse summary after the server's output;
+                # a server never prints a client role (TX-C, RX-C), so the section has ended.
+                self.server_section = None
+                session = self.current
+                session.in_summary = True
             self._add_row(session, row)
         elif line.startswith("[") and not grammar.CONNECTED.match(line):
             session.skipped += 1
 
+    def _server_section_line(self, line: str) -> bool:
+        """Lines that open, or belong to the frame of, a client's "Server output:" section.
+
+        The server's report is the other end of the same test: it is kept as that test's
+        server side and never counted with the client's own rows.
+        """
+        if grammar.SERVER_OUTPUT.match(line):
+            client = self.sessions[-1]
+            if client.role == "client":
+                client.server_side = _Session(role="server")
+                self.server_section = client.server_side
+            return True
+        if self.server_section is None:
+            return False
+        if grammar.LISTENING.match(line):
+            return True  # the server's banner, inside the section: not a new test
+        if grammar.DONE.match(line):
+            # "iperf Done." after the section is the client's own last line.
+            self.server_section = None
+            self.sessions[-1].done = True
+            return True
+        return False
+
     def _session_line(self, line: str) -> bool:
+        if self._server_section_line(line):
+            return True
         if match := grammar.CONNECTING.match(line):
             session = self._new_session("client")
             session.peer, session.peer_port = match.group("host"), int(match.group("port"))
@@ -273,7 +312,7 @@ class _Reader:
 def parse_iperf3_text_all(lines: Iterable[str]) -> tuple[BenchResult, ...]:
     """Every test session in the log, in order."""
     reader = _Reader()
-    for line in lines:
+    for line in strip_prefixes(lines):
         reader.feed(line)
     sessions = reader.finish()
     if not sessions:
@@ -304,6 +343,9 @@ def _build(session: _Session, version: str | None) -> BenchResult:
     if truncated:
         warnings.append(catalogue.truncated_log())
     result = _result(session, version, figures, throughput, warnings, error, truncated)
+    server = session.server_side
+    if server is not None and server.has_content:
+        result = replace(result, server=_build(server, version))
     return receiver_series(one_direction(result))
 
 

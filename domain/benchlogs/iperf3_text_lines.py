@@ -27,6 +27,7 @@ _UDP_TAIL = re.compile(
 _SIDE_TAIL = re.compile(rf"^\s+(?:(?P<retr>{_COUNT})\s+)?(?P<side>sender|receiver)\s*$")
 _TCP_TAIL = re.compile(rf"^\s+(?P<retr>{_COUNT})\s+(?P<cwnd>{_NUMBER})\s+[KMGT]?Bytes\s*$")
 _OMITTED = "(omitted)"
+_PREFIXES = frozenset("KMGT")
 _DATAGRAM_TAIL = re.compile(rf"^\s+(?P<datagrams>{_COUNT})\s*$")
 
 CONNECTING = re.compile(r"^Connecting to host (?P<host>\S+?),? port (?P<port>\d{1,5})")
@@ -35,6 +36,8 @@ ACCEPTED = re.compile(r"^Accepted connection from (?P<host>\S+?),? port (?P<port
 REVERSE = re.compile(r"^\[?\s*Reverse mode, remote host \S+ is sending")
 CONNECTED = re.compile(r"^\[\s*(?P<id>\d+)\s*\](?:\[[TR]X-[CS]\])?\s+local \S+ port \d+ connected")
 HEADER = re.compile(r"^\[\s*ID\s*\](?:\[Role\])?\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)")
+# The interval table of a UDP sender: "Bitrate  Total Datagrams" (a receiver's is "Lost/Total").
+UDP_SENDER_HEADER = re.compile(r"(Bitrate|Bandwidth)\s+Total Datagrams")
 SEPARATOR = re.compile(r"^(- ){8,}-?\s*$")
 SENT_DATAGRAMS = re.compile(
     r"^\[\s*(?P<id>\d+|SUM)\s*\](?:\[[TR]X-[CS]\])?\s+Sent (?P<n>\d+) datagrams"
@@ -42,6 +45,8 @@ SENT_DATAGRAMS = re.compile(
 ERROR = re.compile(r"^iperf3?: error - (?P<text>.*)$")
 INTERRUPT = re.compile(r"^iperf3?: interrupt - (?P<text>.*)$")
 DONE = re.compile(r"^iperf Done\.")
+# ``--get-server-output``: the client prints the server's own text report after its summary.
+SERVER_OUTPUT = re.compile(r"^Server output:\s*$")
 VERSION = re.compile(r"^iperf (?P<version>\d+\.\d+\S*)")
 
 
@@ -89,13 +94,22 @@ def parse_row(line: str) -> Row | None:
     tail = _parse_tail(rest.rstrip()[: -len(_OMITTED)] if omitted else rest)
     if tail is None:
         return None
+    start, end = float(match.group("start")), float(match.group("end"))
+    transferred = float(match.group("xfer")) * iperf_bytes_factor(match.group("xunit"))
+    rate, unit = float(match.group("rate")), match.group("runit")
+    gbps = rate * iperf_rate_factor(unit)  # an unknown unit is refused either way
+    if rate < 1.0 and unit[0] in _PREFIXES and end > start and transferred > 0:
+        # iperf3 prints a rate with three significant digits in the unit it picks itself; a
+        # unit forced with -f can leave "0.00 Tbits/sec" or "0.12 GBytes/sec" for 1 Gbit/s.
+        # The transfer column keeps its own unit, so the rate is taken from it instead.
+        gbps = transferred * 8 / (end - start) / 1e9
     return Row(
         ident=match.group("id"),
         role=match.group("role"),
-        start=float(match.group("start")),
-        end=float(match.group("end")),
-        bytes=float(match.group("xfer")) * iperf_bytes_factor(match.group("xunit")),
-        gbps=float(match.group("rate")) * iperf_rate_factor(match.group("runit")),
+        start=start,
+        end=end,
+        bytes=transferred,
+        gbps=gbps,
         side=tail.side,
         retransmits=tail.retransmits,
         jitter_ms=tail.jitter_ms,

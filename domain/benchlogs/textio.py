@@ -104,6 +104,64 @@ def looks_binary(head: bytes) -> bool:
     return odd > max(8, len(text) // 20)
 
 
+# Plain-text lines tolerated in front of a JSON document (see json_offset).
+_MAX_LEADING_LINES = 20
+_MAX_LEADING_CHARS = 1000
+
+
+def json_offset(text: str) -> int:
+    """Where a JSON document starts after a few leading lines of plain text, else 0.
+
+    ``iperf3 -V -J > f 2>&1`` writes "warning: Verbose output (-v) may interfere with JSON
+    output (-J)" and "Control connection MSS …" before the ``{``. Such lines are skipped when
+    the document itself follows: a line that starts with ``{`` after at most a few short lines,
+    none of which starts like JSON or like an iperf3 table row (``[``).
+    """
+    offset = 0
+    for count in range(_MAX_LEADING_LINES + 1):
+        end = text.find("\n", offset, offset + _MAX_LEADING_CHARS)
+        line = text[offset : len(text) if end < 0 else end + 1]
+        stripped = line.lstrip()
+        if stripped.startswith("{"):
+            return offset + len(line) - len(stripped) if count else 0
+        if end < 0 or count == _MAX_LEADING_LINES or stripped.startswith(("[", "}", "]", '"')):
+            return 0
+        offset = end + 1
+    return 0
+
+
+def skip_leading_text(stream: ByteSource) -> ByteSource:
+    """The UTF-8 byte stream from the start of its JSON document (see json_offset)."""
+    seekable = getattr(stream, "seekable", None)
+    if seekable is not None and seekable():
+        origin = stream.tell()  # type: ignore[attr-defined]
+        head = stream.read(HEAD_BYTES)
+        # Latin-1 maps each byte to one character, so the offset found is a byte count.
+        stream.seek(origin + json_offset(head.decode("latin-1")))  # type: ignore[attr-defined]
+        return stream
+    head = _read_exactly(stream, HEAD_BYTES)  # type: ignore[arg-type]
+    return _Prefixed(head[json_offset(head.decode("latin-1")) :], stream)
+
+
+class _Prefixed:
+    """A read-only stream of ``prefix`` followed by the rest of ``stream``."""
+
+    def __init__(self, prefix: bytes, stream: ByteSource) -> None:
+        self._prefix = prefix
+        self._stream = stream
+
+    def read(self, size: int = -1, /) -> bytes:
+        if size == 0:
+            return b""
+        if self._prefix:
+            if size < 0:
+                data, self._prefix = self._prefix + self._stream.read(), b""
+                return data
+            data, self._prefix = self._prefix[:size], self._prefix[size:]
+            return data
+        return self._stream.read(size)
+
+
 def text_lines(stream: BinaryIO, encoding: str = "utf-8") -> Iterator[str]:
     """Yield decoded lines without their line ends; over-long lines are cut at MAX_LINE_CHARS."""
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")

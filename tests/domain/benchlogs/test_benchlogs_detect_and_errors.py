@@ -46,8 +46,8 @@ def _code(data: bytes, name: str = "") -> str:
     return caught.value.code
 
 
-def test_the_corpus_has_all_35_files() -> None:
-    assert len(ALL_FILES) == 35
+def test_the_corpus_has_all_69_files() -> None:
+    assert len(ALL_FILES) == 69  # 35, then 34 option variants (test_benchlogs_iperf3_options)
 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
