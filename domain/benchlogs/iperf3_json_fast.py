@@ -26,6 +26,9 @@ from domain.benchlogs.result import BenchResult
 from domain.benchlogs.textio import ByteSource, skip_leading_text
 
 CHUNK = 1 << 20
+# Left in the buffer, below this the next chunk is appended before decoding (an interval of a
+# -P 128 run is ~40 KB; a larger one still decodes after a refill on failure).
+_LOW_WATER = 64 * 1024
 # The head (start) and the tail (end, error, server output) are held whole: past this, the
 # ijson path, which spills them to disk, is the right one.
 _MAX_HELD = 8 * CHUNK
@@ -111,6 +114,11 @@ def _read_intervals(text: _Text, pos: int, acc: IntervalAccumulator) -> int:
     if text.buf[pos] == "]":
         return pos + 1
     while True:
+        if len(text.buf) - pos < _LOW_WATER and not text.eof:
+            # Refill before the buffer runs dry rather than after a failed decode: a failure
+            # costs the partial decode and a JSONDecodeError, whose line number is counted
+            # over the whole buffer (about 4% of the parse when done once per chunk).
+            pos = text.more(pos)
         try:
             interval, pos = _DECODER.raw_decode(text.buf, pos)
         except json.JSONDecodeError:
