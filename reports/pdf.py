@@ -16,10 +16,10 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
-from .charts import chart_images
-from .selectors import ReportData, VendorSection
 from core.templatetags.portal import msg
 
+from .charts import chart_images
+from .selectors import ReportData, VendorSection
 from .summary import finding_groups, findings, management_summary, offer_rows, workload_rows
 
 # The charts reach WeasyPrint through its URL fetcher under this scheme, not as base64 data URIs

@@ -90,7 +90,6 @@ def main() -> None:
 
 def pdf_parts(run) -> None:  # type: ignore[no-untyped-def]
     """Where the warm PDF's time goes: data, chart images, HTML, WeasyPrint."""
-    from django.conf import settings
     from django.template.loader import render_to_string
     from django.utils import translation
 
