@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
@@ -34,13 +35,14 @@ def _mime(image: bytes) -> str:
 # Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
 DETAIL_TOP = 3
 # The model-detail table shows this many best-ranked offers; the workbook has every offer's.
-MODEL_TOP = 10
+# (Each row is some twenty lines of text: ten rows were a page and a tenth of the build time.)
+MODEL_TOP = 5
 # The ranking table shows this many offers (one page); the others are one line each in
 # appendix D, so the body does not grow with the number of offers.
 RANKING_TOP = 20
 # The risks page names the red-flagged vendors of the best-ranked offers and counts each kind of
 # red flag; appendix B gives every vendor's count, so the page does not grow with the vendors.
-FLAGGED_TOP = 8
+FLAGGED_TOP = 6
 
 
 def _vendor_appendix(data: ReportData) -> dict[str, Any]:
@@ -65,8 +67,26 @@ def _vendor_appendix(data: ReportData) -> dict[str, Any]:
         })  # fmt: skip
     rows.sort(key=lambda r: (r["best"] is None, r["best"] or 0, r["section"].name))
     details = [r["section"] for r in rows if r["best"] is not None and r["best"] <= DETAIL_TOP]
-    return {"vendor_rows": rows, "vendor_details": details, "detail_top": DETAIL_TOP,
-            **_red_flags(rows)}  # fmt: skip
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in rows:  # vendors with the same evidence profile share one entry, best-ranked first
+        s, v = r["section"], r["section"].vendor
+        key = (v is not None, len(s.critical), r["licences"], r["verified_licences"],
+               r["data_centres"], _availability(v), len(s.test_runs))  # fmt: skip
+        groups.setdefault(key, []).append(r)
+    return {
+        "vendor_groups": [{"first": members[0], "members": members} for members in groups.values()],
+        "vendor_rows": rows,
+        "vendor_details": details,
+        "detail_top": DETAIL_TOP,
+        **_red_flags(rows),
+    }
+
+
+def _availability(vendor: Any) -> Any:
+    try:
+        return vendor.sla.availability if vendor is not None else None
+    except ObjectDoesNotExist:  # no SLA terms recorded
+        return None
 
 
 def _red_flags(rows: list[dict[str, Any]]) -> dict[str, Any]:

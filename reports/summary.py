@@ -342,8 +342,11 @@ def offer_rows(data: ReportData) -> dict[str, Any]:
 
     shared = [k for k in keys if len(offers) > 1 and len({shown(o, k) for o in offers}) == 1]
     label = {k: str(OFFER_LABELS.get(k, _humanise(k))) for k in keys}
+    own = [k for k in keys if k not in shared]
     return {
         "shared": [(label[k], shown(offers[0], k)) for k in shared],
+        # When every offer has the same own inputs, their labels are said once above the lines.
+        "own_labels": [label[k] for k in own] if all(k in o for o in offers for k in own) else [],
         "offers": [
             {"title": f"{o.get('vendor', '')} · {o.get('label', '')}",
              "version": o.get("version"),
