@@ -20,6 +20,7 @@ from django.utils.translation import get_language
 from core.templatetags.portal import msg
 
 from .charts import chart_images
+from .collector import fewer_collections
 from .selectors import ReportData, VendorSection
 from .summary import finding_groups, findings, management_summary, offer_rows, workload_rows
 
@@ -183,5 +184,6 @@ def write_pdf(html: str, images: dict[str, bytes]) -> bytes:
                 return URLFetcherResponse(url, image, {"Content-Type": _mime(image)})
             return super().fetch(url, headers)
 
-    document = HTML(string=html, base_url=str(settings.BASE_DIR), url_fetcher=ChartFetcher())
-    return document.write_pdf()  # type: ignore[no-any-return]
+    with fewer_collections():
+        document = HTML(string=html, base_url=str(settings.BASE_DIR), url_fetcher=ChartFetcher())
+        return document.write_pdf()  # type: ignore[no-any-return]
