@@ -33,7 +33,7 @@ def _mime(image: bytes) -> str:
     return "image/png" if image.startswith(b"\x89PNG") else "image/jpeg"
 
 
-# Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
+# Vendors of this many best-ranked offers get their details; every vendor is named in a line.
 DETAIL_TOP = 3
 # The model-detail table shows this many best-ranked offers; the workbook has every offer's.
 # (Each row is some twenty lines of text: ten rows were a page and a tenth of the build time.)
@@ -94,10 +94,10 @@ def _red_flags(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The red-flagged vendors of the best-ranked offers (rows come best-ranked first) and each
     distinct red flag with the number of vendors that have it, most frequent first."""
     flagged = [r for r in rows if r["section"].critical]
-    vendors_of: dict[str, set[str]] = {}
-    for r in flagged:
+    vendors_of: dict[str, set[int]] = {}
+    for i, r in enumerate(flagged):
         for f in r["section"].critical:
-            vendors_of.setdefault(msg(f.message), set()).add(r["section"].name)
+            vendors_of.setdefault(msg(f.message), set()).add(i)
     kinds = sorted(((text, len(names)) for text, names in vendors_of.items()),
                    key=lambda kv: (-kv[1], kv[0]))  # fmt: skip
     return {"flagged_vendors": flagged[:FLAGGED_TOP], "flagged_more": len(flagged) - FLAGGED_TOP,
