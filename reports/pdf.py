@@ -6,7 +6,6 @@ names render in any reader. Page numbers, team, date and run id come from CSS pa
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import threading
 from collections import OrderedDict
@@ -14,26 +13,37 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
+from core.templatetags.portal import msg
+
 from .charts import chart_images
+from .collector import fewer_collections
 from .selectors import ReportData, VendorSection
-from .summary import findings, management_summary, offer_rows, workload_rows
+from .summary import finding_groups, findings, management_summary, offer_rows, workload_rows
+
+# The charts reach WeasyPrint through its URL fetcher under this scheme, not as base64 data URIs
+# in the HTML: its HTML parser read the megabyte of base64 one chunk at a time (about 0.08 s).
+CHART_SCHEME = "report-chart:"
 
 
-def _data_uri(image: bytes) -> str:
-    kind = "png" if image.startswith(b"\x89PNG") else "jpeg"
-    return f"data:image/{kind};base64," + base64.b64encode(image).decode()
+def _mime(image: bytes) -> str:
+    return "image/png" if image.startswith(b"\x89PNG") else "image/jpeg"
 
 
-# Vendors of this many best-ranked offers get a page of details; every vendor gets a line.
+# Vendors of this many best-ranked offers get their details; every vendor is named in a line.
 DETAIL_TOP = 3
 # The model-detail table shows this many best-ranked offers; the workbook has every offer's.
-MODEL_TOP = 10
+# (Each row is some twenty lines of text: ten rows were a page and a tenth of the build time.)
+MODEL_TOP = 5
 # The ranking table shows this many offers (one page); the others are one line each in
 # appendix D, so the body does not grow with the number of offers.
 RANKING_TOP = 20
+# The risks page names the red-flagged vendors of the best-ranked offers and counts each kind of
+# red flag; appendix B gives every vendor's count, so the page does not grow with the vendors.
+FLAGGED_TOP = 6
 
 
 def _vendor_appendix(data: ReportData) -> dict[str, Any]:
@@ -58,7 +68,40 @@ def _vendor_appendix(data: ReportData) -> dict[str, Any]:
         })  # fmt: skip
     rows.sort(key=lambda r: (r["best"] is None, r["best"] or 0, r["section"].name))
     details = [r["section"] for r in rows if r["best"] is not None and r["best"] <= DETAIL_TOP]
-    return {"vendor_rows": rows, "vendor_details": details, "detail_top": DETAIL_TOP}
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in rows:  # vendors with the same evidence profile share one entry, best-ranked first
+        s, v = r["section"], r["section"].vendor
+        key = (v is not None, len(s.critical), r["licences"], r["verified_licences"],
+               r["data_centres"], _availability(v), len(s.test_runs))  # fmt: skip
+        groups.setdefault(key, []).append(r)
+    return {
+        "vendor_groups": [{"first": members[0], "members": members} for members in groups.values()],
+        "vendor_rows": rows,
+        "vendor_details": details,
+        "detail_top": DETAIL_TOP,
+        **_red_flags(rows),
+    }
+
+
+def _availability(vendor: Any) -> Any:
+    try:
+        return vendor.sla.availability if vendor is not None else None
+    except ObjectDoesNotExist:  # no SLA terms recorded
+        return None
+
+
+def _red_flags(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The red-flagged vendors of the best-ranked offers (rows come best-ranked first) and each
+    distinct red flag with the number of vendors that have it, most frequent first."""
+    flagged = [r for r in rows if r["section"].critical]
+    vendors_of: dict[str, set[int]] = {}
+    for i, r in enumerate(flagged):
+        for f in r["section"].critical:
+            vendors_of.setdefault(msg(f.message), set()).add(i)
+    kinds = sorted(((text, len(names)) for text, names in vendors_of.items()),
+                   key=lambda kv: (-kv[1], kv[0]))  # fmt: skip
+    return {"flagged_vendors": flagged[:FLAGGED_TOP], "flagged_more": len(flagged) - FLAGGED_TOP,
+            "flagged_total": len(flagged), "red_flag_kinds": kinds}  # fmt: skip
 
 
 def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
@@ -73,14 +116,15 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     return {
         "d": data,
         "lang": get_language() or settings.LANGUAGE_CODE,
-        "charts": {name: _data_uri(png) for name, png in images.items()},
+        "charts": {name: CHART_SCHEME + name for name in images},
+        "chart_images": images,
         "summary": management_summary(data, found),
         "findings": found,
+        "finding_groups": finding_groups(found),
         "ranking_rows": rows[:RANKING_TOP],
         "ranking_rest": rows[RANKING_TOP:],
         "model_rows": detailed[:MODEL_TOP],
         "model_more": max(0, len(detailed) - MODEL_TOP),
-        "flagged_vendors": [s for s in data.vendors if s.critical],
         **_vendor_appendix(data),
         "workload_rows": workload_rows(data),
         "gpus_used": [(k, g) for k, g in data.gpus.items() if k in used] or list(data.gpus.items()),
@@ -106,20 +150,40 @@ def clear_pdf_cache() -> None:
 
 
 def build_pdf(data: ReportData, *, progress: Callable[[int], None] | None = None) -> bytes:
-    from weasyprint import HTML
-
     ctx = pdf_context(data)
     if progress:
         progress(60)
     html = render_to_string("reports/pdf/report.html", ctx)
-    key = hashlib.sha256(html.encode()).hexdigest()
+    images: dict[str, bytes] = ctx["chart_images"]
+    digest = hashlib.sha256(html.encode())
+    for name in sorted(images):
+        digest.update(name.encode() + hashlib.sha256(images[name]).digest())
+    key = digest.hexdigest()
     with _pdf_cache_lock:
         if key in _pdf_cache:
             _pdf_cache.move_to_end(key)
             return _pdf_cache[key]
-    pdf = HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
+    pdf = write_pdf(html, images)
     with _pdf_cache_lock:
         _pdf_cache[key] = pdf
         while len(_pdf_cache) > CACHED_PDFS:
             _pdf_cache.popitem(last=False)
     return pdf
+
+
+def write_pdf(html: str, images: dict[str, bytes]) -> bytes:
+    """WeasyPrint's PDF of the report HTML; `images` answers its report-chart: addresses, any
+    other address goes to WeasyPrint's own fetcher."""
+    from weasyprint import HTML
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+    class ChartFetcher(URLFetcher):  # type: ignore[misc]
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            if url.startswith(CHART_SCHEME):
+                image = images[url[len(CHART_SCHEME) :]]
+                return URLFetcherResponse(url, image, {"Content-Type": _mime(image)})
+            return super().fetch(url, headers)
+
+    with fewer_collections():
+        document = HTML(string=html, base_url=str(settings.BASE_DIR), url_fetcher=ChartFetcher())
+        return document.write_pdf()  # type: ignore[no-any-return]

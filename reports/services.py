@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from rankings.models import RankingRun
 
 from .choices import ReportKind
+from .collector import fewer_collections
 from .models import Report
 from .selectors import report_data
 
@@ -99,7 +100,7 @@ def report_generate(*, report_id: int, progress: Progress | None = None) -> Repo
     tick = progress or (lambda p: None)
     if not report.run.is_finished:
         raise ValidationError(_("The ranking is still being computed."))
-    with translation.override(report.language):
+    with translation.override(report.language), fewer_collections():
         data = report_data(run=report.run, user=report.created_by)
         tick(30)
         content = _build(report.kind, data, tick)

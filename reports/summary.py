@@ -35,28 +35,94 @@ def _name(r: Any) -> str:
 
 
 @dataclass
+class FindingGroup:
+    """One finding (same severity, code and text) and the ranked offers it applies to: appendix A
+    lists it once, so fifty offers with the same caveat give one entry, not fifty."""
+
+    ref: str
+    severity: str
+    item: dict[str, Any]
+    ranks: list[int] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def offers_text(self) -> str:
+        """The offers' ranks, runs of consecutive ranks shortened (#1–#4, #7); with up to
+        NAMED_OFFERS offers their names too."""
+        if len(self.ranks) <= NAMED_OFFERS:
+            return "; ".join(f"#{r} {n}" for r, n in zip(self.ranks, self.names, strict=True))
+        return ", ".join(_rank_runs(self.ranks))
+
+
+# A finding of this many offers or fewer names them; more are given as ranks.
+NAMED_OFFERS = 3
+
+
+def _rank_runs(ranks: list[int]) -> list[str]:
+    runs: list[list[int]] = []
+    for r in sorted(ranks):
+        if runs and r == runs[-1][1] + 1:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r])
+    return [f"#{a}" if a == b else (f"#{a}, #{b}" if b == a + 1 else f"#{a}–#{b}") for a, b in runs]
+
+
+@dataclass
 class OfferFindings:
-    """One ranked offer's warnings, most severe first, with its reference (F1, F2, …)."""
+    """One ranked offer's warnings, most severe first, with the references of its findings in
+    appendix A (F1, F2, …)."""
 
     ref: str
     rank: int
     name: str
     counts: dict[str, int]
     items: list[dict[str, Any]] = field(default_factory=list)
+    groups: list[FindingGroup] = field(default_factory=list)
 
 
 def findings(data: ReportData) -> list[OfferFindings]:
+    """Each ranked offer with warnings, and (through `groups`) the distinct findings it shares
+    with other offers; references are numbered most severe first, then by the best rank."""
     out = []
+    by_key: dict[tuple[str, str, str, str], FindingGroup] = {}
     for r in data.results:
         ws = offer_warnings(r.warnings or [], shown=10_000)
         if not ws["count"]:
             continue
         counts = dict.fromkeys(("critical", "warning", "info"), 0)
+        offer = OfferFindings(ref="", rank=r.rank, name=_name(r), counts=counts,
+                              items=ws["shown"])  # fmt: skip
         for w in ws["shown"]:
             counts[w["severity"]] += 1
-        out.append(OfferFindings(ref=f"F{len(out) + 1}", rank=r.rank, name=_name(r),
-                                 counts=counts, items=ws["shown"]))  # fmt: skip
+            key = (w["severity"], w.get("code", ""), w.get("en", ""), w.get("zh", ""))
+            group = by_key.setdefault(key, FindingGroup(ref="", severity=w["severity"], item=w))
+            group.ranks.append(r.rank)
+            group.names.append(offer.name)
+            offer.groups.append(group)
+        out.append(offer)
+    for i, group in enumerate(_ordered(list(by_key.values())), start=1):
+        group.ref = f"F{i}"
+    for offer in out:
+        offer.groups.sort(key=lambda g: int(g.ref[1:]))
+        offer.ref = ", ".join(g.ref for g in offer.groups)
     return out
+
+
+_SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
+
+
+def _ordered(groups: list[FindingGroup]) -> list[FindingGroup]:
+    return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity, 3), min(g.ranks)))
+
+
+def finding_groups(found: list[OfferFindings]) -> list[FindingGroup]:
+    """The distinct findings of `found` in the order of their references."""
+    seen: dict[str, FindingGroup] = {}
+    for offer in found:
+        for group in offer.groups:
+            seen.setdefault(group.ref, group)
+    return sorted(seen.values(), key=lambda g: int(g.ref[1:]))
 
 
 def _margin(data: ReportData) -> float | None:
@@ -276,8 +342,11 @@ def offer_rows(data: ReportData) -> dict[str, Any]:
 
     shared = [k for k in keys if len(offers) > 1 and len({shown(o, k) for o in offers}) == 1]
     label = {k: str(OFFER_LABELS.get(k, _humanise(k))) for k in keys}
+    own = [k for k in keys if k not in shared]
     return {
         "shared": [(label[k], shown(offers[0], k)) for k in shared],
+        # When every offer has the same own inputs, their labels are said once above the lines.
+        "own_labels": [label[k] for k in own] if all(k in o for o in offers for k in own) else [],
         "offers": [
             {"title": f"{o.get('vendor', '')} · {o.get('label', '')}",
              "version": o.get("version"),
