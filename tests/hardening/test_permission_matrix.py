@@ -140,6 +140,7 @@ ROUTES: dict[str, R] = {
     "quotes:compare": R(G_READ),
     "quotes:workloads": R(G_READ),
     "quotes:workload_create": R(PAGE_FORM),
+    "quotes:workload_edit": R(PAGE_FORM, k(pk="workload"), obj=True),
     # benchmarks pages
     "benchmarks:list": R(G_READ),
     "benchmarks:upload": R(PAGE_FORM),
