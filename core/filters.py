@@ -22,6 +22,9 @@ from django.db import models
 from django.http import QueryDict
 from django.utils.choices import BaseChoiceIterator
 from django.utils.functional import lazy
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django_filters.filters import FilterMethod
 from django_filters.rest_framework import DjangoFilterBackend
@@ -32,6 +35,11 @@ from core.widgets import fast_widgets
 MODEL_CHOICE_FILTERS = (django_filters.ModelChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
 MAX_DEPTH = 3
+
+# Rendered filter bars, per FilterSet class, language, parameters and options (bounded:
+# cleared when full; a team's vendor list changing makes a new key, never a stale bar).
+_BAR_MEMO: dict[tuple, SafeString] = {}  # type: ignore[type-arg]
+_BAR_MEMO_SIZE = 512
 
 
 @cache
@@ -142,15 +150,20 @@ class ValuesOptions(BaseChoiceIterator):
     a model instance per option was a third of a list's time), and only when the select is
     rendered (the API validates an id without listing every row)."""
 
-    def __init__(self, field: Any, label_fields: tuple[str, ...]) -> None:
+    def __init__(self, field: Any, label_fields: tuple[str, ...], rows: Any = None) -> None:
         self.field = field
         self.label_fields = label_fields
+        self.rows = rows  # (pk, *labels) rows read already (TeamFilterSet.bar), else None
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         if self.field.empty_label is not None:
             yield ("", self.field.empty_label)
-        rows = self.field.queryset.order_by(*self.label_fields, "pk")
-        for pk, *labels in rows.values_list("pk", *self.label_fields):
+        rows = self.rows
+        if rows is None:
+            rows = self.field.queryset.order_by(*self.label_fields, "pk").values_list(
+                "pk", *self.label_fields
+            )
+        for pk, *labels in rows:
             yield (pk, next((x for x in labels if x), ""))
 
 
@@ -228,13 +241,16 @@ class TeamFilterSet(django_filters.FilterSet):
                 form = form_class(self.data, prefix=self.form_prefix)
             else:
                 form = form_class(prefix=self.form_prefix)
+            read = getattr(self, "_options_read", {})  # options `bar` has read already
             for name, flt in self.filters.items():
                 if isinstance(flt, MODEL_CHOICE_FILTERS):
                     field = form.fields[name]
                     field.queryset = flt.get_queryset(self.request)
                     labels = self.OPTION_LABELS.get(name)
                     if labels:
-                        field.widget.choices = ValuesOptions(field, labels)
+                        field.widget.choices = ValuesOptions(field, labels, read.get(name))
+                elif name in read:
+                    form.fields[name].choices = read[name]
             self._form = form
         return self._form
 
@@ -242,3 +258,56 @@ class TeamFilterSet(django_filters.FilterSet):
         """The page's filter bar: every field but the aliases and the order (the column
         headers sort; the bar keeps the order in a hidden field)."""
         return [f for f in self.form if f.name not in self.ALIASES and f.name != "sort"]
+
+    def bar(self) -> SafeString:
+        """The filter bar's HTML: each shown field as a label, its widget and its errors.
+
+        The bar is the same for every request with the same parameters that sees the same
+        options in the same language, so it is rendered once per process, parameters and
+        options (`_bar_options`): writing every <option> (and, for a list opened without
+        filters, building the form: Django deep-copies its fields) cost more than the page's
+        rows."""
+        options = self._bar_options()
+        if options is None:
+            return self._bar_html()
+        data = None
+        if self.is_bound:  # a QueryDict (a page) or a plain dict
+            pairs = self.data.lists() if hasattr(self.data, "lists") else self.data.items()
+            data = tuple(sorted((str(k), repr(v)) for k, v in pairs))
+        key = (type(self), get_language(), self.form_prefix, data, options)
+        html = _BAR_MEMO.get(key)
+        if html is None:
+            if len(_BAR_MEMO) >= _BAR_MEMO_SIZE:
+                _BAR_MEMO.clear()
+            html = _BAR_MEMO[key] = self._bar_html()
+        return html
+
+    def _bar_html(self) -> SafeString:
+        parts = []
+        for field in self.shown_fields():
+            errors = "".join(
+                format_html('<br><span class="error small">{}</span>', e) for e in field.errors
+            )
+            parts.append(format_html("<label>{}<br>{}{}</label>", field.label, field,
+                                     SafeString(errors)))  # fmt: skip
+        return SafeString("".join(parts))
+
+    def _bar_options(self) -> tuple | None:  # type: ignore[type-arg]
+        """What the unbound bar's options depend on beyond the class and the language: the
+        rows of each model-choice filter (by `OPTION_LABELS`) and each callable's choices;
+        None when a shown filter's options cannot be read that way (the bar is then built)."""
+        found: dict[str, tuple] = {}  # type: ignore[type-arg]
+        for name, flt in self.filters.items():
+            if name in self.ALIASES or name == "sort":
+                continue
+            if isinstance(flt, MODEL_CHOICE_FILTERS):
+                labels = self.OPTION_LABELS.get(name)
+                queryset = flt.get_queryset(self.request)
+                if not labels or not isinstance(queryset, models.QuerySet):
+                    return None
+                found[name] = tuple(queryset.order_by(*labels, "pk").values_list("pk", *labels))
+            elif callable(flt.extra.get("choices")):
+                found[name] = tuple(map(tuple, flt.extra["choices"]()))
+        if not hasattr(self, "_form"):
+            self._options_read = found  # the form, if built now, offers these (no second query)
+        return tuple(found.items())

@@ -4,6 +4,7 @@ evidence, then every term in words, the best value of each row marked."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +22,12 @@ LOWER_IS_BETTER = {"price_per_node_month", "monthly_fees", "setup_fee", "storage
 HIGHER_IS_BETTER = {"nic_gbps", "nics_per_node", "availability", "rack_uplink_gbps", "trial_days",
                     "storage_tb", "public_bandwidth_mbps"}  # fmt: skip
 MONEY = LOWER_IS_BETTER
+
+# Written rows per key (see cost_rows, term_rows); bounded: cleared when full.
+_COST_MEMO: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+_TERMS_MEMO: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+_MEMO_SIZE = 1_000
+_VERSION_COLUMNS = tuple(QuoteVersion._meta.concrete_fields)
 
 
 def compare_quotes(team, ids: Sequence[int]):  # type: ignore[no-untyped-def]
@@ -70,14 +77,60 @@ def cost_rows(
         return []
     if workload is None:
         return [bill_row(quotes, basis)]
-    from domain import costmodel as cm
-    from rankings.services import rank_snapshot, snapshot_build
+    from rankings.services import snapshot_build
 
     # The snapshot a ranking run of these offers would store (rankings.services): the workload
     # with its preset or architecture, the offers on the team's tax basis, the GPU table, the
     # quotes' own exchange rates; one source of the numbers. Without the due-diligence findings
     # (they change no number; the page's red-flag row reads the vendors' counts).
     snapshot = snapshot_build(workload=workload, quotes=quotes, fx={}, findings=False)
+    # The rows are a function of the snapshot (every model input), the versions' terms (the
+    # bill row), the workload's node count (a problem's words), the basis and the language:
+    # written once per process for each such key (a compare page is opened again and again
+    # with the same offers) and copied out, so a caller's changes never reach the memo.
+    key = (
+        get_language(), basis, workload.nodes,
+        json.dumps(snapshot, sort_keys=True, default=str),
+        tuple(_terms_key(q.current_version) for q in quotes),
+    )  # fmt: skip
+    rows = _COST_MEMO.get(key)
+    if rows is None:
+        rows = _cost_rows(quotes, workload, basis, snapshot)
+        _remember(_COST_MEMO, key, rows)
+    return _copied(rows)
+
+
+def _copied(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows and their cells as new dicts (what a caller may change; texts are immutable)."""
+    return [{**row, "cells": [dict(c) for c in row["cells"]]} for row in rows]
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+
+
+def _terms_key(v: QuoteVersion | None) -> tuple[Any, ...]:
+    """Every stored term of a version (its concrete columns), as a memo key's part."""
+    if v is None:
+        return ()
+    return tuple(_hashable(getattr(v, f.attname)) for f in _VERSION_COLUMNS)
+
+
+def _hashable(value: Any) -> Any:
+    """A JSON column's list or dict as its canonical text; any other value as it is."""
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
+
+
+def _cost_rows(
+    quotes: list[Quote], workload: WorkloadProfile, basis: str, snapshot: dict[str, Any]
+) -> list[dict[str, Any]]:
+    from domain import costmodel as cm
+    from rankings.services import rank_snapshot
+
     rates = snapshot["fx_to_cny"]
     try:
         outcome = rank_snapshot(snapshot)
@@ -173,7 +226,33 @@ def _lossless(q: Quote) -> str:
 def term_rows(
     quotes: list[Quote], names: Sequence[str], display: Callable[[QuoteVersion, str], str]
 ) -> list[dict[str, Any]]:
-    """Every term of the offers in words (the field's own label), best values marked."""
+    """Every term of the offers in words (the field's own label), best values marked.
+
+    A function of the versions' terms, the offers' PFC / ECN, the GPU's name and the language:
+    written once per process for each such key and copied out (`cost_rows` does the same)."""
+    key = (
+        get_language(), tuple(names), display,
+        tuple((_terms_key(q.current_version), _lossless_key(q)) for q in quotes),
+    )  # fmt: skip
+    rows = _TERMS_MEMO.get(key)
+    if rows is None:
+        rows = _term_rows(quotes, names, display)
+        _remember(_TERMS_MEMO, key, rows)
+    return _copied(rows)
+
+
+def _lossless_key(q: Quote) -> tuple[Any, ...]:
+    network = getattr(q.data_centre, "network", None) if q.data_centre_id else None
+    gpu = q.current_version.gpu if q.current_version is not None else None
+    return (
+        None if network is None else (network.pfc, network.ecn),
+        None if gpu is None else str(gpu),
+    )
+
+
+def _term_rows(
+    quotes: list[Quote], names: Sequence[str], display: Callable[[QuoteVersion, str], str]
+) -> list[dict[str, Any]]:
     fields = {f.name: f for f in QuoteVersion._meta.fields}
     currencies = {q.current_version.currency for q in quotes}
     rows = []

@@ -201,6 +201,8 @@ class QuoteFilter(TeamFilterSet):
         return qs  # read by the view (`rows_per_page`), not a filter of the rows
 
     def rows_per_page(self, default: int) -> int:
+        if not self.is_bound:
+            return default
         form = self.form
         value = form.cleaned_data.get("per_page") if form.is_valid() else None
         return int(value) if value else default

@@ -4,8 +4,8 @@ The list is the portal's busiest page, and Django's template engine spent more t
 rows (25–100 of them, eight cells each) than the database spent finding them. This tag writes
 the same cells with `fast_html` (format_html's output, every value escaped) and Django's
 own number filters, so
-the rows read as the template did. Keep in step with quotes.selectors.quote_list_rows, which
-loads only the columns used here.
+the rows read as the template did. Keep in step with quotes.selectors.LIST_ROW_FIELDS, the
+columns quote_list_rows loads for it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from django.utils.translation import get_language, gettext
 from core.templatetags.portal import bilingual
 from domain import formatting
 from quotes.models import Quote, QuoteVersion
-from vendors.templatetags.vendor_rows import fast_html, fast_html_rows
+from vendors.templatetags.vendor_rows import fast_html
 
 register = template.Library()
 
@@ -39,41 +39,83 @@ def _labels(model: Any, field: str) -> dict[Any, str]:
 _MUTED = SafeString(' class="muted"')  # a constant: nothing of the row's data
 
 
+# Written rows by (language, the detail address's parts, the row's values): a row's HTML is a
+# function of those alone, and most list views show rows an earlier view wrote. Bounded:
+# cleared when full.
+_ROW_MEMO: dict[tuple[Any, ...], str] = {}
+_ROW_MEMO_SIZE = 20_000
+
+
 @register.simple_tag
 def quote_rows(quotes: Any) -> SafeString:
-    compare = gettext("Compare")
-    not_current = fast_html(' <span class="muted small">({})</span>', gettext("not current"))
-    unverified = fast_html('<span class="muted">{}</span>', gettext("unverified"))
-    # choice labels once per page, not through get_FOO_display() per cell
-    fabrics = _labels(QuoteVersion, "fabric")
-    kinds = _labels(Quote, "measured_kind")
+    """`quotes`: named tuples of quotes.selectors.LIST_ROW_FIELDS, in the page's order."""
     # one reverse() for the page: every detail address differs only by the id
     detail = reverse("quotes:detail", args=[0])
     head, tail = detail.rsplit("/0/", 1)
     lang = get_language()
-    rows = []
+    memo = _ROW_MEMO
+    out = []
+    missing = []
     for q in quotes:
-        v = q.current_version
-        if v is not None:
-            gpus = fast_html("{} × {} × {}", v.nodes, v.gpus_per_node, v.gpu.key if v.gpu else "")
-            nic = floatformat(v.nic_gbps, "-1")
-            fabric = fabrics.get(v.fabric, v.fabric)
-            network = fast_html("{} × {}G {}", v.nics_per_node, nic, fabric)
-            rent = formatting.money(q.rent, "CNY", lang, decimals=0)  # on the team's basis
-            version = f"v{v.number}"
-        else:
-            gpus = network = rent = version = ""
-        if q.measured_gbps:
-            kind = kinds.get(q.measured_kind, q.measured_kind)
-            measured = fast_html("{} Gbit/s ({})", floatformat(q.measured_gbps, 1), kind)
-        else:
-            measured = unverified
-        rows.append((
-            "" if q.is_current else _MUTED, q.pk, compare, q.label,
-            bilingual(q.vendor, "name"), f"{head}/{q.pk}/{tail}", q.label,
-            "" if q.is_current else not_current, gpus, network, rent, measured, version,
-        ))  # fmt: skip
-    return fast_html_rows("", _ROW, rows)
+        key = (lang, head, tail, q)
+        html = memo.get(key)
+        if html is None:
+            missing.append((len(out), key))
+        out.append(html)
+    if missing:
+        if len(memo) + len(missing) > _ROW_MEMO_SIZE:
+            memo.clear()
+        texts = _Texts()
+        for i, key in missing:
+            out[i] = memo[key] = _quote_row(key[3], texts, lang, head, tail)
+    return SafeString("".join(out))
+
+
+class _Texts:
+    """The words and choice labels a page of rows shares, in the request's language."""
+
+    def __init__(self) -> None:
+        self.compare = gettext("Compare")
+        self.not_current = fast_html(
+            ' <span class="muted small">({})</span>', gettext("not current")
+        )
+        self.unverified = fast_html('<span class="muted">{}</span>', gettext("unverified"))
+        # choice labels once per page, not through get_FOO_display() per cell
+        self.fabrics = _labels(QuoteVersion, "fabric")
+        self.kinds = _labels(Quote, "measured_kind")
+
+
+def _quote_row(q: Any, t: _Texts, lang: str, head: str, tail: str) -> str:
+    if q.current_version_id is not None:
+        gpu = q.current_version__gpu__key or ""
+        gpus = fast_html(
+            "{} × {} × {}", q.current_version__nodes, q.current_version__gpus_per_node, gpu
+        )
+        nic = floatformat(q.current_version__nic_gbps, "-1")
+        fabric = t.fabrics.get(q.current_version__fabric, q.current_version__fabric)
+        network = fast_html("{} × {}G {}", q.current_version__nics_per_node, nic, fabric)
+        rent = formatting.money(q.rent, "CNY", lang, decimals=0)  # on the team's basis
+        version = f"v{q.current_version__number}"
+    else:
+        gpus = network = rent = version = ""
+    if q.measured_gbps:
+        kind = t.kinds.get(q.measured_kind, q.measured_kind)
+        measured = fast_html("{} Gbit/s ({})", floatformat(q.measured_gbps, 1), kind)
+    else:
+        measured = t.unverified
+    vendor = _Names(q.vendor__name_zh, q.vendor__name_en)
+    return fast_html(_ROW, *(
+        "" if q.is_current else _MUTED, q.pk, t.compare, q.label, bilingual(vendor, "name"),
+        f"{head}/{q.pk}/{tail}", q.label, "" if q.is_current else t.not_current, gpus, network,
+        rent, measured, version,
+    ))  # fmt: skip
+
+
+class _Names:
+    __slots__ = ("name_en", "name_zh")
+
+    def __init__(self, zh: str, en: str) -> None:
+        self.name_zh, self.name_en = zh, en
 
 
 def _compare_cell(kind: str, c: dict[str, Any]) -> str:
