@@ -58,8 +58,10 @@ class Report:
 
     @property
     def is_server(self) -> bool:
-        has_rx = "RX depth" in self.header
-        return (self.server_banner or has_rx) and "TX depth" not in self.header
+        # The banner alone decides: a bidirectional (-b) server prints "TX depth" as well.
+        if self.server_banner:
+            return True
+        return "RX depth" in self.header and "TX depth" not in self.header
 
 
 @dataclass

@@ -61,7 +61,12 @@ def build_perftest(log: PerftestLog) -> BenchResult:
     chosen = clients[0] if clients else reports[0]
     result = _build(chosen, log)
     if len(reports) > 1:
-        extra = catalogue.perftest_client_preferred(len(reports))
+        # One test seen from both ends, or several tests in a row (a pasted session).
+        same_test = len({report.title for report in reports}) == 1
+        if same_test:
+            extra = catalogue.perftest_client_preferred(len(reports))
+        else:
+            extra = catalogue.multiple_tests(len(reports))
         return _with_warning(result, extra)
     return result
 
