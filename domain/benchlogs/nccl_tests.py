@@ -22,10 +22,11 @@ from domain.benchlogs.units import NCCL_GBYTES_TO_GBPS
 from domain.messages import Message
 
 # What launchers put before each line: indentation, a timestamp (kubectl logs --timestamps), a
-# Ray / SkyPilot "(head, rank=0, pid=3808) ", Open MPI's "[1,0]<stdout>:" and srun's "0: " label.
+# Ray / SkyPilot "(head, rank=0, pid=3808) ", Open MPI's "[1,0]<stdout>:", Intel MPI's "[0] " and
+# srun's "0: " label. A result row never holds a colon or a bracket, so none of these eats one.
 _PREFIX = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\dT[\d:.]+Z?\s+)?(?:\([^()]*\)\s*)?"
-    r"(?:\[\d+,\d+\]<std\w+>:\s*)?(?:\d+:\s+(?=#))?"
+    r"(?:\[\d+,\d+\]<std\w+>:\s*)?(?:\[\d+\]\s+)?(?:\d+:\s+)?"
 )
 _NTHREAD = re.compile(r"^#\s*nThread:?\s+(?P<threads>\d+)\s+nGpus:?\s+(?P<gpus>\d+)")
 _ITERS = re.compile(r"(?<!warmup )(?<!agg )\biters:\s*(?P<iters>\d+)")
@@ -157,6 +158,8 @@ def _header_line(log: _Log, line: str) -> None:
 
 def _row(log: _Log, line: str) -> None:
     tokens = line.split()
+    if not tokens[0].isdigit():
+        return  # e.g. "10-0-0-1:77:77 [0] NCCL INFO …" from a host named by its address
     if len(tokens) != len(log.columns) or len(tokens) < 3 + 2 * _TIMING_FIELDS:
         log.skipped += 1
         return

@@ -200,8 +200,11 @@ def _warnings(
     report: Report, sizes: tuple[SizeRow, ...], latency: bool, truncated: bool
 ) -> list[Message]:
     warnings = []
-    if report.interleaved or report.duplicates:
+    if report.interleaved:
         warnings.append(catalogue.perftest_interleaved())
+    elif report.duplicates:
+        # One report printing a size again (--run_infinitely, a repeated run): first row kept.
+        warnings.append(catalogue.duplicate_sizes(report.duplicates))
     if report.cpu_warning:
         warnings.append(catalogue.perftest_cpu_frequency())
     if not latency and all(row.bw_peak_gbps is None for row in sizes):
