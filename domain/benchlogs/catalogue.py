@@ -138,6 +138,18 @@ def nccl_failed(line: str) -> Message:
     )
 
 
+def nccl_ranks_not_joined(lines: int, ranks: int) -> Message:
+    return Message(
+        "nccl_ranks_not_joined",
+        f"The log lists {lines} ranks but only {ranks} distinct rank number(s): each process "
+        "ran nccl-tests on its own (a build without MPI support started by mpirun or srun), so "
+        "its figures are not those of one collective across the ranks.",
+        f"日志列出了 {lines} 个 rank，但只有 {ranks} 个不同的 rank 编号：每个进程各自独立运行了 "
+        "nccl-tests（未启用 MPI 支持的构建被 mpirun 或 srun 启动），其数值不是跨这些 rank 的一次"
+        "集合通信的结果。",
+    )
+
+
 # --- errors the test itself reported (the log parsed, the run failed) --------------------------
 
 

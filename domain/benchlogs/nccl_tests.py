@@ -64,6 +64,7 @@ class _Log:
     gpus: int | None = None
     iterations: int | None = None
     ranks: set[str] = field(default_factory=set)
+    rank_lines: int = 0
     hosts: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
     columns: list[str] = field(default_factory=list)
@@ -134,6 +135,7 @@ def _header_line(log: _Log, line: str) -> None:
         log.iterations = int(iters.group("iters")) if iters else None
         log.not_validated = _NOT_VALIDATED.search(line) is not None
     elif match := _RANK.match(line):
+        log.rank_lines += 1
         log.ranks.add(match.group("rank"))
         log.hosts.add(match.group("host"))
         if match.group("model").strip():
@@ -219,6 +221,9 @@ def parse_nccl_all(lines: Iterable[str], filename: str = "") -> tuple[BenchResul
         failure = next((log.failure for log in reader.runs if log.failure), None)
         if failure:
             raise BenchLogError(catalogue.nccl_failed(failure))
+        split = next((log for log in reader.runs if _ranks_not_joined(log)), None)
+        if split is not None:
+            raise BenchLogError(_ranks_not_joined(split) or catalogue.no_results("nccl-tests"))
         raise BenchLogError(catalogue.no_results("nccl-tests"))
     return tuple(_build(log, filename) for log in runs)
 
@@ -251,7 +256,7 @@ def _build(log: _Log, filename: str) -> BenchResult:
         ranks=ranks,
         header=_header(log),
         warnings=tuple(warnings),
-        error=_validation_error(log),
+        error=_ranks_not_joined(log) or _validation_error(log),
         truncated=truncated,
     )
 
@@ -313,6 +318,13 @@ def _largest(sizes: tuple[SizeRow, ...]) -> SizeRow:
     This is the same rule as perftest's (BW average at the largest size).
     """
     return max(sizes, key=lambda row: row.bytes)
+
+
+def _ranks_not_joined(log: _Log) -> Message | None:
+    """Processes that each printed "Rank 0": separate one-rank jobs, not one communicator."""
+    if log.rank_lines > len(log.ranks):
+        return catalogue.nccl_ranks_not_joined(log.rank_lines, len(log.ranks))
+    return None
 
 
 def _validation_error(log: _Log) -> Message | None:
