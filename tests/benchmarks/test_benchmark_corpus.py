@@ -24,6 +24,7 @@ FAILS = {
 REFUSED = {
     "nccl-tests/nccl_2.19.7_h200_cuda_failure_no_rows.txt": "nccl_failed",
     "ib_send_bw/k8s_sriov_connect_refused_no_title.txt": "perftest_failed",
+    "nccl-tests/nccl_2.17.6_h100_every_process_rank0_no_mpi.txt": "nccl_ranks_not_joined",
 }
 
 # Logs whose figures were read but that the tool itself declared invalid (wrong values).

@@ -153,6 +153,31 @@ class TestThreeRunsInOneFile:
         assert "multiple_tests" in _codes(result)
 
 
+class TestMpirunTagOutput:
+    """A whole `mpirun --tag-output` log: X11 noise, both ranks' stderr, rank 0's stdout."""
+
+    NAME = "nccl-tests/nccl_2.18.0_rtx5090_mpirun_tag_output_with_stderr.txt"
+
+    def test_figures(self, parse: Parse) -> None:
+        result = parse(self.NAME)
+        assert (result.collective, result.ranks, len(result.sizes)) == ("all_gather", 2, 8)
+        assert _busbw(result)[-1] == (2.30, 2.29)
+        assert result.avg_busbw_gbps == approx(1.54321 * GB)
+        assert result.error is None and "skipped_lines" not in _codes(result)
+
+
+class TestEveryProcessIsRankZero:
+    """A build without MPI started by mpirun: twelve processes, each its own "Rank 0"."""
+
+    NAME = "nccl-tests/nccl_2.17.6_h100_every_process_rank0_no_mpi.txt"
+
+    def test_refused_with_the_reason(self, corpus: Corpus) -> None:
+        assert detect(corpus(self.NAME).read_bytes()) == NCCL_TESTS
+        error = _refused(corpus, self.NAME)
+        assert error.code == "nccl_ranks_not_joined"
+        assert "12 ranks" in error.message.en and "12 个 rank" in error.message.zh
+
+
 class TestWrongValues:
     """INC run on two RTX 3090 nodes: #wrong grows with the size (printed %g), footer FAILED."""
 
