@@ -58,7 +58,10 @@ class Report:
 
     @property
     def is_server(self) -> bool:
-        # The banner alone decides: a bidirectional (-b) server prints "TX depth" as well.
+        # Both sides' lines merged into one report: it is not the server's alone.
+        if self.interleaved:
+            return False
+        # Otherwise the banner decides: a bidirectional (-b) server prints "TX depth" as well.
         if self.server_banner:
             return True
         return "RX depth" in self.header and "TX depth" not in self.header
@@ -140,17 +143,36 @@ class _Reader:
             report.skipped += 1
 
     def _row(self, report: Report, line: str) -> None:
-        values = parse_row(line, len(report.columns))
+        expected = len(report.columns)
+        tokens = line.split()
+        if expected and len(tokens) >= 2 * expected and len(tokens) % expected == 0:
+            # Server and client rows of one interleaved terminal printed on one line.
+            chunks = [tokens[i : i + expected] for i in range(0, len(tokens), expected)]
+            if all(chunk[0] == tokens[0] for chunk in chunks):
+                report.interleaved = True
+                for chunk in chunks:
+                    self._row(report, " ".join(chunk))
+                return
+        values = parse_row(line, expected)
         if values is None:
             report.skipped += 1
             return
         size = int(values[0])
         if size in report.rows:
             report.duplicates += 1
+            if _measured_peak(report, values) and not _measured_peak(report, report.rows[size]):
+                report.rows[size] = values  # the client's row: the server prints no BW peak
         elif report.closed:
             report.skipped += 1
         else:
             report.rows[size] = values
+
+
+def _measured_peak(report: Report, values: tuple[float, ...]) -> bool:
+    for position, column in enumerate(report.columns):
+        if column.name == "BW peak":
+            return values[position] > 0
+    return False
 
 
 def parse_columns(line: str) -> tuple[Column, ...]:
