@@ -369,3 +369,36 @@ class TestConnectionRefused:
         error = _refused(corpus, self.NAME)
         assert error.code == "perftest_failed"
         assert "Couldn't connect to 10.55.206.82:18515" in error.message.en
+
+
+class TestInterleavedTerminals:
+    """Server started with '&' in the same terminal as the client: both reports line by line
+    (one Chinese RoCE test page, three tests)."""
+
+    def test_atomic_rows_counted_once(self, parse: Parse) -> None:
+        result = parse("ib_atomic_bw/roce_fetch_add_server_client_interleaved.txt")
+        assert (result.tool, result.role, len(result.sizes)) == ("ib_atomic_bw", "client", 1)
+        row = result.sizes[0]
+        assert (row.bytes, row.iterations, row.msg_rate_mpps) == (8, 1000, 9.493989)
+        assert row.bw_avg_gbps == approx(72.43 * MIB)
+        assert row.bw_peak_gbps == approx(76.29 * MIB)
+        assert "perftest_interleaved" in _codes(result)
+
+    def test_two_rows_on_one_line_keep_the_client_s(self, parse: Parse) -> None:
+        # "1024 1000 0.00 7876.21 8.065242 1024 1000 8138.01 7630.57 7.813706": the server's
+        # row (no BW peak) and the client's glued on one line.
+        result = parse("ib_send_bw/roce_ud_server_client_interleaved_one_line.txt")
+        (row,) = result.sizes
+        assert row.bw_peak_gbps == approx(8138.01 * MIB)
+        assert row.bw_avg_gbps == approx(7630.57 * MIB)
+        assert row.msg_rate_mpps == 7.813706
+        assert result.role == "client" and "perftest_interleaved" in _codes(result)
+        assert "skipped_lines" not in _codes(result)
+
+    def test_xrc_title_inside_the_other_header(self, parse: Parse) -> None:
+        result = parse("ib_write_bw/roce_xrc_server_client_interleaved.txt")
+        (row,) = result.sizes
+        assert (row.bytes, row.iterations) == (65536, 5000)
+        assert row.bw_avg_gbps == approx(22704.79 * MIB)
+        assert result.throughput_gbps == approx(22704.79 * MIB)
+        assert result.header and dict(result.header)["Connection type"] == "XRC"
