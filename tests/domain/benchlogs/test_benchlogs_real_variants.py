@@ -402,3 +402,16 @@ class TestInterleavedTerminals:
         assert row.bw_avg_gbps == approx(22704.79 * MIB)
         assert result.throughput_gbps == approx(22704.79 * MIB)
         assert result.header and dict(result.header)["Connection type"] == "XRC"
+
+
+class TestAtomicDurationMode:
+    NAME = "ib_atomic_bw/rxe_fetch_add_duration_D10_peak_not_measured.txt"
+
+    def test_figures(self, parse: Parse) -> None:
+        result = parse(self.NAME)
+        (row,) = result.sizes
+        assert (result.tool, row.bytes, row.iterations) == ("ib_atomic_bw", 8, 578000)
+        assert row.bw_peak_gbps is None  # printed 0.00: not measured in duration mode
+        assert row.bw_avg_gbps == approx(0.73 * MIB)
+        assert row.msg_rate_mpps == 0.096329
+        assert "perftest_peak_not_measured" in _codes(result)
