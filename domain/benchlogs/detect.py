@@ -25,10 +25,12 @@ FORMATS = (IPERF3_JSON, IPERF3_JSON_STREAM, IPERF3_TEXT, PERFTEST_BW, PERFTEST_L
 
 _JSON_STREAM = re.compile(r'^\s*\{\s*"event"\s*:\s*"(start|interval|end|error)"')
 _IPERF_KEYS = re.compile(r'"(start|intervals|end|error)"\s*:')
+# Also behind Open MPI's "[1,0]<stdout>:" tag (perftest started by mpirun in a script).
+_MPI_TAG = r"(?:\[\d+,\d+\]<std\w+>:)?"
 _PERFTEST_TITLE = re.compile(
-    r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic)\b.*\b(BW|Latency) Test\s*$", re.MULTILINE
+    rf"^{_MPI_TAG}\s*(RDMA_Write|RDMA_Read|Send|Atomic)\b.*\b(BW|Latency) Test\s*$", re.MULTILINE
 )
-_PERFTEST_TABLE = re.compile(r"^\s*#bytes\s+(#sl\s+)?#iterations\s+(\S+)", re.MULTILINE)
+_PERFTEST_TABLE = re.compile(rf"^{_MPI_TAG}\s*#bytes\s+(#sl\s+)?#iterations\s+(\S+)", re.MULTILINE)
 # A perftest run that died before its title: the socket handshake's own failure lines.
 _PERFTEST_FAILURE = re.compile(
     r"^\s*(Couldn't connect to \S+:\d+\s*$|Unable to open file descriptor for socket connection)",

@@ -17,6 +17,8 @@ TITLE = re.compile(
     r"(?P<kind>BW|Latency) Test$"
 )
 _DASHES = re.compile(r"^-{20,}$")
+# Open MPI's --tag-output prefix, when a script starts perftest through mpirun.
+_MPI_TAG = re.compile(r"^\[\d+,\d+\]<std\w+>:")
 _PAIR = re.compile(r"(?P<key>[A-Za-z][\w.*/\-]*(?: [\w.*/\-]+)*)\s*:\s*(?P<val>[^\s|]+)")
 # Column names are one word or one of perftest's two-word names, each with an optional [unit].
 _COLUMN = re.compile(
@@ -84,7 +86,7 @@ class _Reader:
         return self.log.reports[-1] if self.log.reports else None
 
     def feed(self, raw: str) -> None:
-        line = raw.strip()
+        line = _MPI_TAG.sub("", raw, count=1).strip()
         if not line:
             return
         if "Waiting for client to connect" in line:

@@ -415,3 +415,26 @@ class TestAtomicDurationMode:
         assert row.bw_avg_gbps == approx(0.73 * MIB)
         assert row.msg_rate_mpps == 0.096329
         assert "perftest_peak_not_measured" in _codes(result)
+
+
+# --- launcher prefixes put in front of real logs -------------------------------------------------
+
+
+def _prefixed(corpus: Corpus, name: str, prefix: str) -> tuple[BenchResult, ...]:
+    lines = corpus(name).read_text().splitlines(keepends=True)
+    data = "".join(prefix + line for line in lines).encode()
+    return parse_all(io.BytesIO(data), Path(name).name)
+
+
+@pytest.mark.parametrize("prefix", ["0: ", "[0] ", "[1,0]<stdout>:", "2026-04-19T03:11:29.123Z "])
+def test_nccl_behind_a_launcher_prefix_reads_the_same(corpus: Corpus, prefix: str) -> None:
+    name = "nccl-tests/nccl_2.18.3_alltoall_16rank_mpi_warnings_inplace_na.txt"
+    (plain,) = _all(corpus, name)
+    (tagged,) = _prefixed(corpus, name, prefix)
+    assert tagged.sizes == plain.sizes and tagged.ranks == plain.ranks == 16
+    assert tagged.avg_busbw_gbps == plain.avg_busbw_gbps
+
+
+def test_perftest_behind_an_mpirun_tag_reads_the_same(corpus: Corpus) -> None:
+    name = "ib_send_bw/cx7_ndr_session_send_bw_lat_read_write.txt"
+    assert _prefixed(corpus, name, "[1,0]<stdout>:") == _all(corpus, name)
