@@ -61,9 +61,10 @@ def build_perftest(log: PerftestLog) -> BenchResult:
     chosen = clients[0] if clients else reports[0]
     result = _build(chosen, log)
     if len(reports) > 1:
-        # One test seen from both ends, or several tests in a row (a pasted session).
+        # One test seen from both ends, or several tests in a row (a pasted session, or the
+        # same test run twice from the client).
         same_test = len({report.title for report in reports}) == 1
-        if same_test:
+        if same_test and any(report.is_server for report in reports):
             extra = catalogue.perftest_client_preferred(len(reports))
         else:
             extra = catalogue.multiple_tests(len(reports))

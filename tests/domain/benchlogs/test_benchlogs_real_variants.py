@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pytest import approx
 
-from domain.benchlogs import BenchLogError, BenchResult, parse_all
+from domain.benchlogs import BenchLogError, BenchResult, parse_all, parse_stream
 from domain.benchlogs.detect import NCCL_TESTS, PERFTEST_BW, PERFTEST_LAT, detect
 
 Parse = Callable[[str], BenchResult]
@@ -438,3 +438,31 @@ def test_nccl_behind_a_launcher_prefix_reads_the_same(corpus: Corpus, prefix: st
 def test_perftest_behind_an_mpirun_tag_reads_the_same(corpus: Corpus) -> None:
     name = "ib_send_bw/cx7_ndr_session_send_bw_lat_read_write.txt"
     assert _prefixed(corpus, name, "[1,0]<stdout>:") == _all(corpus, name)
+
+
+# --- real logs appended to one another (how job scripts collect them) ---------------------------
+
+
+def _joined(corpus: Corpus, *names: str) -> bytes:
+    return b"".join(corpus(name).read_bytes() for name in names)
+
+
+def test_two_nccl_logs_appended_stay_two_runs(corpus: Corpus) -> None:
+    first = "nccl-tests/nccl_2.17.1_gh200_srun_indented.txt"
+    second = "nccl-tests/rccl_rocm4.2_mi100_old_header_nthread_colons.txt"
+    runs = parse_all(io.BytesIO(_joined(corpus, first, second)), "job.log")
+    (alone_1,), (alone_2,) = _all(corpus, first), _all(corpus, second)
+    assert [run.sizes for run in runs] == [alone_1.sizes, alone_2.sizes]
+    assert [run.ranks for run in runs] == [8, 2]
+    assert [run.avg_busbw_gbps for run in runs] == [alone_1.avg_busbw_gbps, alone_2.avg_busbw_gbps]
+
+
+def test_a_client_run_twice_is_two_tests_not_server_and_client(corpus: Corpus) -> None:
+    name = "ib_write_bw/dgx_spark_roce_q4_gbits.txt"
+    data = _joined(corpus, name, name)
+    first, again = parse_all(io.BytesIO(data), "twice.txt")
+    assert first.sizes == again.sizes and first.role == again.role == "client"
+    result = parse_all(io.BytesIO(data), "twice.txt")[0]
+    assert result.throughput_gbps == 111.71
+    codes = _codes(parse_stream(io.BytesIO(data), "twice.txt"))
+    assert "multiple_tests" in codes and "perftest_client_preferred" not in codes
