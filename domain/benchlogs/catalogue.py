@@ -263,6 +263,16 @@ def perftest_client_preferred(count: int) -> Message:
     )
 
 
+def perftest_title_missing() -> Message:
+    return Message(
+        "perftest_title_missing",
+        "Only perftest's result table is in the file, without the test title and settings: "
+        "the operation (write, read, send) and the link are unknown.",
+        "文件中只有 perftest 的结果表，没有测试标题和参数："
+        "操作类型（write、read、send）和链路信息未知。",
+    )
+
+
 def perftest_interleaved() -> Message:
     return Message(
         "perftest_interleaved",

@@ -97,6 +97,13 @@ class _Reader:
             self._title(match)
         elif self._report is not None:
             self._in_report(self._report, line)
+        elif line.startswith("#bytes"):
+            # Only the result table was kept (a paste without the title and header).
+            columns = parse_columns(line)
+            latency = any(column.name.startswith("t_") for column in columns)
+            report = Report(title="", op="", kind="Latency" if latency else "BW", extra="")
+            report.columns = columns
+            self.log.reports.append(report)
         elif _FAILURE.search(line):
             self.log.failure = self.log.failure or line
 

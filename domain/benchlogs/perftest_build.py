@@ -83,7 +83,8 @@ def _with_warning(result: BenchResult, message: Message) -> BenchResult:
 
 
 def _build(report: Report, log: PerftestLog) -> BenchResult:
-    op = _OPS.get(report.op.split(" ")[0])
+    untitled = not report.title
+    op = "unknown" if untitled else _OPS.get(report.op.split(" ")[0])
     if op is None:
         raise BenchLogError(catalogue.perftest_unknown_test(report.title))
     latency = report.kind == "Latency"
@@ -91,6 +92,8 @@ def _build(report: Report, log: PerftestLog) -> BenchResult:
     truncated = report is log.reports[-1] and not report.closed
     fabric, fabric_warning = _fabric(report)
     warnings = _warnings(report, sizes, latency, truncated) + fabric_warning
+    if untitled:
+        warnings.insert(0, catalogue.perftest_title_missing())
     qps = report.header.get("Number of qps", "")
     return perftest_one_direction(
         _result(report, op, latency, sizes, fabric, warnings, truncated, qps)
