@@ -48,7 +48,7 @@ def _code(data: bytes, name: str = "") -> str:
 
 
 def test_the_corpus_has_all_69_files() -> None:
-    assert len(ALL_FILES) == 92  # 35, 34 option variants, 23 real nccl/perftest variants
+    assert len(ALL_FILES) == 93  # 35, 34 option variants, 24 real nccl/perftest variants
 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")

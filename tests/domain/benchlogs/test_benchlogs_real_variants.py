@@ -466,3 +466,20 @@ def test_a_client_run_twice_is_two_tests_not_server_and_client(corpus: Corpus) -
     assert result.throughput_gbps == 111.71
     codes = _codes(parse_stream(io.BytesIO(data), "twice.txt"))
     assert "multiple_tests" in codes and "perftest_client_preferred" not in codes
+
+
+class TestTableOnly:
+    """Only the dashes, the column header and the row were kept by the page."""
+
+    NAME = "ib_write_bw/ru_cloud_numa_table_only_gbits.txt"
+
+    def test_the_row_is_read_and_the_gap_said(self, corpus: Corpus, parse: Parse) -> None:
+        assert detect(corpus(self.NAME).read_bytes()) == PERFTEST_BW
+        result = parse(self.NAME)
+        (row,) = result.sizes
+        assert (row.bytes, row.iterations, row.msg_rate_mpps) == (33554432, 10000, 0.001469)
+        assert (row.bw_peak_gbps, row.bw_avg_gbps) == (394.58, 394.40)
+        assert result.throughput_gbps == 394.40
+        assert result.tool == "ib_unknown_bw" and result.link_type is None
+        assert _codes(result)[0] == "perftest_title_missing"
+        assert not result.truncated
