@@ -79,6 +79,7 @@ class _Log:
     flagged: int = 0
     skipped: int = 0
     text_hints: list[str] = field(default_factory=list)
+    next_hints: list[str] = field(default_factory=list)
     named: str | None = None
     marks: set[int] = field(default_factory=set)
     not_validated: bool = False
@@ -101,17 +102,19 @@ class _Reader:
             return
         log = self.runs[-1]
         if not line.startswith("#"):
+            finished = log.avg_gbytes is not None
             if line[0].isdigit() and log.columns:
                 _row(log, line)
-            elif _FAILURE.search(line):
-                log.failure = log.failure or line
+            elif _FAILURE.search(line) and not finished:
+                log.failure = log.failure or line  # after the footer it cannot undo the run
             elif "_perf" in line:
-                log.text_hints.append(line)
+                # A command line after a run's rows introduces the next run.
+                (log.next_hints if log.rows else log.text_hints).append(line)
             return
         mark = _run_mark(line)
         if mark is not None:
             if log.opens_next_run(mark):
-                hints = log.text_hints if not log.rows else []
+                hints = log.next_hints if log.rows else log.text_hints
                 log = _Log(text_hints=list(hints))
                 self.runs.append(log)
             log.marks.add(mark)

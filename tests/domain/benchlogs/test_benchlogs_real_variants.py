@@ -454,6 +454,9 @@ def test_two_nccl_logs_appended_stay_two_runs(corpus: Corpus) -> None:
     (alone_1,), (alone_2,) = _all(corpus, first), _all(corpus, second)
     assert [run.sizes for run in runs] == [alone_1.sizes, alone_2.sizes]
     assert [run.ranks for run in runs] == [8, 2]
+    # The second run's own command line (after the first run's rows) names its collective.
+    assert [run.collective for run in runs] == ["all_reduce", "all_reduce"]
+    assert "nccl_collective_inferred" not in _codes(runs[1])
     assert [run.avg_busbw_gbps for run in runs] == [alone_1.avg_busbw_gbps, alone_2.avg_busbw_gbps]
 
 
