@@ -24,7 +24,7 @@ from domain.benchlogs.archive import iter_zip_members
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_json import parse_iperf3_json, parse_iperf3_json_stream
 from domain.benchlogs.iperf3_text import parse_iperf3_text_all, parse_iperf3_text_lines
-from domain.benchlogs.nccl_tests import parse_nccl_lines
+from domain.benchlogs.nccl_tests import parse_nccl_all, parse_nccl_lines
 from domain.benchlogs.perftest_build import parse_perftest_all, parse_perftest_lines
 from domain.benchlogs.result import BenchResult, LatencyStats, NcclRow, NcclTiming, Series, SizeRow
 from domain.benchlogs.serialise import error_to_json, result_to_json
@@ -90,6 +90,8 @@ def parse_all(stream: BinaryIO, filename: str = "") -> tuple[BenchResult, ...]:
             return parse_iperf3_text_all(text_lines(stream, encoding))
         if kind in (_detect.PERFTEST_BW, _detect.PERFTEST_LAT):
             return parse_perftest_all(text_lines(stream, encoding))
+        if kind == _detect.NCCL_TESTS:
+            return parse_nccl_all(text_lines(stream, encoding), filename)
         return (_PARSERS[kind](stream, encoding, filename),)
 
 

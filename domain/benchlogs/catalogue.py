@@ -130,6 +130,26 @@ def nccl_collective_unknown() -> Message:
     )
 
 
+def nccl_failed(line: str) -> Message:
+    return Message(
+        "nccl_failed",
+        f"nccl-tests stopped before printing any result: “{_q(line)}”.",
+        f"nccl-tests 在输出任何结果之前已中止：“{_q(line)}”。",
+    )
+
+
+def nccl_ranks_not_joined(lines: int, ranks: int) -> Message:
+    return Message(
+        "nccl_ranks_not_joined",
+        f"The log lists {lines} ranks but only {ranks} distinct rank number(s): each process "
+        "ran nccl-tests on its own (a build without MPI support started by mpirun or srun), so "
+        "its figures are not those of one collective across the ranks.",
+        f"日志列出了 {lines} 个 rank，但只有 {ranks} 个不同的 rank 编号：每个进程各自独立运行了 "
+        "nccl-tests（未启用 MPI 支持的构建被 mpirun 或 srun 启动），其数值不是跨这些 rank 的一次"
+        "集合通信的结果。",
+    )
+
+
 # --- errors the test itself reported (the log parsed, the run failed) --------------------------
 
 
@@ -243,6 +263,16 @@ def perftest_client_preferred(count: int) -> Message:
     )
 
 
+def perftest_title_missing() -> Message:
+    return Message(
+        "perftest_title_missing",
+        "Only perftest's result table is in the file, without the test title and settings: "
+        "the operation (write, read, send) and the link are unknown.",
+        "文件中只有 perftest 的结果表，没有测试标题和参数："
+        "操作类型（write、read、send）和链路信息未知。",
+    )
+
+
 def perftest_interleaved() -> Message:
     return Message(
         "perftest_interleaved",
@@ -319,6 +349,34 @@ def nccl_average_small_sizes(avg_gbps: float, largest_gbps: float) -> Message:
         f"{largest_gbps:.1f} Gbit/s (the average is kept as a secondary figure).",
         f"nccl-tests 的平均总线带宽（{avg_gbps:.1f} Gbit/s）包含了受延迟限制的小消息；采用的数值是"
         f"最大消息尺寸下的 busbw，{largest_gbps:.1f} Gbit/s（平均值作为次要数值保留）。",
+    )
+
+
+def nccl_run_stopped(line: str) -> Message:
+    return Message(
+        "nccl_run_stopped",
+        f"nccl-tests stopped with an error (“{_q(line)}”); only the rows printed before it "
+        "were used.",
+        f"nccl-tests 因错误中止（“{_q(line)}”）；仅使用了此前输出的结果行。",
+    )
+
+
+def nccl_several_series(count: int, chosen: str) -> Message:
+    return Message(
+        "nccl_several_series",
+        f"The table holds {count} series (data types or reduction operations, e.g. -d all); "
+        f"the figures are those of {_q(chosen, 40)}.",
+        f"结果表包含 {count} 组数据（不同的数据类型或归约操作，例如 -d all）；"
+        f"采用的数值来自 {_q(chosen, 40)}。",
+    )
+
+
+def nccl_not_validated() -> Message:
+    return Message(
+        "nccl_not_validated",
+        "nccl-tests ran without data validation (-c 0); wrong results would not have been "
+        "detected.",
+        "nccl-tests 未进行数据校验（-c 0）；错误的结果不会被发现。",
     )
 
 

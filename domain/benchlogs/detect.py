@@ -25,12 +25,22 @@ FORMATS = (IPERF3_JSON, IPERF3_JSON_STREAM, IPERF3_TEXT, PERFTEST_BW, PERFTEST_L
 
 _JSON_STREAM = re.compile(r'^\s*\{\s*"event"\s*:\s*"(start|interval|end|error)"')
 _IPERF_KEYS = re.compile(r'"(start|intervals|end|error)"\s*:')
+# Also behind Open MPI's "[1,0]<stdout>:" tag (perftest started by mpirun in a script).
+_MPI_TAG = r"(?:\[\d+,\d+\]<std\w+>:)?"
 _PERFTEST_TITLE = re.compile(
-    r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic)\b.*\b(BW|Latency) Test\s*$", re.MULTILINE
+    rf"^{_MPI_TAG}\s*(RDMA_Write|RDMA_Read|Send|Atomic)\b.*\b(BW|Latency) Test\s*$", re.MULTILINE
 )
-_PERFTEST_TABLE = re.compile(r"^\s*#bytes\s+(#sl\s+)?#iterations\s+(\S+)", re.MULTILINE)
+_PERFTEST_TABLE = re.compile(rf"^{_MPI_TAG}\s*#bytes\s+(#sl\s+)?#iterations\s+(\S+)", re.MULTILINE)
+# A perftest run that died before its title: the socket handshake's own failure lines.
+_PERFTEST_FAILURE = re.compile(
+    r"^\s*(Couldn't connect to \S+:\d+\s*$|Unable to open file descriptor for socket connection)",
+    re.MULTILINE,
+)
+# nccl-tests header lines, also behind what launchers prepend (indentation, "[1,0]<stdout>:",
+# "(head, rank=0, pid=1) ", srun's "0: "): anything but a "#" before the header's own "#".
 _NCCL = re.compile(
-    r"^(\[\d+,\d+\]<std\w+>:)?#\s*(nThread\s+\d+|Avg bus bandwidth|\s*size\s+count\s+type)",
+    r"^[^#\n]{0,120}#\s*(nThread:?\s+\d+|Avg bus bandwidth|\s*size\s+count\s+type"
+    r"|Collective test starting:|[nr]ccl-tests version)",
     re.MULTILINE,
 )
 _IPERF_TEXT = re.compile(
@@ -83,6 +93,8 @@ def _detect_text(text: str) -> str | None:
         return PERFTEST_LAT if table.group(2).startswith("t_") else PERFTEST_BW
     if _NCCL.search(text):
         return NCCL_TESTS
+    if _PERFTEST_FAILURE.search(text):
+        return PERFTEST_BW
     if _IPERF_TEXT.search(text) or head_has_prefixed_iperf_lines(text):
         return IPERF3_TEXT
     return None

@@ -12,7 +12,7 @@ import math
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from domain.benchlogs import catalogue
 from domain.benchlogs.errors import BenchLogError
@@ -21,9 +21,16 @@ from domain.benchlogs.result import COLLECTIVE, NCCL, BenchResult, NcclRow, Nccl
 from domain.benchlogs.units import NCCL_GBYTES_TO_GBPS
 from domain.messages import Message
 
-_MPI_PREFIX = re.compile(r"^\[\d+,\d+\]<std\w+>:")
-_NTHREAD = re.compile(r"^#\s*nThread\s+(?P<threads>\d+)\s+nGpus\s+(?P<gpus>\d+)")
+# What launchers put before each line: indentation, a timestamp (kubectl logs --timestamps), a
+# Ray / SkyPilot "(head, rank=0, pid=3808) ", Open MPI's "[1,0]<stdout>:", Intel MPI's "[0] " and
+# srun's "0: " label. A result row never holds a colon or a bracket, so none of these eats one.
+_PREFIX = re.compile(
+    r"^\s*(?:\d{4}-\d\d-\d\dT[\d:.]+Z?\s+)?(?:\([^()]*\)\s*)?"
+    r"(?:\[\d+,\d+\]<std\w+>:\s*)?(?:\[\d+\]\s+)?(?:\d+:\s+)?"
+)
+_NTHREAD = re.compile(r"^#\s*nThread:?\s+(?P<threads>\d+)\s+nGpus:?\s+(?P<gpus>\d+)")
 _ITERS = re.compile(r"(?<!warmup )(?<!agg )\biters:\s*(?P<iters>\d+)")
+_NOT_VALIDATED = re.compile(r"\bvalidation:\s*0\b")
 _RANK = re.compile(
     r"^#\s*Rank\s+(?P<rank>\d+)\b.*?\bon\s+(?P<host>\S+)\s+device\s+(?P<dev>\d+)"
     r"(?:\s+\[[^\]]*\])?\s*(?P<model>.*)$"
@@ -34,7 +41,21 @@ _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s+(?P<status>OK|F
 _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<avg>[-+.\deE]+)")
 # nccl-tests 2.17+ names itself: "# Collective test starting: all_gather_perf[_mpi]".
 _STARTING = re.compile(r"^#\s*Collective test starting:\s*(?P<name>\S+)")
+_VERSION = re.compile(r"^#\s*[nr]ccl-tests version\b")
+# How a run that died says so: nccl-tests' own "Test CUDA failure common.cu:502 …" and the
+# launcher's or the C runtime's last words.
+_FAILURE = re.compile(
+    r"Test (?:CUDA |NCCL |HIP )?failure|Segmentation fault|Bus error|terminate called"
+    r"|exited on signal|NCCL failure",
+    re.IGNORECASE,
+)
 _TIMING_FIELDS = 4  # time, algbw, busbw, error|#wrong — once out-of-place, once in-place
+# The lines that open a run, in the order nccl-tests prints them: a second one of the same
+# rank (or an earlier one) after a run has begun starts the next run of a concatenated log.
+_VERSION_MARK, _STARTING_MARK, _NTHREAD_MARK = 0, 1, 2
+
+
+_SeriesKey = tuple[str, str | None, int | None]
 
 
 @dataclass
@@ -43,29 +64,71 @@ class _Log:
     gpus: int | None = None
     iterations: int | None = None
     ranks: set[str] = field(default_factory=set)
+    rank_lines: int = 0
     hosts: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
     columns: list[str] = field(default_factory=list)
     units_ok: bool | None = None
     rows: list[tuple[int, NcclRow]] = field(default_factory=list)
+    # One series per (type, redop, root): `-d all` / `-o all` print several in one table.
+    series: dict[_SeriesKey, list[tuple[int, NcclRow]]] = field(default_factory=dict)
+    cycled: set[_SeriesKey] = field(default_factory=set)
+    duplicates: int = 0
     avg_gbytes: float | None = None
     failed: bool = False
+    flagged: int = 0
     skipped: int = 0
     text_hints: list[str] = field(default_factory=list)
+    next_hints: list[str] = field(default_factory=list)
     named: str | None = None
+    marks: set[int] = field(default_factory=set)
+    not_validated: bool = False
+    failure: str | None = None
+
+    def opens_next_run(self, mark: int) -> bool:
+        begun = bool(self.rows) or self.avg_gbytes is not None or self.failure is not None
+        return begun or any(seen >= mark for seen in self.marks)
 
 
-def _feed(log: _Log, raw: str) -> None:
-    line = _MPI_PREFIX.sub("", raw).strip()
-    if not line:
-        return
-    if not line.startswith("#"):
-        if line[0].isdigit() and log.columns:
-            _row(log, line)
-        elif "_perf" in line:
-            log.text_hints.append(line)
-        return
-    _header_line(log, line)
+class _Reader:
+    """Split a log into runs and feed each run's lines to its own ``_Log``."""
+
+    def __init__(self) -> None:
+        self.runs: list[_Log] = [_Log()]
+
+    def feed(self, raw: str) -> None:
+        line = _PREFIX.sub("", raw, count=1).strip()
+        if not line:
+            return
+        log = self.runs[-1]
+        if not line.startswith("#"):
+            finished = log.avg_gbytes is not None
+            if line[0].isdigit() and log.columns:
+                _row(log, line)
+            elif _FAILURE.search(line) and not finished:
+                log.failure = log.failure or line  # after the footer it cannot undo the run
+            elif "_perf" in line:
+                # A command line after a run's rows introduces the next run.
+                (log.next_hints if log.rows else log.text_hints).append(line)
+            return
+        mark = _run_mark(line)
+        if mark is not None:
+            if log.opens_next_run(mark):
+                hints = log.next_hints if log.rows else log.text_hints
+                log = _Log(text_hints=list(hints))
+                self.runs.append(log)
+            log.marks.add(mark)
+        _header_line(log, line)
+
+
+def _run_mark(line: str) -> int | None:
+    if _VERSION.match(line):
+        return _VERSION_MARK
+    if _STARTING.match(line):
+        return _STARTING_MARK
+    if _NTHREAD.match(line):
+        return _NTHREAD_MARK
+    return None
 
 
 def _header_line(log: _Log, line: str) -> None:
@@ -73,7 +136,9 @@ def _header_line(log: _Log, line: str) -> None:
         log.threads, log.gpus = int(match.group("threads")), int(match.group("gpus"))
         iters = _ITERS.search(line)
         log.iterations = int(iters.group("iters")) if iters else None
+        log.not_validated = _NOT_VALIDATED.search(line) is not None
     elif match := _RANK.match(line):
+        log.rank_lines += 1
         log.ranks.add(match.group("rank"))
         log.hosts.add(match.group("host"))
         if match.group("model").strip():
@@ -98,6 +163,8 @@ def _header_line(log: _Log, line: str) -> None:
 
 def _row(log: _Log, line: str) -> None:
     tokens = line.split()
+    if not tokens[0].isdigit():
+        return  # e.g. "10-0-0-1:77:77 [0] NCCL INFO …" from a host named by its address
     if len(tokens) != len(log.columns) or len(tokens) < 3 + 2 * _TIMING_FIELDS:
         log.skipped += 1
         return
@@ -106,30 +173,65 @@ def _row(log: _Log, line: str) -> None:
         if len(lead["size"]) > 18 or len(lead["count"]) > 18:
             raise ValueError("count out of range")  # damage, not a buffer size
         size, count = int(lead["size"]), int(lead["count"])
-        out_of_place = _timing(tokens[-8:-4])
-        in_place = _timing(tokens[-4:])
+        out_of_place, out_flag = _timing(tokens[-8:-4])
+        in_place, in_flag = _timing(tokens[-4:])
         root = int(lead["root"]) if "root" in lead else None
     except (KeyError, ValueError):
         log.skipped += 1
         return
     row = NcclRow(count, lead.get("type", "?"), lead.get("redop"), root, out_of_place, in_place)
+    key = (row.dtype, row.redop, row.root)
+    series = log.series.setdefault(key, [])
+    # Sizes never shrink within one sweep (tiny all_gather sizes round to 0 several times);
+    # a smaller one starts another pass (`-N` cycles), and the first pass is kept.
+    if key in log.cycled or (series and size < series[-1][0]):
+        log.cycled.add(key)
+        log.duplicates += 1
+        return
+    series.append((size, row))
+    log.flagged += out_flag + in_flag
     log.rows.append((size, row))
 
 
-def _timing(tokens: list[str]) -> NcclTiming:
+def _timing(tokens: list[str]) -> tuple[NcclTiming, int]:
+    """One half of a row, and 1 when its error value carries rccl-tests' over-threshold '*'."""
+    flagged = tokens[3].endswith("*")
+    error = tokens[3].rstrip("*")
     time_us, algbw, busbw = (float(token) for token in tokens[:3])
-    wrong = None if tokens[3] == "N/A" else float(tokens[3])
+    wrong = None if error == "N/A" else float(error)
     if not all(math.isfinite(value) for value in (time_us, algbw, busbw, wrong or 0.0)):
         raise ValueError("value out of range")
-    return NcclTiming(time_us, algbw * NCCL_GBYTES_TO_GBPS, busbw * NCCL_GBYTES_TO_GBPS, wrong)
+    timing = NcclTiming(time_us, algbw * NCCL_GBYTES_TO_GBPS, busbw * NCCL_GBYTES_TO_GBPS, wrong)
+    return timing, int(flagged)
 
 
 def parse_nccl_lines(lines: Iterable[str], filename: str = "") -> BenchResult:
-    log = _Log()
+    """The first run of the log; a log of several runs says so in a warning."""
+    results = parse_nccl_all(lines, filename)
+    first = results[0]
+    if len(results) > 1:
+        return replace(first, warnings=(*first.warnings, catalogue.multiple_tests(len(results))))
+    return first
+
+
+def parse_nccl_all(lines: Iterable[str], filename: str = "") -> tuple[BenchResult, ...]:
+    """Every run of the log that printed result rows, in file order (never rows of two runs)."""
+    reader = _Reader()
     for line in lines:
-        _feed(log, line)
-    if not log.rows:
+        reader.feed(line)
+    runs = [log for log in reader.runs if log.rows]
+    if not runs:
+        failure = next((log.failure for log in reader.runs if log.failure), None)
+        if failure:
+            raise BenchLogError(catalogue.nccl_failed(failure))
+        split = next((log for log in reader.runs if _ranks_not_joined(log)), None)
+        if split is not None:
+            raise BenchLogError(_ranks_not_joined(split) or catalogue.no_results("nccl-tests"))
         raise BenchLogError(catalogue.no_results("nccl-tests"))
+    return tuple(_build(log, filename) for log in runs)
+
+
+def _build(log: _Log, filename: str) -> BenchResult:
     if log.units_ok is None:
         raise BenchLogError(catalogue.missing_units(catalogue.NCCL_TABLE))
     ranks = len(log.ranks) or ((log.threads or 1) * (log.gpus or 1) if log.gpus else None)
@@ -143,7 +245,8 @@ def parse_nccl_lines(lines: Iterable[str], filename: str = "") -> BenchResult:
     if collective is None:
         collective = infer_collective(log.columns, [row for _, row in log.rows], log.rows, ranks)
         warnings.append(catalogue.nccl_collective_inferred(collective))
-    sizes = tuple(_size_row(size, row, log.iterations) for size, row in log.rows)
+    chosen = _headline_series(log, warnings)
+    sizes = tuple(_size_row(size, row, log.iterations) for size, row in chosen)
     average, truncated = _average(log, sizes, warnings)
     return BenchResult(
         tool=f"{collective}_perf",
@@ -156,9 +259,21 @@ def parse_nccl_lines(lines: Iterable[str], filename: str = "") -> BenchResult:
         ranks=ranks,
         header=_header(log),
         warnings=tuple(warnings),
-        error=_validation_error(log),
+        error=_ranks_not_joined(log) or _validation_error(log),
         truncated=truncated,
     )
+
+
+def _headline_series(log: _Log, warnings: list[Message]) -> list[tuple[int, NcclRow]]:
+    """The rows the figures come from: the only series, or with several (``-d all``) the
+    default data type's (float), else the first printed."""
+    keys = list(log.series)
+    if len(keys) == 1:
+        return log.series[keys[0]]
+    key = next((k for k in keys if k[0].lower() in ("float", "float32")), keys[0])
+    label = "/".join(str(part) for part in key if part is not None)
+    warnings.append(catalogue.nccl_several_series(len(keys), label))
+    return log.series[key]
 
 
 def _size_row(size: int, row: NcclRow, iterations: int | None) -> SizeRow:
@@ -173,18 +288,28 @@ def _size_row(size: int, row: NcclRow, iterations: int | None) -> SizeRow:
 
 
 def _average(log: _Log, sizes: tuple[SizeRow, ...], warnings: list[Message]) -> tuple[float, bool]:
-    truncated = log.avg_gbytes is None
+    truncated = log.avg_gbytes is None or log.failure is not None
     if log.avg_gbytes is not None:
         average = log.avg_gbytes * NCCL_GBYTES_TO_GBPS
     else:
-        # nccl-tests averages busbw over every row, out-of-place and in-place alike.
-        average = sum(row.bw_avg_gbps or 0.0 for row in sizes) / len(sizes)
+        # nccl-tests averages busbw over every row of the table (every series), out-of-place
+        # and in-place alike.
+        halves = [
+            (row.out_of_place.busbw_gbps + row.in_place.busbw_gbps) / 2 for _, row in log.rows
+        ]
+        average = sum(halves) / len(halves)
         warnings.extend((catalogue.nccl_average_recomputed(), catalogue.truncated_log()))
     largest = _largest(sizes).bw_avg_gbps or 0.0
     if average < 0.8 * largest:
         warnings.append(catalogue.nccl_average_small_sizes(average, largest))
     if log.skipped:
         warnings.append(catalogue.skipped_lines(log.skipped))
+    if log.duplicates:
+        warnings.append(catalogue.duplicate_sizes(log.duplicates))
+    if log.not_validated:
+        warnings.append(catalogue.nccl_not_validated())
+    if log.failure:
+        warnings.append(catalogue.nccl_run_stopped(log.failure))
     return average, truncated
 
 
@@ -198,6 +323,13 @@ def _largest(sizes: tuple[SizeRow, ...]) -> SizeRow:
     return max(sizes, key=lambda row: row.bytes)
 
 
+def _ranks_not_joined(log: _Log) -> Message | None:
+    """Processes that each printed "Rank 0": separate one-rank jobs, not one communicator."""
+    if log.rank_lines > len(log.ranks):
+        return catalogue.nccl_ranks_not_joined(log.rank_lines, len(log.ranks))
+    return None
+
+
 def _validation_error(log: _Log) -> Message | None:
     # Only the newer `#wrong` column counts bad values; the old `error` column is a float
     # deviation, so for old builds the footer's FAILED is the verdict.
@@ -208,7 +340,7 @@ def _validation_error(log: _Log) -> Message | None:
         for timing in (row.out_of_place, row.in_place)
         if counted
     )
-    if wrong > 0 or log.failed:
+    if wrong > 0 or log.failed or log.flagged:
         return catalogue.nccl_validation_failed(wrong)
     return None
 

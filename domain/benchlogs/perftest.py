@@ -17,6 +17,8 @@ TITLE = re.compile(
     r"(?P<kind>BW|Latency) Test$"
 )
 _DASHES = re.compile(r"^-{20,}$")
+# Open MPI's --tag-output prefix, when a script starts perftest through mpirun.
+_MPI_TAG = re.compile(r"^\[\d+,\d+\]<std\w+>:")
 _PAIR = re.compile(r"(?P<key>[A-Za-z][\w.*/\-]*(?: [\w.*/\-]+)*)\s*:\s*(?P<val>[^\s|]+)")
 # Column names are one word or one of perftest's two-word names, each with an optional [unit].
 _COLUMN = re.compile(
@@ -58,8 +60,13 @@ class Report:
 
     @property
     def is_server(self) -> bool:
-        has_rx = "RX depth" in self.header
-        return (self.server_banner or has_rx) and "TX depth" not in self.header
+        # Both sides' lines merged into one report: it is not the server's alone.
+        if self.interleaved:
+            return False
+        # Otherwise the banner decides: a bidirectional (-b) server prints "TX depth" as well.
+        if self.server_banner:
+            return True
+        return "RX depth" in self.header and "TX depth" not in self.header
 
 
 @dataclass
@@ -79,7 +86,7 @@ class _Reader:
         return self.log.reports[-1] if self.log.reports else None
 
     def feed(self, raw: str) -> None:
-        line = raw.strip()
+        line = _MPI_TAG.sub("", raw, count=1).strip()
         if not line:
             return
         if "Waiting for client to connect" in line:
@@ -90,6 +97,13 @@ class _Reader:
             self._title(match)
         elif self._report is not None:
             self._in_report(self._report, line)
+        elif line.startswith("#bytes"):
+            # Only the result table was kept (a paste without the title and header).
+            columns = parse_columns(line)
+            latency = any(column.name.startswith("t_") for column in columns)
+            report = Report(title="", op="", kind="Latency" if latency else "BW", extra="")
+            report.columns = columns
+            self.log.reports.append(report)
         elif _FAILURE.search(line):
             self.log.failure = self.log.failure or line
 
@@ -138,17 +152,36 @@ class _Reader:
             report.skipped += 1
 
     def _row(self, report: Report, line: str) -> None:
-        values = parse_row(line, len(report.columns))
+        expected = len(report.columns)
+        tokens = line.split()
+        if expected and len(tokens) >= 2 * expected and len(tokens) % expected == 0:
+            # Server and client rows of one interleaved terminal printed on one line.
+            chunks = [tokens[i : i + expected] for i in range(0, len(tokens), expected)]
+            if all(chunk[0] == tokens[0] for chunk in chunks):
+                report.interleaved = True
+                for chunk in chunks:
+                    self._row(report, " ".join(chunk))
+                return
+        values = parse_row(line, expected)
         if values is None:
             report.skipped += 1
             return
         size = int(values[0])
         if size in report.rows:
             report.duplicates += 1
+            if _measured_peak(report, values) and not _measured_peak(report, report.rows[size]):
+                report.rows[size] = values  # the client's row: the server prints no BW peak
         elif report.closed:
             report.skipped += 1
         else:
             report.rows[size] = values
+
+
+def _measured_peak(report: Report, values: tuple[float, ...]) -> bool:
+    for position, column in enumerate(report.columns):
+        if column.name == "BW peak":
+            return values[position] > 0
+    return False
 
 
 def parse_columns(line: str) -> tuple[Column, ...]:

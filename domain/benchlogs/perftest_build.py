@@ -61,7 +61,13 @@ def build_perftest(log: PerftestLog) -> BenchResult:
     chosen = clients[0] if clients else reports[0]
     result = _build(chosen, log)
     if len(reports) > 1:
-        extra = catalogue.perftest_client_preferred(len(reports))
+        # One test seen from both ends, or several tests in a row (a pasted session, or the
+        # same test run twice from the client).
+        same_test = len({report.title for report in reports}) == 1
+        if same_test and any(report.is_server for report in reports):
+            extra = catalogue.perftest_client_preferred(len(reports))
+        else:
+            extra = catalogue.multiple_tests(len(reports))
         return _with_warning(result, extra)
     return result
 
@@ -77,7 +83,8 @@ def _with_warning(result: BenchResult, message: Message) -> BenchResult:
 
 
 def _build(report: Report, log: PerftestLog) -> BenchResult:
-    op = _OPS.get(report.op.split(" ")[0])
+    untitled = not report.title
+    op = "unknown" if untitled else _OPS.get(report.op.split(" ")[0])
     if op is None:
         raise BenchLogError(catalogue.perftest_unknown_test(report.title))
     latency = report.kind == "Latency"
@@ -85,6 +92,8 @@ def _build(report: Report, log: PerftestLog) -> BenchResult:
     truncated = report is log.reports[-1] and not report.closed
     fabric, fabric_warning = _fabric(report)
     warnings = _warnings(report, sizes, latency, truncated) + fabric_warning
+    if untitled:
+        warnings.insert(0, catalogue.perftest_title_missing())
     qps = report.header.get("Number of qps", "")
     return perftest_one_direction(
         _result(report, op, latency, sizes, fabric, warnings, truncated, qps)
@@ -195,8 +204,11 @@ def _warnings(
     report: Report, sizes: tuple[SizeRow, ...], latency: bool, truncated: bool
 ) -> list[Message]:
     warnings = []
-    if report.interleaved or report.duplicates:
+    if report.interleaved:
         warnings.append(catalogue.perftest_interleaved())
+    elif report.duplicates:
+        # One report printing a size again (--run_infinitely, a repeated run): first row kept.
+        warnings.append(catalogue.duplicate_sizes(report.duplicates))
     if report.cpu_warning:
         warnings.append(catalogue.perftest_cpu_frequency())
     if not latency and all(row.bw_peak_gbps is None for row in sizes):

@@ -20,6 +20,19 @@ FAILS = {
     "iperf3-text/freekds_udp_interrupted.txt": "iperf3_interrupted",
 }
 
+# Logs the parser refuses (the run died before printing a result): no result, the reason kept.
+REFUSED = {
+    "nccl-tests/nccl_2.19.7_h200_cuda_failure_no_rows.txt": "nccl_failed",
+    "ib_send_bw/k8s_sriov_connect_refused_no_title.txt": "perftest_failed",
+    "nccl-tests/nccl_2.17.6_h100_every_process_rank0_no_mpi.txt": "nccl_ranks_not_joined",
+}
+
+# Logs whose figures were read but that the tool itself declared invalid (wrong values).
+FLAGGED = {
+    "nccl-tests/nccl_rtx3090_2node_inc_wrong_values_failed.txt": "nccl_validation_failed",
+    "nccl-tests/nccl_2.17.9_gh200_int8_corrupted_wrong_no_footer.txt": "nccl_validation_failed",
+}
+
 # Receiver-side figures (Gbit/s) of a few, one per tool and layout.
 THROUGHPUT = {
     "iperf3-json/local_3.12_tcp_P4.json": 13.332362914,
@@ -37,7 +50,7 @@ P99_US = {"ib_write_lat/cx3_ib_a_percentiles.txt": 1.21}
 def test_the_corpus_is_all_there():
     tools = {rel.split("/", 1)[0] for rel in FILES}
     assert {"iperf3-json", "iperf3-text", "ib_write_bw", "ib_write_lat", "nccl-tests"} <= tools
-    assert set(FAILS) | set(THROUGHPUT) | set(P99_US) <= set(FILES)
+    assert set(FAILS) | set(REFUSED) | set(FLAGGED) | set(THROUGHPUT) | set(P99_US) <= set(FILES)
 
 
 @pytest.mark.parametrize("rel", FILES)
@@ -52,6 +65,10 @@ def test_every_corpus_file_uploads_and_parses(
     log.refresh_from_db()
     run_a.refresh_from_db()
     assert run_a.status == JobStatus.DONE
+    if rel in REFUSED:
+        assert log.status == JobStatus.FAILED and log.result is None
+        assert log.error_code == REFUSED[rel] and log.error_en and log.error_zh
+        return
     assert log.result is not None  # even a failed test keeps what the parser read
     if rel in FAILS:
         assert log.status == JobStatus.FAILED
@@ -59,11 +76,16 @@ def test_every_corpus_file_uploads_and_parses(
         assert log.result["error"]["code"] == FAILS[rel]
         return
     assert log.status == JobStatus.DONE, log.error_en
+    if rel in FLAGGED:
+        assert log.error_code == FLAGGED[rel] and log.verdict == "fail"
+        return
     assert log.error_code == ""
     assert log.verdict in ("pass", "warn", "fail")
     assert log.verdict_reasons and all(r["en"] and r["zh"] for r in log.verdict_reasons)
     if log.test_kind == "rdma_lat":
-        assert log.result["latency_us"]["p99"] > 0
+        latency = log.result["latency_us"]
+        # Duration mode (-D) prints no percentiles: the average is then all there is.
+        assert (latency["p99"] or latency["avg"]) > 0
     else:
         assert log.throughput_gbps > 0
         assert run_a.pairs == 1 and run_a.tail_p5_gbps is not None

@@ -27,6 +27,7 @@ EXPECTED = {
     "ib_write_bw": PERFTEST_BW,
     "ib_read_bw": PERFTEST_BW,
     "ib_send_bw": PERFTEST_BW,
+    "ib_atomic_bw": PERFTEST_BW,
     "ib_write_lat": PERFTEST_LAT,
     "ib_read_lat": PERFTEST_LAT,
     "ib_send_lat": PERFTEST_LAT,
@@ -47,7 +48,7 @@ def _code(data: bytes, name: str = "") -> str:
 
 
 def test_the_corpus_has_all_69_files() -> None:
-    assert len(ALL_FILES) == 69  # 35, then 34 option variants (test_benchlogs_iperf3_options)
+    assert len(ALL_FILES) == 93  # 35, 34 option variants, 24 real nccl/perftest variants
 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
