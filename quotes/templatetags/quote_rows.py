@@ -148,3 +148,30 @@ def compare_rows(rows: Any, kind: str) -> SafeString:
         parts.extend(_compare_cell(kind, c) for c in row["cells"])
         parts.append("</tr>")
     return SafeString("".join(parts))
+
+
+@register.simple_tag
+def compare_head(quotes: Any) -> SafeString:
+    """The compare page's column heads (vendor, quote, version), as the template wrote them."""
+    vendor_head, vendor_tail = reverse("vendors:detail", args=[0]).rsplit("/0/", 1)
+    quote_head, quote_tail = reverse("quotes:detail", args=[0]).rsplit("/0/", 1)
+    return SafeString("".join(
+        fast_html(
+            '<th scope="col" data-quote="{}"><a href="{}">{}</a><br>'
+            '<a class="small" href="{}">{}</a> <span class="muted small">v{}</span></th>',
+            q.pk, f"{vendor_head}/{q.vendor_id}/{vendor_tail}", str(q.vendor),
+            f"{quote_head}/{q.pk}/{quote_tail}", q.label, q.current_version.number,
+        )
+        for q in quotes
+    ))  # fmt: skip
+
+
+@register.simple_tag
+def workload_options(workloads: Any, chosen: Any) -> SafeString:
+    """The <option>s of the compare page's workload select, the chosen one selected."""
+    chosen_pk = getattr(chosen, "pk", None)
+    return SafeString("".join(
+        fast_html('<option value="{}"{}>{}</option>', w.pk,
+                  SafeString(" selected") if w.pk == chosen_pk else "", w.name)
+        for w in workloads
+    ))  # fmt: skip
