@@ -25,16 +25,22 @@ def _rows(html: str) -> list[str]:
     return re.findall(r"<tr[^>]*>.*?</tr>", body, flags=re.S)
 
 
-def test_quote_list_rows_follow_every_change_and_language(team_a, analyst_a, client_as):  # type: ignore[no-untyped-def]
-    vendor = make_vendor(team_a, "Row Memo Cloud")
-    quote = make_quote(team_a, analyst_a, vendor, label="rm-1")
-    client = client_as(analyst_a)
+def _getter(client):  # type: ignore[no-untyped-def]
+    """get(url, language): the page in that language (the language cookie), answered 200."""
 
     def get(url: str, lang: str):  # type: ignore[no-untyped-def]
         client.cookies["django_language"] = lang
         response = client.get(url)
         assert response.status_code == 200
         return response
+
+    return get
+
+
+def test_quote_list_rows_follow_every_change_and_language(team_a, analyst_a, client_as):  # type: ignore[no-untyped-def]
+    vendor = make_vendor(team_a, "Row Memo Cloud")
+    quote = make_quote(team_a, analyst_a, vendor, label="rm-1")
+    get = _getter(client_as(analyst_a))
 
     first = get("/quotes/", "en").content.decode()
     assert "Row Memo Cloud" in first and "unverified" in first
@@ -114,13 +120,7 @@ def test_compare_page_costs_and_terms_follow_changes(team_a, analyst_a, client_a
     offers = list(current.filter(data_centre__network__isnull=False).order_by("pk")[:3])
     assert len(offers) == 3
     url = "/quotes/compare/?" + "&".join(f"q={q.pk}" for q in offers)
-    client = client_as(analyst_a)
-
-    def get(url: str, lang: str):  # type: ignore[no-untyped-def]
-        client.cookies["django_language"] = lang
-        response = client.get(url)
-        assert response.status_code == 200
-        return response
+    get = _getter(client_as(analyst_a))
 
     def cells(html: str, key: str) -> list[str]:
         row = re.search(rf'<tr[^>]*data-row="{key}".*?</tr>', html, flags=re.S)
