@@ -22,10 +22,16 @@ _MEMOS: dict[type, dict[str, dict]] = {}  # type: ignore[type-arg]
 class MemoListSerializer(serializers.ListSerializer):
     """`many=True` of a ModelSerializer whose `Meta.list_serializer_class` names it."""
 
+    @staticmethod
+    def memo_of(serializer_class: type) -> dict[str, dict]:  # type: ignore[type-arg]
+        """The answers kept for `serializer_class`'s rows (a list path that reads rows as
+        values looks them up by the same key: repr((time zone, the row's column values)))."""
+        return _MEMOS.setdefault(serializer_class, {})
+
     def to_representation(self, data):  # type: ignore[no-untyped-def]
         rows = data.all() if isinstance(data, models.manager.BaseManager) else data
         child = self.child
-        memo = _MEMOS.setdefault(type(child), {})
+        memo = self.memo_of(type(child))
         attnames = [f.attname for f in child.Meta.model._meta.concrete_fields]
         zone = timezone.get_current_timezone_name()
         fresh = getattr(child, "fresh", None)

@@ -135,6 +135,60 @@ class QuoteSerializer(serializers.ModelSerializer):
 
 _TERMS_OUT = QuoteTermsSerializer()  # read-only use: the list's terms
 
+# The columns of a quote list row read as values (quote_list_answers): every concrete column of
+# the quote (MemoListSerializer's key), then what keys its current version's terms.
+QUOTE_ATTNAMES = tuple(f.attname for f in Quote._meta.concrete_fields)
+LIST_VALUE_COLUMNS = (*QUOTE_ATTNAMES, "current_version__created_at", "current_version__gpu__key")
+
+
+def quote_list_answers(rows: list[tuple], context: dict) -> list[dict]:  # type: ignore[type-arg]
+    """The list's answers for `rows` (tuples of LIST_VALUE_COLUMNS, in page order): what
+    ``QuoteSerializer(many=True)`` gives for the same quotes, each row taken from the memos
+    both keep (MemoListSerializer's per-row answer, the versions' terms) without building a
+    model instance. Rows either memo lacks are loaded as instances (one query each kind) and
+    serialised as before, which also fills the memos. A list page of 50 quotes spent a quarter
+    of its time building 150 instances whose every answer was known."""
+    from django.utils import timezone
+
+    memo = MemoListSerializer.memo_of(QuoteSerializer)
+    zone = timezone.get_current_timezone_name()
+    n = len(QUOTE_ATTNAMES)
+    version_at = QUOTE_ATTNAMES.index("current_version_id")
+    out: list[dict | None] = []  # type: ignore[type-arg]
+    lacking_quotes: dict[int, int] = {}  # pk -> position
+    lacking_terms: dict[int, list[int]] = {}  # version pk -> positions
+    for i, row in enumerate(rows):
+        answer = memo.get(repr((zone, list(row[:n]))))
+        if answer is None:
+            lacking_quotes[row[0]] = i
+            out.append(None)
+            continue
+        answer = dict(answer)
+        version = row[version_at]
+        if version is None:
+            answer["terms"] = None
+        else:
+            terms = _TERMS.get((version, row[n], row[n + 1]))
+            if terms is None:
+                lacking_terms.setdefault(version, []).append(i)
+            else:
+                answer["terms"] = dict(terms)
+        out.append(answer)
+    if lacking_quotes:
+        found = Quote.objects.select_related("current_version__gpu").filter(pk__in=lacking_quotes)
+        loaded = QuoteSerializer(list(found), many=True, context=context).data
+        for answer in loaded:
+            out[lacking_quotes[answer["id"]]] = answer
+    if lacking_terms:
+        for version in QuoteVersion.objects.select_related("gpu").filter(pk__in=lacking_terms):
+            terms = _TERMS_OUT.to_representation(version)
+            for i in lacking_terms[version.pk]:
+                answer = out[i]
+                assert answer is not None
+                answer["terms"] = dict(terms)
+    assert all(answer is not None for answer in out)
+    return out  # type: ignore[return-value]
+
 
 class WorkloadProfileSerializer(serializers.ModelSerializer):
     # soft bounds of domain/plausibility.py: unusual values need confirm_outliers true

@@ -56,6 +56,17 @@ class QuoteViewSet(TeamScopedViewSet):
     def get_serializer_context(self):  # type: ignore[no-untyped-def]
         return {**super().get_serializer_context(), "team": self.get_team()}
 
+    def list(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """The page's rows read as values and answered from the serializer's memos
+        (s.quote_list_answers: the same answer as serialising instances)."""
+        qs = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(qs.values_list(*s.LIST_VALUE_COLUMNS))
+        if page is None:
+            return super().list(request, *args, **kwargs)
+        return self.get_paginated_response(
+            s.quote_list_answers(list(page), self.get_serializer_context())
+        )
+
     def perform_create(self, serializer) -> None:  # type: ignore[no-untyped-def]
         try:
             serializer.instance = quote_create(

@@ -3,10 +3,15 @@ way, even by a bulk update that never calls save(), is answered afresh."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
+from rest_framework.renderers import JSONRenderer
 
+from core import serializer_memo
+from quotes.api import serializers as qs_serializers
+from quotes.api.serializers import QuoteSerializer
 from quotes.models import Quote
 from quotes.testing import make_quote, make_vendor
 from vendors.models import Vendor
@@ -61,3 +66,60 @@ def test_vendor_list_rows_follow_bulk_updates(team_a, analyst_a, api_as):  # typ
     Vendor.objects.filter(pk=vendor.pk).update(findings_critical=2, services=["idc"])
     row = _by_id(api.get("/api/v1/vendors/").json())[vendor.pk]
     assert row["findings_critical"] == 2 and row["services"] == ["idc"]
+
+
+def test_the_value_row_list_answers_as_the_serializer_does(
+    team_a, analyst_a, api_as, django_assert_max_num_queries
+):  # type: ignore[no-untyped-def]
+    """The list reads its rows as values and answers from the memos (quotes.api.serializers.
+    quote_list_answers): cold, warm and after changes it answers exactly what serialising the
+    instances answers."""
+    vendors = [make_vendor(team_a, f"Value Row {i}") for i in range(3)]
+    quotes = [make_quote(team_a, analyst_a, vendors[i % 3], label=f"vr{i:02d}") for i in range(7)]
+    make_quote(team_a, analyst_a, vendors[0], label="vr-usd", currency="USD",
+               fx_to_cny=Decimal("7.1"), data_centre=None)  # fmt: skip
+    Quote.objects.filter(pk=quotes[1].pk).update(
+        measured_gbps=Decimal("93.4"), measured_kind="link"
+    )
+    api = api_as(analyst_a)
+
+    def truth() -> list:  # type: ignore[type-arg]
+        rows = Quote.objects.filter(team=team_a).select_related("current_version__gpu")
+        serializer_memo._MEMOS.clear()
+        qs_serializers._TERMS.clear()
+        return QuoteSerializer(list(rows.order_by("pk")), many=True, context={"team": team_a}).data
+
+    def answer() -> list:  # type: ignore[type-arg]
+        r = api.get("/api/v1/quotes/")
+        assert r.status_code == 200
+        return r.json()["results"]
+
+    expected = [dict(row) for row in truth()]
+    serializer_memo._MEMOS.clear()
+    qs_serializers._TERMS.clear()
+    cold = answer()
+    warm = answer()
+    as_json = api.get("/api/v1/quotes/").json()["results"]
+    assert cold == warm == as_json
+    assert [r["id"] for r in cold] == [q["id"] for q in expected]
+    # the JSON of the value-row path equals the JSON of serialising instances
+    render = JSONRenderer().render
+    assert json.loads(render(cold)) == json.loads(render(expected))
+    # terms known, quote row unknown (a bulk update) and the reverse (a new version)
+    Vendor.objects.filter(pk=vendors[2].pk).update(name_en="renamed")  # not in a quote row
+    Quote.objects.filter(pk=quotes[2].pk).update(label="vr-renamed")
+    r = api.patch(
+        f"/api/v1/quotes/{quotes[3].pk}/", {"terms": {"nodes": 3}}, format="json",
+        HTTP_IF_MATCH=f'"{Quote.objects.get(pk=quotes[3].pk).revision}"',
+    )  # fmt: skip
+    assert r.status_code == 200, r.content
+    qs_serializers._TERMS.clear()  # every version's terms unknown, the quote rows known
+    changed = answer()
+    assert json.loads(render(changed)) == json.loads(render(truth()))
+    by_id = {row["id"]: row for row in changed}
+    assert by_id[quotes[2].pk]["label"] == "vr-renamed"
+    assert by_id[quotes[3].pk]["terms"]["nodes"] == 3
+    assert by_id[quotes[1].pk]["measured_gbps"] == 93.4
+    answer()
+    with django_assert_max_num_queries(4):  # membership, count, page (+ a spare)
+        answer()
