@@ -30,16 +30,16 @@ from django_filters.filters import FilterMethod
 from django_filters.rest_framework import DjangoFilterBackend
 
 from accounts.middleware import request_membership
+from core.memo import BoundedMemo
 from core.widgets import fast_widgets
 
 MODEL_CHOICE_FILTERS = (django_filters.ModelChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
 MAX_DEPTH = 3
 
-# Rendered filter bars, per FilterSet class, language, parameters and options (bounded:
-# cleared when full; a team's vendor list changing makes a new key, never a stale bar).
-_BAR_MEMO: dict[tuple, SafeString] = {}  # type: ignore[type-arg]
-_BAR_MEMO_SIZE = 512
+# Rendered filter bars, per FilterSet class, language, parameters and options (a team's vendor
+# list changing makes a new key, never a stale bar).
+_BAR_MEMO: BoundedMemo[SafeString] = BoundedMemo(512)
 
 
 @cache
@@ -286,12 +286,7 @@ class TeamFilterSet(django_filters.FilterSet):
             pairs = self.data.lists() if hasattr(self.data, "lists") else self.data.items()
             data = tuple(sorted((str(k), repr(v)) for k, v in pairs))
         key = (type(self), get_language(), self.form_prefix, data, options)
-        html = _BAR_MEMO.get(key)
-        if html is None:
-            if len(_BAR_MEMO) >= _BAR_MEMO_SIZE:
-                _BAR_MEMO.clear()
-            html = _BAR_MEMO[key] = self._bar_html()
-        return html
+        return _BAR_MEMO.get_or_make(key, self._bar_html)
 
     def _bar_html(self) -> SafeString:
         parts = []
@@ -304,8 +299,8 @@ class TeamFilterSet(django_filters.FilterSet):
         return SafeString("".join(parts))
 
     def _bar_options(self) -> tuple | None:  # type: ignore[type-arg]
-        """What the unbound bar's options depend on beyond the class and the language: the
-        rows of each model-choice filter (by `OPTION_LABELS`) and each callable's choices;
+        """What the bar's options depend on beyond the class, the language and the parameters:
+        the rows of each model-choice filter (by `OPTION_LABELS`) and each callable's choices;
         None when a shown filter's options cannot be read that way (the bar is then built)."""
         found: dict[str, tuple] = {}  # type: ignore[type-arg]
         for name, flt in self.filters.items():

@@ -24,9 +24,14 @@ class MemoListSerializer(serializers.ListSerializer):
 
     @staticmethod
     def memo_of(serializer_class: type) -> dict[str, dict]:  # type: ignore[type-arg]
-        """The answers kept for `serializer_class`'s rows (a list path that reads rows as
-        values looks them up by the same key: repr((time zone, the row's column values)))."""
+        """The answers kept for `serializer_class`'s rows, by `row_key` (a list path that
+        reads rows as values looks them up there too)."""
         return _MEMOS.setdefault(serializer_class, {})
+
+    @staticmethod
+    def row_key(zone: str, values: list) -> str:  # type: ignore[type-arg]
+        """A row's key: the time zone and every concrete column's value, in field order."""
+        return repr((zone, values))
 
     def to_representation(self, data):  # type: ignore[no-untyped-def]
         rows = data.all() if isinstance(data, models.manager.BaseManager) else data
@@ -41,7 +46,7 @@ class MemoListSerializer(serializers.ListSerializer):
             if any(a not in values for a in attnames):  # a deferred field: no full key
                 out.append(child.to_representation(row))
                 continue
-            key = repr((zone, [values[a] for a in attnames]))
+            key = self.row_key(zone, [values[a] for a in attnames])
             answer = memo.get(key)
             if answer is None:
                 answer = child.to_representation(row)

@@ -12,6 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
+from core.memo import BoundedMemo
 from domain import formatting, money
 
 from .models import Quote, QuoteVersion, WorkloadProfile
@@ -23,10 +24,9 @@ HIGHER_IS_BETTER = {"nic_gbps", "nics_per_node", "availability", "rack_uplink_gb
                     "storage_tb", "public_bandwidth_mbps"}  # fmt: skip
 MONEY = LOWER_IS_BETTER
 
-# Written rows per key (see cost_rows, term_rows); bounded: cleared when full.
-_COST_MEMO: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-_TERMS_MEMO: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-_MEMO_SIZE = 1_000
+# Written rows per key (see cost_rows, term_rows).
+_COST_MEMO: BoundedMemo[list[dict[str, Any]]] = BoundedMemo(1_000)
+_TERMS_MEMO: BoundedMemo[list[dict[str, Any]]] = BoundedMemo(1_000)
 _VERSION_COLUMNS = tuple(QuoteVersion._meta.concrete_fields)
 
 
@@ -94,22 +94,14 @@ def cost_rows(
         json.dumps(snapshot, sort_keys=True, default=str),
         tuple(_terms_key(q.current_version) for q in quotes),
     )  # fmt: skip
-    rows = _COST_MEMO.get(key)
-    if rows is None:
-        rows = _cost_rows(quotes, workload, basis, snapshot)
-        _remember(_COST_MEMO, key, rows)
-    return _copied(rows)
+    return _copied(
+        _COST_MEMO.get_or_make(key, lambda: _cost_rows(quotes, workload, basis, snapshot))
+    )
 
 
 def _copied(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows and their cells as new dicts (what a caller may change; texts are immutable)."""
     return [{**row, "cells": [dict(c) for c in row["cells"]]} for row in rows]
-
-
-def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
-    if len(memo) >= _MEMO_SIZE:
-        memo.clear()
-    memo[key] = value
 
 
 def _terms_key(v: QuoteVersion | None) -> tuple[Any, ...]:
@@ -235,11 +227,7 @@ def term_rows(
         get_language(), tuple(names), display,
         tuple((_terms_key(q.current_version), _lossless_key(q)) for q in quotes),
     )  # fmt: skip
-    rows = _TERMS_MEMO.get(key)
-    if rows is None:
-        rows = _term_rows(quotes, names, display)
-        _remember(_TERMS_MEMO, key, rows)
-    return _copied(rows)
+    return _copied(_TERMS_MEMO.get_or_make(key, lambda: _term_rows(quotes, names, display)))
 
 
 def _lossless_key(q: Quote) -> tuple[Any, ...]:

@@ -23,10 +23,13 @@ def msg(message) -> str:  # type: ignore[no-untyped-def]
 @register.filter
 def bilingual(obj, field: str) -> str:  # type: ignore[no-untyped-def]
     """`obj|bilingual:"name"` gives name_zh or name_en by language, falling back to the other."""
-    lang = get_language() or "zh-hans"
-    zh = getattr(obj, f"{field}_zh", "") or ""
-    en = getattr(obj, f"{field}_en", "") or ""
-    return (zh or en) if lang.startswith("zh") else (en or zh)
+    return bilingual_text(getattr(obj, f"{field}_zh", ""), getattr(obj, f"{field}_en", ""))
+
+
+def bilingual_text(zh: str | None, en: str | None) -> str:
+    """The Chinese or the English text by the active language, falling back to the other."""
+    zh, en = zh or "", en or ""
+    return (zh or en) if (get_language() or "zh-hans").startswith("zh") else (en or zh)
 
 
 @register.filter

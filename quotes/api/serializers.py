@@ -158,7 +158,7 @@ def quote_list_answers(rows: list[tuple], context: dict) -> list[dict]:  # type:
     lacking_quotes: dict[int, int] = {}  # pk -> position
     lacking_terms: dict[int, list[int]] = {}  # version pk -> positions
     for i, row in enumerate(rows):
-        answer = memo.get(repr((zone, list(row[:n]))))
+        answer = memo.get(MemoListSerializer.row_key(zone, list(row[:n])))
         if answer is None:
             lacking_quotes[row[0]] = i
             out.append(None)

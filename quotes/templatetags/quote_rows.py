@@ -18,7 +18,8 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
-from core.templatetags.portal import bilingual
+from core.memo import BoundedMemo
+from core.templatetags.portal import bilingual_text
 from domain import formatting
 from quotes.models import Quote, QuoteVersion
 from vendors.templatetags.vendor_rows import fast_html
@@ -40,21 +41,23 @@ _MUTED = SafeString(' class="muted"')  # a constant: nothing of the row's data
 
 
 # Written rows by (language, the detail address's parts, the row's values): a row's HTML is a
-# function of those alone, and most list views show rows an earlier view wrote. Bounded:
-# cleared when full.
-_ROW_MEMO: dict[tuple[Any, ...], str] = {}
-_ROW_MEMO_SIZE = 20_000
+# function of those alone, and most list views show rows an earlier view wrote.
+_ROW_MEMO: BoundedMemo[str] = BoundedMemo(20_000)
+
+
+def _address(name: str) -> tuple[str, str]:
+    """The parts of a detail address around its id: one reverse() for a page of rows."""
+    head, tail = reverse(name, args=[0]).rsplit("/0/", 1)
+    return head, tail
 
 
 @register.simple_tag
 def quote_rows(quotes: Any) -> SafeString:
     """`quotes`: named tuples of quotes.selectors.LIST_ROW_FIELDS, in the page's order."""
-    # one reverse() for the page: every detail address differs only by the id
-    detail = reverse("quotes:detail", args=[0])
-    head, tail = detail.rsplit("/0/", 1)
+    head, tail = _address("quotes:detail")
     lang = get_language()
     memo = _ROW_MEMO
-    out = []
+    out: list[str | None] = []
     missing = []
     for q in quotes:
         key = (lang, head, tail, q)
@@ -63,12 +66,11 @@ def quote_rows(quotes: Any) -> SafeString:
             missing.append((len(out), key))
         out.append(html)
     if missing:
-        if len(memo) + len(missing) > _ROW_MEMO_SIZE:
-            memo.clear()
         texts = _Texts()
-        for i, key in missing:
-            out[i] = memo[key] = _quote_row(key[3], texts, lang, head, tail)
-    return SafeString("".join(out))
+        for n, (i, key) in enumerate(missing):
+            row = _quote_row(key[3], texts, lang, head, tail)
+            out[i] = memo.put(key, row, adding=len(missing) - n)
+    return SafeString("".join(out))  # type: ignore[arg-type]
 
 
 class _Texts:
@@ -103,19 +105,12 @@ def _quote_row(q: Any, t: _Texts, lang: str, head: str, tail: str) -> str:
         measured = fast_html("{} Gbit/s ({})", floatformat(q.measured_gbps, 1), kind)
     else:
         measured = t.unverified
-    vendor = _Names(q.vendor__name_zh, q.vendor__name_en)
+    vendor = bilingual_text(q.vendor__name_zh, q.vendor__name_en)
     return fast_html(_ROW, *(
-        "" if q.is_current else _MUTED, q.pk, t.compare, q.label, bilingual(vendor, "name"),
+        "" if q.is_current else _MUTED, q.pk, t.compare, q.label, vendor,
         f"{head}/{q.pk}/{tail}", q.label, "" if q.is_current else t.not_current, gpus, network,
         rent, measured, version,
     ))  # fmt: skip
-
-
-class _Names:
-    __slots__ = ("name_en", "name_zh")
-
-    def __init__(self, zh: str, en: str) -> None:
-        self.name_zh, self.name_en = zh, en
 
 
 def _compare_cell(kind: str, c: dict[str, Any]) -> str:
@@ -153,8 +148,8 @@ def compare_rows(rows: Any, kind: str) -> SafeString:
 @register.simple_tag
 def compare_head(quotes: Any) -> SafeString:
     """The compare page's column heads (vendor, quote, version), as the template wrote them."""
-    vendor_head, vendor_tail = reverse("vendors:detail", args=[0]).rsplit("/0/", 1)
-    quote_head, quote_tail = reverse("quotes:detail", args=[0]).rsplit("/0/", 1)
+    vendor_head, vendor_tail = _address("vendors:detail")
+    quote_head, quote_tail = _address("quotes:detail")
     return SafeString("".join(
         fast_html(
             '<th scope="col" data-quote="{}"><a href="{}">{}</a><br>'
