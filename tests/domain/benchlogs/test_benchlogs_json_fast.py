@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 from pathlib import Path
 
 import pytest
 
+from domain.benchlogs import iperf3_json_fast as fast_module
 from domain.benchlogs import parse_stream, result_to_json
 from domain.benchlogs.iperf3_json import parse_iperf3_json
 from domain.benchlogs.iperf3_json_fast import parse_iperf3_json_fast
 
 DATA = Path(__file__).resolve().parents[1] / "data"
+ROOT = Path(__file__).resolve().parents[3]
 DOCUMENTS = sorted([*DATA.glob("corpus/iperf3-json/*.json"), *DATA.glob("fidelity/*.json")])
 
 
@@ -59,3 +62,89 @@ def test_anything_odd_is_left_to_the_ijson_path_with_the_stream_rewound(damage) 
         parse_stream(io.BytesIO(data), "odd.json")  # the ijson path decides, as before
     except Exception as exc:  # noqa: BLE001 - only BenchLogError may come out
         assert type(exc).__name__ == "BenchLogError"
+
+
+def _long_log(tmp_path: Path, intervals: int) -> bytes:
+    """A -P 8 log in iperf3's own cJSON layout, built by the parse benchmark's generator."""
+    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "scripts/bench_parse.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = tmp_path / "long.json"
+    module.build_log(path, intervals)
+    return path.read_bytes()
+
+
+def _both_paths(data: bytes):  # type: ignore[no-untyped-def]
+    fast = parse_iperf3_json_fast(io.BytesIO(data))
+    assert fast is not None
+    slow = parse_iperf3_json(io.BufferedReader(_OneWay(data)))
+    assert result_to_json(fast, "x") == result_to_json(slow, "x")
+    assert fast.header == slow.header and fast.series == slow.series
+    return fast
+
+
+def test_a_log_over_several_chunks_is_read_in_runs_of_intervals(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    data = _long_log(tmp_path, 800)
+    assert len(data) > 2 * fast_module.CHUNK  # runs end at chunk edges, not only at the end
+    runs: list[int] = []
+    loads = fast_module.orjson.loads
+
+    def counted(text: str) -> object:
+        decoded = loads(text)
+        runs.append(len(decoded))
+        return decoded
+
+    monkeypatch.setattr(fast_module.orjson, "loads", counted)
+    result = _both_paths(data)
+    assert result.intervals == 800 and len(result.series) == 8
+    # Every interval but the last of the array came in a run of many; the last one, which
+    # no separator follows, was decoded on its own.
+    assert len(runs) >= 3 and sum(runs) == 799 and min(runs[:-1]) > 100
+
+
+_FIRST_RATE = b'"bits_per_second":\t'
+
+
+@pytest.mark.parametrize(
+    ("value", "read_fast", "damaged"),
+    [
+        (b"1e400", False, True),  # orjson refuses an infinite number: the ijson path reads it
+        (b'"\\ud800"', False, True),  # a lone surrogate orjson refuses, as above
+        (b"true", True, True),
+        (b'"fast"', True, True),
+        (b"-0.0", True, False),
+        (b"1e300", True, False),
+    ],
+)
+def test_odd_values_inside_a_run_read_as_the_ijson_path_reads_them(  # type: ignore[no-untyped-def]
+    tmp_path, value, read_fast, damaged
+) -> None:
+    data = _long_log(tmp_path, 400)
+    # The value replaces a stream's rate in interval 200, the sum's rate in interval 300
+    # and the retransmits of interval 250, all in the middle of a run.
+    marks = [m for m in range(len(data)) if data.startswith(b'"streams":', m)]
+    for interval, field in ((200, _FIRST_RATE), (300, b'"sum":\t'), (250, b'"retransmits":\t')):
+        start = data.index(field, marks[interval])
+        if field == b'"sum":\t':
+            start = data.index(_FIRST_RATE, start)
+            field = _FIRST_RATE
+        end = data.index(b",", start)
+        data = data[: start + len(field)] + value + data[end:]
+    if read_fast:
+        result = _both_paths(data)
+        assert (result.intervals < 400) == damaged  # damaged intervals are counted, not read
+    else:
+        stream = io.BytesIO(data)
+        assert parse_iperf3_json_fast(stream) is None and stream.tell() == 0
+        try:
+            parse_stream(io.BytesIO(data), "odd.json")
+        except Exception as exc:  # noqa: BLE001 - only BenchLogError may come out
+            assert type(exc).__name__ == "BenchLogError"
+
+
+def test_a_duplicated_member_keeps_its_last_value_on_both_paths(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _long_log(tmp_path, 300)
+    at = data.index(b'"sum":\t{', data.index(b'"streams":', 150 * len(data) // 300))
+    data = data[: at + 8] + b'"bits_per_second": 1, ' + data[at + 8 :]
+    _both_paths(data)
