@@ -177,7 +177,7 @@ def _test_kind(protocol: object) -> str | None:
 
 def _figures(test: str | None, end: dict[str, Any], bidir: bool, acc: Any) -> _Figures:
     if not end:
-        return _from_intervals(acc)
+        return _from_intervals(acc, bidir)
     sent, received = _dict(end.get("sum_sent")), _dict(end.get("sum_received"))
     if bidir:
         sent_r = _dict(end.get("sum_sent_bidir_reverse"))
@@ -203,16 +203,24 @@ def _figures(test: str | None, end: dict[str, Any], bidir: bool, acc: Any) -> _F
     return figures
 
 
-def _from_intervals(acc: IntervalAccumulator) -> _Figures:
+def _from_intervals(acc: IntervalAccumulator, bidir: bool) -> _Figures:
     if not acc.count:
         return _Figures()
     mean = sum(acc.total_gbps) / acc.count
     retransmits = acc.retransmits if acc.saw_retransmits else None
-    return _Figures(
+    figures = _Figures(
         throughput_gbps=mean,
         retransmits=retransmits,
         warnings=[catalogue.throughput_from_intervals()],
     )
+    if bidir:
+        # Each interval's total is both directions at once: keep each direction's mean, so
+        # one_direction takes the lower one as the throughput (the sum is bidir_total_gbps).
+        figures.per_direction = (
+            StreamSummary("forward", receiver_gbps=sum(acc.forward_gbps) / acc.count),
+            StreamSummary("reverse", receiver_gbps=sum(acc.reverse_gbps) / acc.count),
+        )
+    return figures
 
 
 def _retransmits(sent: dict[str, Any], sent_r: dict[str, Any]) -> int | None:

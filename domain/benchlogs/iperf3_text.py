@@ -18,7 +18,16 @@ from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_text_lines import Row
 from domain.benchlogs.iperf3_text_prefix import strip_prefixes
 from domain.benchlogs.iperf3_text_summary import TextFigures, summary_figures
-from domain.benchlogs.result import BIDIR, FORWARD, REVERSE, TCP, UDP, BenchResult, Series
+from domain.benchlogs.result import (
+    BIDIR,
+    FORWARD,
+    REVERSE,
+    TCP,
+    UDP,
+    BenchResult,
+    Series,
+    StreamSummary,
+)
 from domain.benchlogs.udp import receiver_series
 from domain.messages import Message
 
@@ -231,7 +240,9 @@ class _Reader:
                 session = self.current
                 session.in_summary = True
             self._add_row(session, row)
-        elif line.startswith("[") and not grammar.CONNECTED.match(line):
+        elif line.startswith("[") and not (
+            grammar.CONNECTED.match(line) or grammar.STATS_NOT_AVAILABLE.match(line)
+        ):
             session.skipped += 1
 
     def _server_section_line(self, line: str) -> bool:
@@ -337,6 +348,8 @@ def _replace_warnings(result: BenchResult, warnings: tuple[Message, ...]) -> Ben
 def _build(session: _Session, version: str | None) -> BenchResult:
     session.slots.flush()
     figures = summary_figures(session.summary, udp=session.udp)
+    if not session.summary:
+        _figures_from_intervals(session, figures)
     error = _error(session)
     truncated = _is_truncated(session, figures.complete, error)
     throughput, warnings = _throughput(session, figures, error)
@@ -347,6 +360,27 @@ def _build(session: _Session, version: str | None) -> BenchResult:
     if server is not None and server.has_content:
         result = replace(result, server=_build(server, version))
     return receiver_series(one_direction(result))
+
+
+def _figures_from_intervals(session: _Session, figures: TextFigures) -> None:
+    """A log without its summary (cut, or stopped): what its interval rows still say.
+
+    Under --bidir each interval's total is both directions at once; each direction's mean is
+    kept, so one_direction takes the lower one as the throughput rather than their sum.
+    """
+    slots = session.slots
+    if not len(slots.total):
+        return
+    if len(slots.retransmits) == len(slots.total):
+        figures.retransmits = sum(slots.retransmits)
+    if not session.roles:
+        return
+    directions = []
+    for label in (FORWARD, REVERSE):
+        values = [value for value in slots.columns.get(label, ()) if not math.isnan(value)]
+        if values:
+            directions.append(StreamSummary(label, receiver_gbps=sum(values) / len(values)))
+    figures.per_direction = tuple(directions)
 
 
 def _result(  # noqa: PLR0913 - the parts _build computed, assembled in one place

@@ -42,6 +42,10 @@ SEPARATOR = re.compile(r"^(- ){8,}-?\s*$")
 SENT_DATAGRAMS = re.compile(
     r"^\[\s*(?P<id>\d+|SUM)\s*\](?:\[[TR]X-[CS]\])?\s+Sent (?P<n>\d+) datagrams"
 )
+# Since 3.5 a summary whose other end sent no figures says so in place of that line.
+STATS_NOT_AVAILABLE = re.compile(
+    r"^\[\s*(\d+|SUM)\s*\](?:\[[TR]X-[CS]\])?\s+\((sender|receiver) statistics not available\)"
+)
 ERROR = re.compile(r"^iperf3?: error - (?P<text>.*)$")
 INTERRUPT = re.compile(r"^iperf3?: interrupt - (?P<text>.*)$")
 DONE = re.compile(r"^iperf Done\.")
