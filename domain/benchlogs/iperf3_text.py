@@ -241,7 +241,9 @@ class _Reader:
                 session.in_summary = True
             self._add_row(session, row)
         elif line.startswith("[") and not (
-            grammar.CONNECTED.match(line) or grammar.STATS_NOT_AVAILABLE.match(line)
+            grammar.CONNECTED.match(line)
+            or grammar.STATS_NOT_AVAILABLE.match(line)
+            or grammar.OUT_OF_ORDER.match(line)
         ):
             session.skipped += 1
 

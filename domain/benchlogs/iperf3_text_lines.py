@@ -46,6 +46,12 @@ SENT_DATAGRAMS = re.compile(
 STATS_NOT_AVAILABLE = re.compile(
     r"^\[\s*(\d+|SUM)\s*\](?:\[[TR]X-[CS]\])?\s+\((sender|receiver) statistics not available\)"
 )
+# A UDP receiver's count of datagrams that arrived out of order (iperf_locale.c's
+# report_outoforder / report_sum_outoforder), printed after its interval or summary row.
+OUT_OF_ORDER = re.compile(
+    r"^\[\s*(\d+|SUM)\s*\](?:\[[TR]X-[CS]\])?\s+[\d.]+-\s*[\d.]+\s+sec\s+\d+ datagrams"
+    r" received out-of-order"
+)
 ERROR = re.compile(r"^iperf3?: error - (?P<text>.*)$")
 INTERRUPT = re.compile(r"^iperf3?: interrupt - (?P<text>.*)$")
 DONE = re.compile(r"^iperf Done\.")

@@ -175,6 +175,25 @@ def test_udp_server_log_is_already_the_receiver() -> None:
     assert result.interval_sent_gbps == ()
 
 
+def test_udp_out_of_order_lines_are_iperf3_lines_not_skipped_damage() -> None:
+    """iperf3 prints "N datagrams received out-of-order" after a receiver's row when UDP
+    datagrams were reordered (none were on this link; the lines are added as iperf3 3.12's
+    iperf_locale.c formats them)."""
+    text = (FIDELITY / "server_udp_1500M.txt").read_text()
+    plain = parse_stream(io.BytesIO(text.encode()), "server.txt")
+    row = "[  5]   1.00-2.00   sec  69.9 MBytes   586 Mbits/sec  0.003 ms  24697/75320 (33%)  \n"
+    total = "164513/725605 (23%)  receiver\n"
+    assert row in text and total in text
+    text = text.replace(row, row + "[  5]   1.00-2.00   sec  3 datagrams received out-of-order\n")
+    text = text.replace(
+        total, total + "[  5]   0.00-10.00  sec  3 datagrams received out-of-order\n"
+    )
+    reordered = parse_stream(io.BytesIO(text.encode()), "server.txt")
+    assert reordered.warnings == plain.warnings
+    assert reordered.interval_gbps == plain.interval_gbps
+    assert reordered.throughput_gbps == plain.throughput_gbps == approx(0.650)
+
+
 # --- nccl-tests ------------------------------------------------------------------------------
 
 
