@@ -16,6 +16,7 @@ Everything here is display data; the rules stay in the domain.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,33 @@ def direction_name(label: str) -> str:
         FORWARD: _("client → server"),
         REVERSE: _("server → client"),
     }.get(label, label)
+
+
+def series_name(label: object) -> str:
+    """A parser's series label in the reader's language: "forward" / "reverse" (the directions
+    of a bidirectional test) and "stream 5"; other labels (socket ids) as they are."""
+    text = str(label or "")
+    if text in (FORWARD, REVERSE):
+        return direction_name(text)
+    m = re.fullmatch(r"stream (\d+)", text)
+    return _("stream %(n)s") % {"n": m.group(1)} if m else text
+
+
+def total_name(result: dict[str, Any] | None) -> str:
+    """What a log's headline series is: the total of its streams, or (bidirectional test) the
+    one direction the quote uses, never called a total beside the two directions' sum."""
+    used = used_direction_name(result)
+    return _("%(direction)s (used for the quote)") % {"direction": used} if used else _("total")
+
+
+def used_direction_name(result: dict[str, Any] | None) -> str | None:
+    """The direction a bidirectional iperf3 test's headline series is, in the reader's language;
+    None for any other log (its headline series is the total of its streams)."""
+    result = result or {}
+    used = result.get("direction_used")
+    if result.get("direction") == "bidir" and used in (FORWARD, REVERSE):
+        return direction_name(str(used))
+    return None
 
 
 def _num(value: Any) -> float | None:

@@ -13,6 +13,10 @@ import numpy as np
 import plotly.graph_objects as go
 from django.utils.translation import gettext as _
 
+from domain import formatting
+
+from .evidence import series_name, size_label, total_name
+
 LAYOUT: dict[str, Any] = {"height": 360, "margin": {"l": 50, "r": 20, "t": 40, "b": 45}}
 
 
@@ -74,28 +78,31 @@ def throughput_over_time(
     single = len(items) == 1
     lines: list[tuple[str, list[float], list[float | None], int]] = []
     for label, data in items:
+        # A bidirectional test's headline series is the direction the quote uses: drawn once,
+        # under that name, beside the other direction (never called a "total").
+        used = data.get("direction_used") if data.get("direction") == "bidir" else None
+        total = total_name(data) if single else label
         stored = data.get("chart_series")
         if stored is not None:  # a page summary: already downsampled (benchmarks/summary.py)
             streams = [s for s in stored if s.get("label") is not None]
             if single and len(streams) > 1:
-                lines += [(s["label"], s["x"], s["y"], s["count"]) for s in streams]
-            lines += [
-                (_("total") if single else label, s["x"], s["y"], s["count"])
-                for s in stored
-                if s.get("label") is None
-            ]
+                lines += [
+                    (series_name(s["label"]), s["x"], s["y"], s["count"])
+                    for s in streams
+                    if s["label"] != used
+                ]
+            lines += [(total, s["x"], s["y"], s["count"]) for s in stored if s.get("label") is None]
             continue
         series = data.get("series") or []
         if single and len(series) > 1:
             lines += [
-                (s["label"], _times(data, len(s["gbps"])), s["gbps"], len(s["gbps"]))
+                (series_name(s["label"]), _times(data, len(s["gbps"])), s["gbps"], len(s["gbps"]))
                 for s in series
+                if s["label"] != used
             ]
         gbps = data.get("interval_gbps") or []
         if gbps:
-            lines.append(
-                (_("total") if single else label, _times(data, len(gbps)), gbps, len(gbps))
-            )
+            lines.append((total, _times(data, len(gbps)), gbps, len(gbps)))
     if not lines:
         return None
     budget = max(
@@ -142,10 +149,19 @@ def message_size_curve(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure
     if nccl:
         from domain.trainmodel.steptime import BUCKET_BYTES
 
-        fig.add_vline(
-            x=BUCKET_BYTES,
-            line_dash="dot",
-            annotation_text=_("training model's message size"),
+        fig.add_vline(x=BUCKET_BYTES, line_dash="dot")
+        # Not add_vline's annotation_text: on a log axis plotly places that label at x = 25e6
+        # decades, off the chart; an annotation's x on a log axis is the log of the size.
+        fig.add_annotation(
+            x=math.log10(BUCKET_BYTES),
+            y=1,
+            xref="x",
+            yref="paper",
+            text=_("training model's message size (%(size)s)") % {"size": size_label(BUCKET_BYTES)},
+            showarrow=False,
+            xanchor="right",
+            yanchor="top",
+            bgcolor="rgba(255,255,255,0.8)",
         )
     fig.update_layout(
         title=_("Bus bandwidth by message size") if nccl else _("Bandwidth by message size"),
@@ -198,14 +214,23 @@ def latency_percentiles(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figur
     """Min, average, P99 and P99.9 latency of each latency log."""
     keys = [("min", _("min")), ("avg", _("average")), ("p99", "P99"), ("p999", "P99.9")]
     fig = go.Figure()
+    swept: list[str] = []  # an -a sweep's headline is its smallest message size: say which
     for label, data in items:
         lat = data.get("latency_us") or {}
         if not any(lat.get(k) is not None for k, _name in keys):
             continue
         fig.add_bar(x=[name for _k, name in keys], y=[lat.get(k) for k, _name in keys], name=label)
+        sizes = data.get("latency_sizes") or []
+        if len(sizes) >= 2 and isinstance(sizes[0].get("bytes"), int):
+            size = size_label(sizes[0]["bytes"])
+            swept += [] if size in swept else [size]
     if not fig.data:
         return None
-    fig.update_layout(title=_("Latency percentiles"), yaxis_title="µs", barmode="group", **LAYOUT)
+    title = _("Latency percentiles")
+    if swept:
+        note = _("message size %(sizes)s, the smallest of the sweep") % {"sizes": ", ".join(swept)}
+        title = f"{title}<br><sup>{note}</sup>"
+    fig.update_layout(title=title, yaxis_title="µs", barmode="group", **LAYOUT)
     return fig
 
 
@@ -222,7 +247,7 @@ def pairs_side_by_side(
         x=[r[0] for r in rows],
         y=rates,
         name=_("mean"),
-        text=[f"{v:.1f}" for v in rates],
+        text=[bar_text(v) for v in rates],
         textposition="inside",
     )
     # perftest and nccl-tests print one figure per run: no intervals, so no P5 marker.
@@ -239,6 +264,12 @@ def pairs_side_by_side(
         fig.add_hline(y=line_rate_gbps, line_dash="dash", annotation_text=_("line rate"))
     fig.update_layout(title=_("Pairs side by side"), yaxis_title="Gbit/s", **LAYOUT)
     return fig
+
+
+def bar_text(gbps: float) -> str:
+    """A bar's label with the places the tables use (``formatting.bandwidth``): 0.951 -> "0.95",
+    never "1.0" on a 1 Gbit/s line rate it does not reach."""
+    return formatting.bandwidth(gbps).removesuffix(" Gbit/s")
 
 
 def to_html(fig: go.Figure | None) -> str:

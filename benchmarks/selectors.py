@@ -12,6 +12,7 @@ from django.db.models import Count, Q, QuerySet
 
 from core.models import JobStatus
 
+from .evidence import series_name
 from .models import AcceptanceThresholds, BenchmarkLog, TestRun
 from .parsing import Limits
 from .summary import page_summary, table_streams
@@ -202,10 +203,5 @@ def log_interval_table(result: dict | None, page_number: object) -> IntervalTabl
 
 
 def _stream_label(label: object) -> str:
-    """The parser's "stream 5" in the reader's language; other labels (socket ids) as they are."""
-    import re
-
-    from django.utils.translation import gettext as _
-
-    m = re.fullmatch(r"stream (\d+)", str(label or ""))
-    return _("stream %(n)s") % {"n": m.group(1)} if m else str(label or "")
+    """The parser's "stream 5" or "forward" in the reader's language (``evidence.series_name``)."""
+    return series_name(label)

@@ -180,6 +180,8 @@ class LogDetailView(TeamRequiredMixin, View):
                 "intervals": selectors.log_interval_page(log, request.GET.get("page"))
                 if data
                 else None,
+                # A bidirectional test's interval column is one direction, not a total.
+                "used_direction": evidence.used_direction_name(data),
                 "error": log.error_text(get_language()),
             },
         )
