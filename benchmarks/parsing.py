@@ -127,6 +127,10 @@ def _opt_float(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+def _opt_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _directions(values: Any) -> tuple[StreamSummary, ...]:
     return tuple(
         StreamSummary(
@@ -225,6 +229,8 @@ def result_from_json(data: dict[str, Any]) -> BenchResult:
         start_time_s=data.get("start_time_s"),
         error=error,
         truncated=bool(data.get("truncated")),
+        hosts=_opt_int(data.get("hosts")),
+        ranks=_opt_int(data.get("ranks")),
     )
 
 
@@ -292,7 +298,12 @@ class Limits:
 
 
 def log_verdict(
-    data: dict[str, Any], *, limits: Limits, line_rate_gbps: float | None, fabric: str | None
+    data: dict[str, Any],
+    *,
+    limits: Limits,
+    line_rate_gbps: float | None,
+    fabric: str | None,
+    tail: bool = False,
 ) -> tuple[str, list[dict[str, str]]]:
     """Pass / warn / fail of one stored result (a ``result_json`` dict), with bilingual reasons.
 
@@ -304,6 +315,7 @@ def log_verdict(
         line_rate_gbps=line_rate_gbps,
         fabric=fabric or None,
         thresholds=limits.thresholds(),
+        tail=tail,
     )
     reasons = [
         reason.as_dict() | {"status": PASS if reason.code == "verdict_pass" else outcome.status}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO, Any
@@ -18,7 +19,9 @@ from django.utils.translation import gettext as _
 
 from core.models import JobStatus
 from core.queue import fault_delay
+from domain.benchlogs import catalogue_checks as checks
 from domain.benchlogs.errors import BenchLogError
+from domain.benchlogs.verdict import worst
 from domain.messages import Message
 
 from . import parsing, selectors
@@ -276,19 +279,51 @@ def test_run_summarise(*, run_id: int) -> str:
 
 
 def _run_verdict(run, logs, summary, line) -> tuple[str, list[dict[str, str]]]:  # type: ignore[no-untyped-def]
+    """The run's verdict: its bandwidth (the pooled P5) and each latency log, worst first.
+
+    With both kinds in the run, every reason names its part ("Bandwidth: …", "Latency (file):
+    …"), so a passing bandwidth never reads as the whole run passing beside a failed latency.
+    """
     if not logs:
         return Verdict.PENDING, []
-    if summary.tail_p5_gbps is None:
-        reason = Message("verdict.no_usable_logs", "No log gave a figure.", "没有可用的测试数据。")
+    parts: list[tuple[str, list[dict[str, str]]]] = []
+    if summary.tail_p5_gbps is not None:
+        kinds = {log.test_kind for log in logs if log.test_kind and log.test_kind != "rdma_lat"}
+        data = {
+            "test": kinds.pop() if len(kinds) == 1 else "tcp",
+            "throughput_gbps": summary.tail_p5_gbps,
+        }
+        limits = selectors.limits_for_team(run.team)
+        judged_p5 = parsing.log_verdict(
+            data, limits=limits, line_rate_gbps=line, fabric=run.fabric, tail=True
+        )
+        parts.append(judged_p5)
+    judged = {Verdict.PASS, Verdict.WARN, Verdict.FAIL}
+    latency = [
+        log
+        for log in logs
+        if log.status == JobStatus.DONE and log.test_kind == "rdma_lat" and log.verdict in judged
+    ]
+    if latency and parts:
+        status, reasons = parts[0]
+        parts[0] = (status, [_part(checks.verdict_bandwidth_part, r) for r in reasons])
+    for log in latency:
+        name = log.original_name
+
+        def labelled(message: Message, name: str = name) -> Message:
+            return checks.verdict_latency_part(name, message)
+
+        parts.append((log.verdict, [_part(labelled, r) for r in log.verdict_reasons]))
+    if not parts:
+        measured = any(log.status == JobStatus.DONE and log.throughput_gbps for log in logs)
+        reason = (
+            checks.verdict_no_network_figure()
+            if measured
+            else Message("verdict.no_usable_logs", "No log gave a figure.", "没有可用的测试数据。")
+        )
         return Verdict.UNKNOWN, [reason.as_dict() | {"status": Verdict.UNKNOWN}]
-    kinds = {log.test_kind for log in logs if log.test_kind and log.test_kind != "rdma_lat"}
-    data = {
-        "test": kinds.pop() if len(kinds) == 1 else "tcp",
-        "throughput_gbps": summary.tail_p5_gbps,
-    }
-    status, reasons = parsing.log_verdict(
-        data, limits=selectors.limits_for_team(run.team), line_rate_gbps=line, fabric=run.fabric
-    )
+    status = worst(part_status for part_status, _ in parts)
+    reasons = [reason for _, part_reasons in parts for reason in part_reasons]
     failed = sum(1 for log in logs if log.status == JobStatus.FAILED)
     if failed:
         reasons.append(
@@ -301,6 +336,12 @@ def _run_verdict(run, logs, summary, line) -> tuple[str, list[dict[str, str]]]: 
         )
         status = Verdict.WARN if status == Verdict.PASS else status
     return status, reasons
+
+
+def _part(label: Callable[[Message], Message], reason: dict[str, str]) -> dict[str, str]:
+    """A stored reason (``{code, en, zh, status}``) named as one part of a run's verdict."""
+    message = Message(reason.get("code", ""), reason.get("en", ""), reason.get("zh", ""))
+    return label(message).as_dict() | {"status": reason.get("status", "")}
 
 
 def _push_measured_bandwidth(run: TestRun) -> None:

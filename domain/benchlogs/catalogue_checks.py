@@ -36,11 +36,13 @@ def verdict_no_throughput() -> Message:
     )
 
 
-def verdict_efficiency(ratio: float, minimum: float) -> Message:
+def verdict_efficiency(ratio: float, minimum: float, *, tail: bool = False) -> Message:
+    en, zh = _figure(tail)
     return Message(
         "verdict_efficiency_low",
-        f"Throughput reaches {_pct(ratio)} of line rate; at least {_pct(minimum)} is expected.",
-        f"吞吐量为线速的 {_pct(ratio)}；预期至少达到 {_pct(minimum)}。",
+        f"{en[0].upper()}{en[1:]} reaches {_pct(ratio)} of line rate; at least "
+        f"{_pct(minimum)} is expected.",
+        f"{zh}为线速的 {_pct(ratio)}；预期至少达到 {_pct(minimum)}。",
     )
 
 
@@ -98,13 +100,57 @@ def verdict_truncated() -> Message:
     )
 
 
-def verdict_pass(ratio: float | None) -> Message:
+def _figure(tail: bool) -> tuple[str, str]:
+    """What a verdict judged: one log's throughput, or a run's tail (P5 of its intervals)."""
+    if tail:
+        return (
+            "the run's P5 throughput (95% of its intervals were faster)",
+            "本批测试的 P5 吞吐量（95% 的区间高于此值）",
+        )
+    return ("throughput", "吞吐量")
+
+
+def verdict_pass(ratio: float | None, *, tail: bool = False) -> Message:
     if ratio is None:
         return Message("verdict_pass", "All checks passed.", "所有检查均通过。")
+    en, zh = _figure(tail)
     return Message(
         "verdict_pass",
-        f"All checks passed; throughput reaches {_pct(ratio)} of line rate.",
-        f"所有检查均通过；吞吐量达到线速的 {_pct(ratio)}。",
+        f"All checks passed; {en} reaches {_pct(ratio)} of line rate.",
+        f"所有检查均通过；{zh}达到线速的 {_pct(ratio)}。",
+    )
+
+
+def verdict_one_host(ranks: int | None) -> Message:
+    count = f"{ranks} ranks" if ranks else "Its ranks"
+    count_zh = f"{ranks} 个进程" if ranks else "所有进程"
+    return Message(
+        "verdict_one_host",
+        f"{count} ran on one host, so this collective used the links inside the server "
+        "(NVLink, xGMI or PCIe), not the network between nodes: it is not compared with the "
+        "port line rate and does not count as the network's measured bandwidth.",
+        f"{count_zh}均在同一台主机上运行，该集合通信走的是服务器内部链路（NVLink、xGMI 或 "
+        "PCIe），而非节点间网络：不与端口线速比较，也不计为网络实测带宽。",
+    )
+
+
+def verdict_bandwidth_part(reason: Message) -> Message:
+    """A reason of a run's bandwidth verdict, named as such beside its latency logs'."""
+    return Message("verdict_bandwidth_part", f"Bandwidth: {reason.en}", f"带宽：{reason.zh}")
+
+
+def verdict_latency_part(file: str, reason: Message) -> Message:
+    """A reason of one latency log, carried into its run's verdict."""
+    return Message(
+        "verdict_latency_part", f"Latency ({file}): {reason.en}", f"延迟（{file}）：{reason.zh}"
+    )
+
+
+def verdict_no_network_figure() -> Message:
+    return Message(
+        "verdict_no_network_figure",
+        "No log measured the network between nodes; the run notes say why.",
+        "没有日志测得节点间网络的数值；原因见本批测试的说明。",
     )
 
 
@@ -134,6 +180,16 @@ def run_without_intervals(count: int) -> Message:
         f"{count} pair(s) report no per-interval series; each counts once with its overall "
         "figure in the tail percentiles.",
         f"有 {count} 个节点对没有逐区间数据；在尾部百分位计算中各以其总体数值计一次。",
+    )
+
+
+def run_one_host(count: int) -> Message:
+    return Message(
+        "run_one_host",
+        f"{count} collective log(s) ran on one host (links inside the server, not the network) "
+        "and are left out of the run's network figures.",
+        f"有 {count} 份集合通信日志在单台主机内运行（服务器内部链路，而非网络），"
+        "未计入本批测试的网络数值。",
     )
 
 

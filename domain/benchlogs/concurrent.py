@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from domain.benchlogs import catalogue_checks as msg
 from domain.benchlogs import fidelity
-from domain.benchlogs.measures import jain_index, percentile
+from domain.benchlogs.measures import inside_one_host, jain_index, percentile
 from domain.benchlogs.result import COLLECTIVE, LINK, BenchResult
 from domain.benchlogs.warmup import Warmup, warmup
 from domain.messages import Message
@@ -49,10 +49,13 @@ class RunSummary:
 
 
 def summarise_run(results: Sequence[BenchResult], *, line_rate_gbps: float | None) -> RunSummary:
-    usable = [r for r in results if r.error is None and r.throughput_gbps is not None]
+    measured = [r for r in results if r.error is None and r.throughput_gbps is not None]
     warnings: list[Message] = []
-    if len(usable) < len(results):
-        warnings.append(msg.run_excluded(len(results) - len(usable)))
+    if len(measured) < len(results):
+        warnings.append(msg.run_excluded(len(results) - len(measured)))
+    usable = [r for r in measured if not inside_one_host(r)]
+    if len(usable) < len(measured):
+        warnings.append(msg.run_one_host(len(measured) - len(usable)))
     rates = [r.throughput_gbps for r in usable if r.throughput_gbps is not None]
     pool, warm = _pooled_intervals(usable, warnings)
     kinds = {r.measured_kind for r in usable}

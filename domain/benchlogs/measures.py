@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from domain.benchlogs.result import BIDIR, BenchResult
+from domain.benchlogs.result import BIDIR, COLLECTIVE, BenchResult
 
 DIP_FRACTION = 0.9
 
@@ -49,6 +49,16 @@ def coefficient_of_variation(values: Sequence[float]) -> float | None:
         return None
     variance = sum((value - mean) ** 2 for value in data) / len(data)
     return math.sqrt(variance) / mean
+
+
+def inside_one_host(result: BenchResult) -> bool:
+    """A collective test (nccl-tests) whose ranks all ran on one host, by its own rank lines.
+
+    Its bus bandwidth is that of the links inside the server (NVLink, xGMI or PCIe), so it is
+    neither compared with a NIC port's line rate nor taken as the network's measured figure.
+    A log that names no host (an older header) is not presumed to be one.
+    """
+    return result.measured_kind == COLLECTIVE and result.hosts == 1
 
 
 def line_rate_efficiency(result: BenchResult, line_rate_gbps: float | None) -> float | None:

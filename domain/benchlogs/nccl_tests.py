@@ -257,6 +257,7 @@ def _build(log: _Log, filename: str) -> BenchResult:
         sizes=sizes,
         collective=collective,
         ranks=ranks,
+        hosts=len(log.hosts) or None,
         header=_header(log),
         warnings=tuple(warnings),
         error=_ranks_not_joined(log) or _validation_error(log),

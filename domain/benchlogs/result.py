@@ -157,6 +157,8 @@ class BenchResult:
     start_time_s: float | None = None
     collective: str | None = None
     ranks: int | None = None
+    # nccl-tests: how many distinct hosts its rank lines name (None when it prints none).
+    hosts: int | None = None
     header: tuple[tuple[str, str], ...] = ()
     server: BenchResult | None = None
     warnings: tuple[Message, ...] = field(default=())

@@ -42,6 +42,8 @@ KEYS = (
     "omitted_intervals",
     "warmup",
     "latency_sizes",
+    "hosts",
+    "ranks",
 )
 
 
@@ -114,6 +116,8 @@ def fidelity_fields(result: BenchResult) -> dict[str, object]:
             for row in result.sizes
             if row.latency is not None
         ],
+        "hosts": result.hosts,
+        "ranks": result.ranks,
     }
 
 

@@ -9,10 +9,11 @@ A result is never passed silently when it cannot be judged.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from domain.benchlogs import catalogue_checks as msg
-from domain.benchlogs.measures import line_rate_efficiency, stability
+from domain.benchlogs.measures import inside_one_host, line_rate_efficiency, stability
 from domain.benchlogs.result import NCCL, RDMA_BW, RDMA_LAT, TCP, UDP, BenchResult
 from domain.messages import Message
 
@@ -83,6 +84,11 @@ class Verdict:
     efficiency: float | None = None
 
 
+def worst(statuses: Iterable[str]) -> str:
+    """The most severe of pass / warn / fail (pass for none)."""
+    return max(statuses, key=_RANK.__getitem__, default=PASS)
+
+
 class _Findings:
     def __init__(self) -> None:
         self.status = PASS
@@ -100,7 +106,10 @@ def verdict(
     line_rate_gbps: float | None,
     fabric: str | None = None,
     thresholds: Thresholds | None = None,
+    tail: bool = False,
 ) -> Verdict:
+    """Pass, warn or fail, with reasons; ``tail`` when the result is a run's P5 (the messages
+    then name that figure instead of a log's throughput)."""
     limits = thresholds or Thresholds()
     if result.error is not None:
         reason = msg.verdict_result_error(result.error.en, result.error.zh)
@@ -112,12 +121,14 @@ def verdict(
     efficiency = None
     if result.test == RDMA_LAT:
         _check_latency(result, resolved or "tcp", limits, findings)
+    elif inside_one_host(result):
+        findings.add(WARN, msg.verdict_one_host(result.ranks))
     else:
-        efficiency = _check_bandwidth(result, line_rate_gbps, resolved, limits, findings)
+        efficiency = _check_bandwidth(result, line_rate_gbps, resolved, limits, findings, tail)
         _check_stability(result, limits, findings)
         _check_loss(result, limits, findings)
     if findings.status == PASS:
-        findings.reasons.append(msg.verdict_pass(efficiency))
+        findings.reasons.append(msg.verdict_pass(efficiency, tail=tail))
     return Verdict(findings.status, tuple(findings.reasons), efficiency)
 
 
@@ -127,6 +138,7 @@ def _check_bandwidth(
     fabric: str | None,
     limits: Thresholds,
     findings: _Findings,
+    tail: bool,
 ) -> float | None:
     if result.throughput_gbps is None:
         findings.add(WARN, msg.verdict_no_throughput())
@@ -137,9 +149,9 @@ def _check_bandwidth(
         return None
     minimum = limits.min_efficiency(result.test, fabric)
     if efficiency < minimum - limits.efficiency_fail_margin:
-        findings.add(FAIL, msg.verdict_efficiency(efficiency, minimum))
+        findings.add(FAIL, msg.verdict_efficiency(efficiency, minimum, tail=tail))
     elif efficiency < minimum:
-        findings.add(WARN, msg.verdict_efficiency(efficiency, minimum))
+        findings.add(WARN, msg.verdict_efficiency(efficiency, minimum, tail=tail))
     return efficiency
 
 

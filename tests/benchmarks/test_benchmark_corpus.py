@@ -86,6 +86,14 @@ def test_every_corpus_file_uploads_and_parses(
         latency = log.result["latency_us"]
         # Duration mode (-D) prints no percentiles: the average is then all there is.
         assert (latency["p99"] or latency["avg"]) > 0
+    elif log.result["measured_kind"] == "collective" and log.result["hosts"] == 1:
+        # Every rank on one host: the links inside the server, never the network's figure.
+        assert log.throughput_gbps > 0
+        assert log.verdict == "warn"
+        assert "verdict_one_host" in {r["code"] for r in log.verdict_reasons}
+        assert run_a.pairs == 0 and run_a.tail_p5_gbps is None and run_a.verdict == "unknown"
+        assert [r["code"] for r in run_a.verdict_reasons] == ["verdict_no_network_figure"]
+        assert "run_one_host" in {note["code"] for note in run_a.run_notes}
     else:
         assert log.throughput_gbps > 0
         assert run_a.pairs == 1 and run_a.tail_p5_gbps is not None

@@ -18,7 +18,10 @@ SAMPLES: dict[str, Any] = {
     int: 3,
     float: 1.5,
     float | None: 0.95,
+    int | None: 8,
+    bool: True,
     tuple[str, str]: catalogue.IPERF_RATE,
+    Message: Message("sample", "Sample reason.", "示例原因。"),
 }
 
 
@@ -35,8 +38,8 @@ FACTORIES = _factories(catalogue) + _factories(catalogue_checks)
 
 def _call(function: Callable[..., Message]) -> Message:
     hints = inspect.get_annotations(function, eval_str=True)
-    arguments = [SAMPLES[hints[name]] for name in inspect.signature(function).parameters]
-    return function(*arguments)
+    arguments = {name: SAMPLES[hints[name]] for name in inspect.signature(function).parameters}
+    return function(**arguments)
 
 
 @pytest.mark.parametrize(("name", "factory"), FACTORIES, ids=[n for n, _ in FACTORIES])

@@ -7,7 +7,9 @@ from collections.abc import Callable
 import pytest
 
 from domain.benchlogs import BenchResult, LatencyStats
+from domain.benchlogs.concurrent import summarise_run
 from domain.benchlogs.stats import FAIL, PASS, WARN, Thresholds, verdict
+from domain.benchlogs.verdict import worst
 from domain.messages import Message
 
 FLAT = (10.0, 10.0, 10.0, 10.0)
@@ -147,3 +149,49 @@ class TestCorpus:
     def test_interrupted_iperf3_fails(self, parse: Callable[[str], BenchResult]) -> None:
         result = parse("iperf3-json/local_3.12_tcp_interrupted_sigint.json")
         assert verdict(result, line_rate_gbps=25.0).status == FAIL
+
+
+class TestOneHostCollective:
+    """nccl-tests whose ranks all ran on one host measured the server's own links."""
+
+    def _nccl(self, hosts: int | None) -> BenchResult:
+        return _bw("nccl", 1881.0, measured_kind="collective", hosts=hosts, ranks=8)
+
+    def test_one_host_is_not_compared_with_the_port(self) -> None:
+        outcome = verdict(self._nccl(1), line_rate_gbps=200.0)
+        assert outcome.status == WARN and outcome.efficiency is None
+        assert _codes(outcome.reasons) == ["verdict_one_host"]
+        assert outcome.reasons[0].en.startswith("8 ranks ran on one host")
+
+    @pytest.mark.parametrize("hosts", [2, None])
+    def test_several_or_unnamed_hosts_are_judged_against_the_port(self, hosts: int | None) -> None:
+        outcome = verdict(self._nccl(hosts), line_rate_gbps=200.0)
+        assert outcome.efficiency == pytest.approx(1881.0 / 200.0)
+        assert "verdict_one_host" not in _codes(outcome.reasons)
+
+    def test_a_run_leaves_one_host_collectives_out_of_its_network_figures(self) -> None:
+        one, two = self._nccl(1), _bw("nccl", 380.0, measured_kind="collective", hosts=2)
+        summary = summarise_run([one, two], line_rate_gbps=400.0)
+        assert summary.pairs == 1 and summary.tail_p5_gbps == 380.0
+        assert "run_one_host" in _codes(summary.warnings)
+        alone = summarise_run([one], line_rate_gbps=400.0)
+        assert alone.pairs == 0 and alone.tail_p5_gbps is None
+
+
+def test_a_runs_tail_is_named_as_its_p5_not_as_a_logs_throughput() -> None:
+    passed = verdict(_bw("tcp", 95.0), line_rate_gbps=100.0, tail=True)
+    assert passed.reasons[-1].en == (
+        "All checks passed; the run's P5 throughput (95% of its intervals were faster) "
+        "reaches 95.0% of line rate."
+    )
+    low = verdict(_bw("tcp", 70.0), line_rate_gbps=100.0, tail=True)
+    assert low.reasons[0].en.startswith("The run's P5 throughput (95% of its intervals")
+    assert verdict(_bw("tcp", 70.0), line_rate_gbps=100.0).reasons[0].en.startswith("Throughput")
+
+
+@pytest.mark.parametrize(
+    ("statuses", "expected"),
+    [((), PASS), ((PASS, WARN), WARN), ((FAIL, PASS, WARN), FAIL), ((PASS,), PASS)],
+)
+def test_worst_status(statuses: tuple[str, ...], expected: str) -> None:
+    assert worst(statuses) == expected
