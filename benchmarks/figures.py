@@ -17,7 +17,14 @@ from domain import formatting
 
 from .evidence import series_name, size_label, total_name
 
-LAYOUT: dict[str, Any] = {"height": 360, "margin": {"l": 50, "r": 20, "t": 40, "b": 45}}
+# The legend sits under the plot, left-aligned, wrapping into rows: beside it, it took half
+# the width of a 390 px phone screen from the plot. The bottom margin holds the axis title and
+# up to three legend rows.
+LAYOUT: dict[str, Any] = {
+    "height": 440,
+    "margin": {"l": 50, "r": 20, "t": 40, "b": 150},
+    "legend": {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0},
+}
 
 
 # A day-long `iperf3 -P 8` log has 86,400 intervals per stream: drawn whole, its chart alone
@@ -82,6 +89,12 @@ def throughput_over_time(
         # under that name, beside the other direction (never called a "total").
         used = data.get("direction_used") if data.get("direction") == "bidir" else None
         total = total_name(data) if single else label
+
+        def drawn(name: str, used: object = used) -> bool:
+            # Under --bidir each stream runs one way and its line would only repeat a
+            # direction's: the two directions are drawn, the streams stay in the table.
+            return name != used and not (used and name.startswith("stream "))
+
         stored = data.get("chart_series")
         if stored is not None:  # a page summary: already downsampled (benchmarks/summary.py)
             streams = [s for s in stored if s.get("label") is not None]
@@ -89,7 +102,7 @@ def throughput_over_time(
                 lines += [
                     (series_name(s["label"]), s["x"], s["y"], s["count"])
                     for s in streams
-                    if s["label"] != used
+                    if drawn(s["label"])
                 ]
             lines += [(total, s["x"], s["y"], s["count"]) for s in stored if s.get("label") is None]
             continue
@@ -98,7 +111,7 @@ def throughput_over_time(
             lines += [
                 (series_name(s["label"]), _times(data, len(s["gbps"])), s["gbps"], len(s["gbps"]))
                 for s in series
-                if s["label"] != used
+                if drawn(s["label"])
             ]
         gbps = data.get("interval_gbps") or []
         if gbps:
