@@ -8,6 +8,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import IO, Any
 
 from django.conf import settings
@@ -308,11 +309,7 @@ def _run_verdict(run, logs, summary, line) -> tuple[str, list[dict[str, str]]]: 
         status, reasons = parts[0]
         parts[0] = (status, [_part(checks.verdict_bandwidth_part, r) for r in reasons])
     for log in latency:
-        name = log.original_name
-
-        def labelled(message: Message, name: str = name) -> Message:
-            return checks.verdict_latency_part(name, message)
-
+        labelled = partial(checks.verdict_latency_part, log.original_name)
         parts.append((log.verdict, [_part(labelled, r) for r in log.verdict_reasons]))
     if not parts:
         measured = any(log.status == JobStatus.DONE and log.throughput_gbps for log in logs)

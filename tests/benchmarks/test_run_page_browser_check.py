@@ -54,11 +54,21 @@ def _text(html: str) -> str:
 
 
 @pytest.fixture
-def bidir(client_as, analyst_a, run_a, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
-    client = client_as(analyst_a)
-    with django_capture_on_commit_callbacks(execute=True):
-        logs = _upload(client, run_a, FIDELITY / "tcp_bidir.json", FIDELITY / "tcp_bidir.txt")
-    return client, logs
+def uploaded(client_as, analyst_a, run_a, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
+    """Upload files to run A as its analyst, parsed on commit: (client, logs by name)."""
+
+    def upload(*paths):  # type: ignore[no-untyped-def]
+        client = client_as(analyst_a)
+        with django_capture_on_commit_callbacks(execute=True):
+            logs = _upload(client, run_a, *paths)
+        return client, logs
+
+    return upload
+
+
+@pytest.fixture
+def bidir(uploaded):  # type: ignore[no-untyped-def]
+    return uploaded(FIDELITY / "tcp_bidir.json", FIDELITY / "tcp_bidir.txt")
 
 
 def test_pair_bars_are_labelled_with_the_tables_places(bidir, run_a):  # type: ignore[no-untyped-def]
@@ -96,23 +106,15 @@ def test_a_bidirectional_log_names_its_directions_and_no_total(  # type: ignore[
     assert "1.9 Gbit/s" in _text(html)
 
 
-def test_a_run_with_one_bidirectional_log_draws_no_total_line(  # type: ignore[no-untyped-def]
-    client_as, analyst_a, run_a, django_capture_on_commit_callbacks
-):
-    client = client_as(analyst_a)
-    with django_capture_on_commit_callbacks(execute=True):
-        _upload(client, run_a, FIDELITY / "tcp_bidir.json")
+def test_a_run_with_one_bidirectional_log_draws_no_total_line(uploaded, run_a):  # type: ignore[no-untyped-def]
+    client, _logs = uploaded(FIDELITY / "tcp_bidir.json")
     html = _get(client, reverse("benchmarks:run", args=[run_a.pk]), "en")
     names = re.findall(r'"name":"([^"]*)"', html)
     assert "server → client (used for the quote)" in names and "total" not in names
 
 
-def test_evidence_number_heads_sit_over_their_numbers(  # type: ignore[no-untyped-def]
-    client_as, analyst_a, run_a, django_capture_on_commit_callbacks
-):
-    client = client_as(analyst_a)
-    with django_capture_on_commit_callbacks(execute=True):
-        _upload(client, run_a, FIDELITY / "tcp_bidir.json", FIDELITY / "udp_1500M.json")
+def test_evidence_number_heads_sit_over_their_numbers(uploaded, run_a):  # type: ignore[no-untyped-def]
+    client, _logs = uploaded(FIDELITY / "tcp_bidir.json", FIDELITY / "udp_1500M.json")
     html = _get(client, reverse("benchmarks:run", args=[run_a.pk]), "en")
     for head in ("Mean (receiver)", "P5", "Share of line rate", "Sent by the client", "Received",
                  "Loss"):  # fmt: skip
@@ -122,12 +124,8 @@ def test_evidence_number_heads_sit_over_their_numbers(  # type: ignore[no-untype
     assert ".evidence th { white-space:normal;" in css  # long heads wrap on a phone
 
 
-def test_nccl_curve_labels_the_training_models_message_size(  # type: ignore[no-untyped-def]
-    client_as, analyst_a, run_a, django_capture_on_commit_callbacks
-):
-    client = client_as(analyst_a)
-    with django_capture_on_commit_callbacks(execute=True):
-        _upload(client, run_a, CORPUS / "nccl-tests/superbench_nccl_allreduce.log")
+def test_nccl_curve_labels_the_training_models_message_size(uploaded, run_a):  # type: ignore[no-untyped-def]
+    client, _logs = uploaded(CORPUS / "nccl-tests/superbench_nccl_allreduce.log")
     for lang, label in (("en", "training model's message size (23.8 MiB)"),
                         ("zh-hans", "训练模型使用的消息大小（23.8 MiB）")):  # fmt: skip
         html = _get(client, reverse("benchmarks:run", args=[run_a.pk]), lang)
@@ -138,12 +136,8 @@ def test_nccl_curve_labels_the_training_models_message_size(  # type: ignore[no-
         assert "1,881 Gbit/s" in _text(html)
 
 
-def test_latency_sweep_says_which_size_the_percentiles_are_and_keeps_two_places(  # type: ignore[no-untyped-def]
-    client_as, analyst_a, run_a, django_capture_on_commit_callbacks
-):
-    client = client_as(analyst_a)
-    with django_capture_on_commit_callbacks(execute=True):
-        _upload(client, run_a, CORPUS / "ib_write_lat/cx3_ib_a_percentiles.txt")
+def test_latency_sweep_says_which_size_the_percentiles_are_and_keeps_two_places(uploaded, run_a):  # type: ignore[no-untyped-def]
+    client, _logs = uploaded(CORPUS / "ib_write_lat/cx3_ib_a_percentiles.txt")
     html = _get(client, reverse("benchmarks:run", args=[run_a.pk]), "en")
     assert "message size 2 B, the smallest of the sweep" in html
     assert "Latency by message size" in html and '"type":"log"' in html
@@ -159,12 +153,8 @@ def test_latency_sweep_says_which_size_the_percentiles_are_and_keeps_two_places(
     assert "the smallest of the sweep" not in zh
 
 
-def test_a_run_without_figures_prints_a_dash_not_a_unit(  # type: ignore[no-untyped-def]
-    client_as, analyst_a, run_a, django_capture_on_commit_callbacks
-):
-    client = client_as(analyst_a)
-    with django_capture_on_commit_callbacks(execute=True):
-        _upload(client, run_a, CORPUS / "iperf3-text/local_3.12_error_refused.txt")
+def test_a_run_without_figures_prints_a_dash_not_a_unit(uploaded, run_a):  # type: ignore[no-untyped-def]
+    client, _logs = uploaded(CORPUS / "iperf3-text/local_3.12_error_refused.txt")
     text = _text(_get(client, reverse("benchmarks:run", args=[run_a.pk]), "en"))
     assert "— Gbit/s" not in text
     assert "Aggregate : —" in text and "Tail P5 of all intervals : —" in text
