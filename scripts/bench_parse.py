@@ -1,8 +1,17 @@
 """Benchmark the streaming iperf3 JSON parser on a 24-hour ``iperf3 -J -P 8`` log.
 
 Builds the log (86,400 one-second intervals x 8 streams) in a temporary directory from the
-structure of the corpus ``-P`` file, then measures, in the same run and each in a fresh
-subprocess:
+structure of the corpus ``-P`` file, in iperf3's own layout (cJSON: tabs, a tab after each
+colon) and in the other shapes users send the same document in:
+
+- ``iperf3``: as iperf3 writes it;
+- ``json.dump``: re-saved by Python's ``json.dump`` (one line, ``", "`` and ``": "``);
+- ``indent``: re-saved by ``json.dump(indent=4)`` (four spaces, one member a line);
+- ``minified``: one line, no whitespace at all (``separators=(",", ":")``);
+- ``one-tab-less``: iperf3's layout with the interval objects indented one tab less;
+- ``crlf``: iperf3's layout with CRLF line ends (saved on Windows or by a mail client).
+
+For each layout it measures, in the same run and each in a fresh subprocess:
 
 - time: ``domain.benchlogs.parse_path`` against plain ``json.load`` of the same file, as CPU
   time (user + system, ``ru_utime + ru_stime``) of the work, best of several alternating
@@ -16,9 +25,11 @@ Then, as whole processes on the same file (median of three alternating runs, wal
 CPU time of the child): ``manage.py parse_log FILE`` (start-up, parsing and printing 86,400
 interval values to a file) against a bare ``python -c "import json; json.load(open(F))"``.
 
-Goals: parse time / json.load time <= 1.0, parse memory / file size <= 1.5 and the whole
-``parse_log`` process <= 1.3x the bare ``json.load`` process.
-Run from the repository root: ``python3 scripts/bench_parse.py [--intervals N] [--runs N]``.
+Goals, for every layout and against ``json.load`` of that same file: parse time / json.load
+time <= 1.0, parse memory / file size <= 1.5 and the whole ``parse_log`` process <= 1.3x the bare
+``json.load`` process. Every layout must also give the same figures as iperf3's own layout.
+Run from the repository root:
+``python3 scripts/bench_parse.py [--intervals N] [--runs N] [--layouts iperf3,minified,...]``.
 """
 
 from __future__ import annotations
@@ -81,7 +92,7 @@ def _cjson(value: Any, depth: int) -> str:
     return json.dumps(value)
 
 
-def _interval_template(corpus: dict[str, Any]) -> str:
+def _interval_template(corpus: dict[str, Any], depth: int = 2) -> str:
     """One interval in cJSON layout with %-placeholders for the figures that vary."""
     stream = dict(corpus["intervals"][0]["streams"][0])
     total = dict(corpus["intervals"][0]["sum"])
@@ -92,7 +103,7 @@ def _interval_template(corpus: dict[str, Any]) -> str:
         entry.update({name: f"@S{index}_{name}@" for name in fields})
         streams.append(entry)
     total.update({name: f"@T_{name}@" for name in fields})
-    text = _cjson({"streams": streams, "sum": total}, 2)
+    text = _cjson({"streams": streams, "sum": total}, depth)
     text = text.replace("%", "%%")
     for marker in [f"@S{i}_{n}@" for i in range(STREAMS) for n in fields]:
         text = text.replace(f'"{marker}"', f"%({marker[1:-1]})s")
@@ -154,9 +165,13 @@ def _end(corpus: dict[str, Any], seconds: float, total_bytes: int) -> dict[str, 
     return end
 
 
-def build_log(path: Path, intervals: int) -> None:
+LAYOUTS = ("iperf3", "json.dump", "indent", "minified", "one-tab-less", "crlf")
+
+
+def build_log(path: Path, intervals: int, depth: int = 2) -> None:
+    """The log in iperf3's layout; ``depth`` 1 indents the interval objects one tab less."""
     corpus = json.loads(TEMPLATE.read_text())
-    template = _interval_template(corpus)
+    template = _interval_template(corpus, depth)
     rng = random.Random(24)
     total_bytes = 0
     with path.open("w") as out:
@@ -168,6 +183,31 @@ def build_log(path: Path, intervals: int) -> None:
             out.write((", " if second else "") + template % values)
         end = _end(corpus, intervals * 1.000021, total_bytes)
         out.write('],\n\t"end":\t' + _cjson(end, 1) + "\n}\n")
+
+
+def build_layout(original: Path, layout: str, intervals: int) -> Path:
+    """The same document as ``original`` (iperf3's layout) in another layout, beside it."""
+    path = original.with_name(f"iperf3_24h_P8.{layout}.json")
+    if layout == "iperf3":
+        return original
+    if layout == "one-tab-less":
+        build_log(path, intervals, depth=1)
+    elif layout == "crlf":
+        with original.open("rb") as source, path.open("wb") as out:
+            for line in source:
+                out.write(line.replace(b"\n", b"\r\n"))
+    else:
+        with original.open("rb") as source:
+            document = json.load(source)
+        options: dict[str, Any] = {
+            "json.dump": {},
+            "indent": {"indent": 4},
+            "minified": {"separators": (",", ":")},
+        }[layout]
+        with path.open("w") as out:
+            json.dump(document, out, **options)
+        del document
+    return path
 
 
 def _probe(mode: str, path: Path) -> dict[str, Any]:
@@ -182,7 +222,7 @@ def _probe(mode: str, path: Path) -> dict[str, Any]:
     return result
 
 
-def measure(path: Path, runs: int) -> dict[str, float]:
+def measure(path: Path, runs: int) -> dict[str, Any]:
     baseline = min(_probe("baseline", path)["peak_bytes"] for _ in range(2))
     parse_runs, json_runs = [], []
     for _ in range(runs):
@@ -195,8 +235,8 @@ def measure(path: Path, runs: int) -> dict[str, float]:
     json_wall = min(run["seconds"] for run in json_runs)
     parse_peak = min(run["peak_bytes"] for run in parse_runs) - baseline
     json_peak = min(run["peak_bytes"] for run in json_runs) - baseline
-    print(f"check (intervals, stream series, Gbit/s): {parse_runs[0]['check']}")
     return {
+        "check": parse_runs[0]["check"],
         "file_bytes": size,
         "baseline_rss_bytes": baseline,
         "parse_seconds": parse_time,
@@ -248,18 +288,9 @@ def measure_command(path: Path, runs: int = 3) -> dict[str, float]:
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--intervals", type=int, default=86_400)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--command-runs", type=int, default=3)
-    options = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "iperf3_24h_P8.json"
-        build_log(path, options.intervals)
-        figures = measure(path, options.runs)
-        command = measure_command(path, options.command_runs)
+def _report(layout: str, figures: dict[str, float], command: dict[str, float]) -> bool:
     mib = 1024 * 1024
+    print(f"--- layout {layout}")
     print(f"file size            {figures['file_bytes'] / mib:10.1f} MiB")
     print(f"baseline RSS         {figures['baseline_rss_bytes'] / mib:10.1f} MiB")
     print(f"parse_path CPU       {figures['parse_seconds']:10.2f} s")
@@ -279,11 +310,50 @@ def main() -> int:
     print(f"json.load proc CPU   {command['json_process_cpu']:10.2f} s   (median)")
     print(f"command ratio (wall) {command['command_wall_ratio']:10.2f}   (goal <= {COMMAND_GOAL})")
     print(f"command ratio (CPU)  {command['command_cpu_ratio']:10.2f}")
-    met = (
+    return (
         figures["time_ratio"] <= TIME_GOAL
         and figures["memory_ratio"] <= MEMORY_GOAL
         and command["command_wall_ratio"] <= COMMAND_GOAL
     )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--intervals", type=int, default=86_400)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--command-runs", type=int, default=3)
+    parser.add_argument("--layouts", default=",".join(LAYOUTS))
+    options = parser.parse_args()
+    layouts = [name for name in options.layouts.split(",") if name]
+    unknown = sorted(set(layouts) - set(LAYOUTS))
+    if unknown:
+        parser.error(f"unknown layouts {unknown}; known: {', '.join(LAYOUTS)}")
+    rows: list[tuple[str, dict[str, float], dict[str, float], bool]] = []
+    checks: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        original = Path(folder) / "iperf3_24h_P8.json"
+        build_log(original, options.intervals)
+        for layout in layouts:
+            path = build_layout(original, layout, options.intervals)
+            figures = measure(path, options.runs)
+            checks[layout] = figures.pop("check")
+            command = measure_command(path, options.command_runs)
+            rows.append((layout, figures, command, _report(layout, figures, command)))
+            if path != original:
+                path.unlink()
+    print()
+    print(
+        f"{'layout':14}{'MiB':>8}{'CPU ratio':>11}{'process ratio':>15}{'memory ratio':>14}  goals"
+    )
+    for layout, figures, command, met in rows:
+        print(
+            f"{layout:14}{figures['file_bytes'] / 1048576:8.1f}{figures['time_ratio']:11.2f}"
+            f"{command['command_wall_ratio']:15.2f}{figures['memory_ratio']:14.2f}"
+            f"  {'met' if met else 'NOT met'}"
+        )
+    same = len({json.dumps(check) for check in checks.values()}) == 1
+    print("every layout gives the same figures" if same else f"figures DIFFER: {checks}")
+    met = same and all(row[3] for row in rows)
     print("goals met" if met else "goals NOT met")
     return 0 if met else 1
 

@@ -1,16 +1,20 @@
 """The fast path for a complete, well-formed iperf3 ``-J`` document on a seekable stream.
 
 The intervals array is most of a long log. It is read from a text buffer refilled 1 MiB at a
-time. Where iperf3's own layout (cJSON: ``}, {`` then ``"streams"`` on the next line) marks
-where whole intervals end, the run of intervals up to the last such mark is decoded as one
-array by orjson, a compiled JSON reader about twice as fast as the standard library's; the
-last interval of the array, and every interval of a document laid out otherwise, is decoded by
-the standard ``json`` scanner (``raw_decode``). Both cost less than ijson building the same
-objects event by event, and memory stays at one chunk plus the intervals decoded from it.
-A run orjson refuses (a number such as ``1e400``, a lone surrogate) sends the whole document
-to the ijson path. One difference is left, for numbers iperf3 never writes (cJSON prints
-every number as a double): an integer outside the signed 64-bit range is a number here, while
-ijson's C backend stops the document at it.
+time. The boundary between two intervals is found by its shape, whatever the whitespace: an
+object's ``}``, a comma and the next object's ``{`` opening with the key ``"streams"`` (between two
+streams of one interval ``"socket"`` follows instead), with any spaces, tabs or line ends between
+them. So iperf3's own cJSON layout, a document re-saved by another JSON writer (indented
+otherwise, on one line, minified, CRLF line ends) all take the same path: the run of intervals up
+to the last such boundary in the buffer is decoded as one array by orjson, a compiled JSON reader
+about twice as fast as the standard library's; the last interval of the array, and the intervals
+of a document whose intervals do not start with ``"streams"``, are decoded by the standard
+``json`` scanner (``raw_decode``). Both cost less than ijson building the same objects event by
+event, and memory stays at one chunk plus the intervals decoded from it. A run orjson refuses (a
+number such as ``1e400``, a lone surrogate) sends the whole document to the ijson path. One
+difference is left, for numbers iperf3 never writes (cJSON prints every number as a double): an
+integer outside the signed 64-bit range is a number here, while ijson's C backend stops the
+document at it.
 
 What surrounds the array (``start``, ``end``, ``error``, a small embedded server report) is
 decoded in one piece once the array has been read.
@@ -46,9 +50,10 @@ _LOW_WATER = 64 * 1024
 _MAX_HELD = 8 * CHUNK
 _INTERVALS = re.compile(r'"intervals"\s*:\s*\[')
 _SPACE = re.compile(r"\s*")
-# What cJSON, which writes iperf3's -J output, prints between two intervals; between two
-# streams of one interval the indentation differs and "socket" follows instead.
-_BETWEEN_INTERVALS = '}, {\n\t\t\t"streams"'
+# The key every iperf3 interval opens with; between two streams of one interval "socket"
+# follows the "{" instead. JSON whitespace is space, tab, line feed and carriage return.
+_INTERVAL_KEY = '"streams"'
+_WHITESPACE = " \t\n\r"
 
 
 class _Unsuitable(Exception):
@@ -134,23 +139,17 @@ def _read_intervals(text: _Text, pos: int, acc: IntervalAccumulator) -> int:
             # costs the partial decode and a JSONDecodeError, whose line number is counted
             # over the whole buffer (about 4% of the parse when done once per chunk).
             pos = text.more(pos)
-        if (cut := text.buf.rfind(_BETWEEN_INTERVALS, pos)) > pos:
-            # `pos` is at an interval's "{" and `cut` at the "}" closing an interval (were it
-            # inside a string or a nested value, the run would not be one valid array).
-            try:
-                run = orjson.loads("[" + text.buf[pos : cut + 1] + "]")
-            except orjson.JSONDecodeError:
-                # Not a run of intervals after all, or a number or string that orjson
-                # refuses (1e400, a lone surrogate): ijson reads the document instead.
-                raise _Unsuitable("a run orjson refuses") from None
+        cut, following = _last_boundary(text.buf, pos, len(text.buf))
+        if cut > pos and (decoded := _decode_run(text.buf, pos, cut, following)) is not None:
+            run, following = decoded
             for interval in run:
                 if type(interval) is not dict:
                     raise _Unsuitable("an interval that is not an object")
                 acc.add(interval)
-            pos = cut + 3  # past "}, " to the next interval's "{"
+            pos = following  # the next interval's "{"
             continue
         try:
-            interval, pos = _DECODER.raw_decode(text.buf, pos)
+            interval, end = _DECODER.raw_decode(text.buf, pos)
         except json.JSONDecodeError:
             if len(text.buf) - pos > 4 * CHUNK:
                 raise _Unsuitable("an interval larger than 4 MiB") from None
@@ -158,16 +157,68 @@ def _read_intervals(text: _Text, pos: int, acc: IntervalAccumulator) -> int:
             continue
         if not isinstance(interval, dict):
             raise _Unsuitable("an interval that is not an object")
+        # What orjson refuses inside a run (1e400, a lone surrogate) the json scanner takes:
+        # the interval read on its own is held to the same rule.
+        try:
+            orjson.loads(text.buf[pos:end])
+        except orjson.JSONDecodeError:
+            raise _Unsuitable("an interval orjson refuses") from None
         acc.add(interval)  # a damaged interval is counted there, as on the ijson path
-        if text.buf.startswith(", {", pos):  # cJSON's own separator: the common case
-            pos += 2
-            continue
-        pos = _skip_space(text, pos)
+        pos = _skip_space(text, end)
         if text.buf[pos] == "]":
             return pos + 1
         if text.buf[pos] != ",":
             raise _Unsuitable("no separator after an interval")
         pos = _skip_space(text, pos + 1)
+
+
+def _decode_run(buf: str, pos: int, cut: int, following: int) -> tuple[list[Any], int] | None:
+    """The intervals from ``pos`` (an interval's "{") to ``cut`` (the "}" of a later one),
+    decoded by orjson as one list, and the index of the "{" of the interval after the run;
+    None when only the interval at ``pos`` can be read here (on its own, by the caller).
+
+    A boundary found after the end of the intervals array (an embedded server report has
+    intervals of its own) makes the run invalid where the array ends: the run is then cut at
+    the last boundary before that point. A run that fails in its first interval (1e400, a
+    lone surrogate, or not intervals at all) is left to the caller, which refuses the same
+    values in one interval and so sends the document to the ijson path."""
+    while True:
+        try:
+            run: list[Any] = orjson.loads("[" + buf[pos : cut + 1] + "]")
+            return run, following
+        except orjson.JSONDecodeError as error:
+            limit = min(cut, pos + max(int(error.pos) - 1, 0))
+        earlier, after = _last_boundary(buf, pos, limit)
+        if not pos < earlier < cut:
+            return None
+        cut, following = earlier, after
+
+
+def _last_boundary(buf: str, pos: int, end: int) -> tuple[int, int]:
+    """(index of the "}" that closes the last whole interval after ``pos``, index of the "{" that
+    opens the interval after it), or (-1, -1) when the buffer holds no such boundary.
+
+    The boundary is ``}`` ``,`` ``{`` ``"streams"`` with any JSON whitespace between the four, so
+    the layout (indentation, one line, CRLF) does not matter."""
+    while (key := buf.rfind(_INTERVAL_KEY, pos, end)) > pos:
+        end = key
+        opening = _back_over_space(buf, key - 1, pos)
+        if opening <= pos or buf[opening] != "{":
+            continue
+        comma = _back_over_space(buf, opening - 1, pos)
+        if comma <= pos or buf[comma] != ",":
+            continue
+        closing = _back_over_space(buf, comma - 1, pos)
+        if closing > pos and buf[closing] == "}":
+            return closing, opening
+    return -1, -1
+
+
+def _back_over_space(buf: str, index: int, floor: int) -> int:
+    """The index of the last non-whitespace character at or before ``index`` (not below floor)."""
+    while index > floor and buf[index] in _WHITESPACE:
+        index -= 1
+    return index
 
 
 def _skip_space(text: _Text, pos: int) -> int:

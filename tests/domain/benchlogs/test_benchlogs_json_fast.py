@@ -92,7 +92,8 @@ def test_a_log_over_several_chunks_is_read_in_runs_of_intervals(tmp_path, monkey
 
     def counted(text: str) -> object:
         decoded = loads(text)
-        runs.append(len(decoded))
+        if isinstance(decoded, list):  # a run; a lone interval is checked as an object
+            runs.append(len(decoded))
         return decoded
 
     monkeypatch.setattr(fast_module.orjson, "loads", counted)
@@ -148,3 +149,58 @@ def test_a_duplicated_member_keeps_its_last_value_on_both_paths(tmp_path) -> Non
     at = data.index(b'"sum":\t{', data.index(b'"streams":', 150 * len(data) // 300))
     data = data[: at + 8] + b'"bits_per_second": 1, ' + data[at + 8 :]
     _both_paths(data)
+
+
+def _bench_module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "scripts/bench_parse.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _counted_runs(monkeypatch) -> list[int]:  # type: ignore[no-untyped-def]
+    runs: list[int] = []
+    loads = fast_module.orjson.loads
+
+    def counted(text: str) -> object:
+        decoded = loads(text)
+        if isinstance(decoded, list):  # a run; a lone interval is checked as an object
+            runs.append(len(decoded))
+        return decoded
+
+    monkeypatch.setattr(fast_module.orjson, "loads", counted)
+    return runs
+
+
+@pytest.mark.parametrize("layout", ["json.dump", "indent", "minified", "one-tab-less", "crlf"])
+def test_a_re_saved_log_is_read_in_runs_whatever_its_whitespace(  # type: ignore[no-untyped-def]
+    tmp_path, monkeypatch, layout
+) -> None:
+    module = _bench_module()
+    original = tmp_path / "iperf3.json"
+    module.build_log(original, 800)
+    reference = parse_iperf3_json_fast(io.BytesIO(original.read_bytes()))
+    data = module.build_layout(original, layout, 800).read_bytes()
+    assert data != original.read_bytes()
+    runs = _counted_runs(monkeypatch)
+    result = _both_paths(data)
+    # Decoded in runs of many intervals, as iperf3's own layout is, not one by one.
+    assert sum(runs) == 799 and min(runs[:-1]) > 100
+    assert result_to_json(result, "x") == result_to_json(reference, "x")
+
+
+def test_an_embedded_server_report_after_the_array_does_not_end_a_run_there(  # type: ignore[no-untyped-def]
+    tmp_path, monkeypatch
+) -> None:
+    # --get-server-output puts the server's own intervals after the client's: a boundary found
+    # there lies beyond the client's array, and the run is cut back to the array's end.
+    import json
+
+    document = json.loads(_long_log(tmp_path, 300))
+    server = {"start": {}, "intervals": document["intervals"][:50], "end": {}}
+    document["server_output_json"] = server
+    data = json.dumps(document, separators=(",", ":")).encode()
+    runs = _counted_runs(monkeypatch)
+    result = _both_paths(data)
+    assert result.intervals == 300 and sum(runs) == 299
