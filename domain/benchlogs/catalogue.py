@@ -325,6 +325,16 @@ def latency_without_percentiles() -> Message:
     )
 
 
+def latency_typical_only() -> Message:
+    return Message(
+        "latency_typical_only",
+        "This perftest version prints only t_min, t_max and t_typical (the median): the log has "
+        "no average and no percentiles, so the typical latency is shown and P99 is not available.",
+        "该 perftest 版本只输出 t_min、t_max 和 t_typical（中位数）：日志没有平均值和百分位，"
+        "因此显示典型延迟，无法得到 P99。",
+    )
+
+
 def nccl_collective_inferred(name: str) -> Message:
     return Message(
         "nccl_collective_inferred",

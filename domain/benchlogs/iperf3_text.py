@@ -16,7 +16,7 @@ from domain.benchlogs import iperf3_text_lines as grammar
 from domain.benchlogs.directions import one_direction
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.iperf3_text_lines import Row
-from domain.benchlogs.iperf3_text_prefix import strip_prefixes
+from domain.benchlogs.iperf3_text_prefix import rejoin_wrapped_roles, strip_prefixes
 from domain.benchlogs.iperf3_text_summary import TextFigures, summary_figures
 from domain.benchlogs.result import (
     BIDIR,
@@ -325,7 +325,7 @@ class _Reader:
 def parse_iperf3_text_all(lines: Iterable[str]) -> tuple[BenchResult, ...]:
     """Every test session in the log, in order."""
     reader = _Reader()
-    for line in strip_prefixes(lines):
+    for line in strip_prefixes(rejoin_wrapped_roles(lines)):
         reader.feed(line)
     sessions = reader.finish()
     if not sessions:

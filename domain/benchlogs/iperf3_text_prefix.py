@@ -86,6 +86,29 @@ def _generalise(prefix: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+_ROLE_ONLY = frozenset(("sender", "receiver"))
+
+
+def rejoin_wrapped_roles(lines: Iterable[str]) -> Iterator[str]:
+    """The lines with a summary row's role word put back at the end of its row.
+
+    A mail client or a narrow terminal that wraps long lines leaves a summary row's trailing
+    ``sender`` / ``receiver`` on a line of its own; read as printed, every summary row would
+    lose its role and the sender's and receiver's figures could no longer be told apart. A
+    line holding nothing but the role word belongs to the line before it."""
+    held: str | None = None
+    for line in lines:
+        if held is not None and line.strip() in _ROLE_ONLY:
+            yield held.rstrip("\r\n") + "  " + line.strip() + "\n"
+            held = None
+            continue
+        if held is not None:
+            yield held
+        held = line
+    if held is not None:
+        yield held
+
+
 def strip_prefixes(lines: Iterable[str]) -> Iterator[str]:
     """The lines with a learned prefix removed from each line that carries it.
 

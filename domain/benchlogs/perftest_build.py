@@ -175,7 +175,9 @@ def _latency_sizes(report: Report) -> tuple[SizeRow, ...]:
                 catalogue.unknown_units(column.unit or "(none)", catalogue.PERFTEST_LAT)
             )
         positions[field_name] = position
-    if "avg_us" not in positions:
+    # perftest before 4.x prints only t_min, t_max and t_typical (the median): that table is
+    # read as printed, with no average made up from the median.
+    if "avg_us" not in positions and "typical_us" not in positions:
         raise BenchLogError(catalogue.missing_units(catalogue.PERFTEST_LAT))
     iterations = _index(report.columns, "#iterations")
     rows = []
@@ -213,7 +215,9 @@ def _warnings(
         warnings.append(catalogue.perftest_cpu_frequency())
     if not latency and all(row.bw_peak_gbps is None for row in sizes):
         warnings.append(catalogue.perftest_peak_not_measured())
-    if latency and all(row.latency and row.latency.p99_us is None for row in sizes):
+    if latency and all(row.latency and row.latency.avg_us is None for row in sizes):
+        warnings.append(catalogue.latency_typical_only())
+    elif latency and all(row.latency and row.latency.p99_us is None for row in sizes):
         warnings.append(catalogue.latency_without_percentiles())
     if report.skipped:
         warnings.append(catalogue.skipped_lines(report.skipped))

@@ -73,6 +73,7 @@ def result_to_json(result: BenchResult, file: str) -> dict[str, object]:
         if latency is None
         else {
             "min": _f(latency.min_us),
+            "typical": _f(latency.typical_us),
             "avg": _f(latency.avg_us),
             "p99": _f(latency.p99_us),
             "p999": _f(latency.p999_us),

@@ -39,7 +39,13 @@ def test_iperf3_figures() -> None:
 
 def test_latency_figures() -> None:
     shape = result_to_json(parse_path(CORPUS / "ib_write_lat/dgx_spark_roce_single.txt"), "lat")
-    assert shape["latency_us"] == {"min": 1.42, "avg": 1.47, "p99": 1.57, "p999": 1.93}
+    assert shape["latency_us"] == {
+        "min": 1.42,
+        "typical": 1.47,
+        "avg": 1.47,
+        "p99": 1.57,
+        "p999": 1.93,
+    }
     assert shape["throughput_gbps"] is None and shape["link_type"] == "IB"
     assert shape["warnings"] == [
         w.en for w in parse_path(CORPUS / "ib_write_lat/dgx_spark_roce_single.txt").warnings
