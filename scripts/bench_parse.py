@@ -186,10 +186,20 @@ def build_log(path: Path, intervals: int, depth: int = 2) -> None:
 
 
 def build_layout(original: Path, layout: str, intervals: int) -> Path:
-    """The same document as ``original`` (iperf3's layout) in another layout, beside it."""
+    """The same document as ``original`` (iperf3's layout) in another layout, beside it.
+
+    Written by a child process: re-saving holds the whole document (about 1 GiB), and a
+    benchmark process that once held it would pass that peak on to every probe it starts
+    (``ru_maxrss`` survives fork and exec), hiding the probes' own peaks."""
     path = original.with_name(f"iperf3_24h_P8.{layout}.json")
     if layout == "iperf3":
         return original
+    args = ["--write-layout", layout, str(original), str(path), "--intervals", str(intervals)]
+    subprocess.run([sys.executable, __file__, *args], check=True)
+    return path
+
+
+def _write_layout(original: Path, layout: str, intervals: int, path: Path) -> None:
     if layout == "one-tab-less":
         build_log(path, intervals, depth=1)
     elif layout == "crlf":
@@ -206,8 +216,6 @@ def build_layout(original: Path, layout: str, intervals: int) -> Path:
         }[layout]
         with path.open("w") as out:
             json.dump(document, out, **options)
-        del document
-    return path
 
 
 def _probe(mode: str, path: Path) -> dict[str, Any]:
@@ -323,7 +331,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--command-runs", type=int, default=3)
     parser.add_argument("--layouts", default=",".join(LAYOUTS))
+    parser.add_argument("--write-layout", nargs=3, metavar=("LAYOUT", "FROM", "TO"))
     options = parser.parse_args()
+    if options.write_layout:
+        layout, source, target = options.write_layout
+        _write_layout(Path(source), layout, options.intervals, Path(target))
+        return 0
     layouts = [name for name in options.layouts.split(",") if name]
     unknown = sorted(set(layouts) - set(LAYOUTS))
     if unknown:
