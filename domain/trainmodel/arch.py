@@ -32,15 +32,16 @@ def pipeline_splits(layers: int, stages: int) -> bool:
 
 def uneven_pipeline_splits(layers: int, stages: int) -> bool:
     """Megatron's uneven split (--decoder-first/last-pipeline-num-layers): the middle stages
-    hold ceil(layers / stages) layers and the first and last stage share the rest, at least one
-    layer each (DeepSeek-V3: 61 layers on 16 stages, 4 per middle stage, 5 on the two ends)."""
+    hold ceil(layers / stages) layers and the first and last stage share the rest (DeepSeek-V3:
+    61 layers on 16 stages, 4 per middle stage, 5 on the two ends). One end may hold only the
+    embedding or the output layer (Megatron's pipeline layout), so the ends share at least one."""
     if pipeline_splits(layers, stages):
         return True
     if stages < 3:
         return False
     full = -(-layers // stages)
     ends = layers - (stages - 2) * full
-    return 2 <= ends <= 2 * full
+    return 1 <= ends <= 2 * full
 
 
 def stage_layers(layers: int, stages: int) -> int:

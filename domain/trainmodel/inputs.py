@@ -244,7 +244,8 @@ def _moe_problems(model: ModelSpec) -> list[Message]:
             _msg(
                 "moe_shared_experts",
                 f"MoE shared_experts must be between 0 and 64 (got {moe.shared_experts}).",
-                f"MoE 的 shared_experts（共享专家数）必须在 0 到 64 之间（当前为 {moe.shared_experts}）。",
+                f"MoE 的 shared_experts（共享专家数）必须在 0 到 64 之间"
+                f"（当前为 {moe.shared_experts}）。",
             )
         )
     if not 0 <= moe.dense_layers < model.layers:

@@ -10,6 +10,7 @@ from domain.trainmodel.arch import first_stage_layers, mlp_matrices
 from domain.trainmodel.inputs import Layout, ModelSpec
 from domain.trainmodel.moe import mlp_activation_units, param_groups
 from domain.trainmodel.moe import params_per_rank as moe_params_per_rank
+from domain.trainmodel.precision import fp8_saved_activations
 
 GB = 1e9
 # Mixed-precision Adam: bf16 weights 2 + grads 2 + fp32 master 4 + moments 4 + 4 (ZeRO paper,
@@ -97,7 +98,7 @@ def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> 
         kv = (model.kv_heads or model.heads) / model.heads
         attention = 6.0 + 4.0 * kv  # norm output, Q, K, V, attention output
         mlp = (2.0 + 2.0 * matrices * ffn / h) * topk
-        per_token = attention + mlp + 4.0  # + the two norms' inputs
+        per_token = attention + mlp + 4.0 - fp8_saved_activations(model, ffn / h, topk)
         replicated = 6.0  # norm inputs and outputs when sequence parallel is off
         attn_sq = 0.0
     else:

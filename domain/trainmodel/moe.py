@@ -18,9 +18,11 @@ model. Without `expert_ffn` the routed weights are inferred from params_b and ac
 Efficiency: routed-expert GEMMs are grouped GEMMs whose output width is one expert's FFN, so the
 card's large-GEMM efficiency shrinks with that width as for a tensor-parallel shard
 (steptime.SHARD_HALF_WIDTH); routing moves each token's activation to its top_k experts and back
-(permute / unpermute, the router's softmax and top-k): ROUTE_BYTES per token per hidden unit per
-routed copy and pass over HBM. ROUTE_BYTES was fitted once over the published MoE runs of the
-validation set together with nothing else (MODEL.md §14).
+(permute / unpermute): ROUTE_BYTES per token per hidden unit per routed copy and pass over HBM,
+the least those two copies move (permute reads the token and writes its copy, unpermute reads
+the copy and adds it back: 4 accesses of 2 bytes). Not fitted: a fit over the published MoE runs
+preferred 0 (they come out 5-29% slow even so; the all-to-all, without DeepSeek's node-limited
+routing, is the likelier excess - MODEL.md §14).
 
 All-to-all: dispatch and combine, forward and backward (and again under full recomputation), of
 tokens x hidden x top_k elements over the EP group (TRAINING-MODEL.md item 5). With
@@ -34,11 +36,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from domain.trainmodel.errors import problem
 from domain.trainmodel.inputs import Layout, ModelSpec
 
-ROUTE_BYTES = 16.0
+ROUTE_BYTES = 8.0
 A2A_SM_SHARE = 20.0 / 132.0
 EXPERT_MATRICES = 3  # gated (SwiGLU) experts: gate, up and down projections
+MOE_MIN_HIDDEN = 4096  # below it the model refuses a MoE (check_expressible)
 MAX_EP = 64  # searched expert-parallel sizes stop here (a given ep may be larger)
 
 
@@ -128,3 +132,23 @@ def exposed_a2a_s(model: ModelSpec, a2a_s: float, compute_s: float) -> float:
     if model.moe is None or not model.moe.a2a_overlap or a2a_s <= 0:
         return a2a_s
     return max(0.0, a2a_s - compute_s) + A2A_SM_SHARE * min(a2a_s, compute_s)
+
+
+def check_expressible(model: ModelSpec) -> None:
+    """Refuse, with the reason, a MoE the model cannot estimate: below MOE_MIN_HIDDEN the
+    published runs (Megatron-Bridge H100 tables: Qwen3-30B-A3B at hidden 2048, gpt-oss-120b at
+    2880) run 1.4-2.9x slower than compute, routing bytes and all-to-all explain, and the model
+    has no term for what dominates there (router and permutation kernels, per-expert launch and
+    host synchronisation); from 4096 up (Qwen3-235B-A22B, DeepSeek-V3) it is within 30%."""
+    if model.moe is None or model.hidden >= MOE_MIN_HIDDEN:
+        return
+    raise problem(
+        "moe_small_hidden_unsupported",
+        f"The model cannot estimate a mixture-of-experts with hidden size {model.hidden} "
+        f"(below {MOE_MIN_HIDDEN}): at that size routing and per-expert kernel overheads, "
+        "which it does not model, dominate the step (published runs are 1.4-2.9x slower than "
+        "it would predict).",
+        f"模型无法估算隐藏维度为 {model.hidden}（低于 {MOE_MIN_HIDDEN}）的混合专家模型："
+        "在这一规模下，路由与逐专家的内核开销主导了每步时间，而模型未对其建模"
+        "（公开运行比模型预测慢 1.4–2.9 倍）。",
+    )

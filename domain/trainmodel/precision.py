@@ -10,10 +10,11 @@ optimizer (master weights, moments). So only the linear-layer FLOPs move to the 
 FP8 GEMMs do not reach the same share of their (twice as high) peak as BF16 GEMMs do: the
 scaling-factor (amax) bookkeeping, the casts and the transposes of FP8 copies are memory-bound
 and the tiles are the same size for half the bytes. `FP8_GEMM_RATIO` is the achieved share of
-FP8 peak relative to the card's BF16 large-GEMM efficiency, fitted once over the published H100
-FP8 runs of the validation set (NeMo 24.07 and Megatron-Bridge 25.09-26.02 performance tables;
-docs/MODEL.md §14): with it a whole FP8 step is 1.2-1.45x faster than the same BF16 step, the
-range NVIDIA reports for Transformer Engine on H100 (TE docs, Megatron-Bridge tables).
+FP8 peak relative to the card's BF16 large-GEMM efficiency, fitted once (median error over the
+three published H100 FP8 runs whose step is compute-bound: tensor parallel 1, ZeRO-1 - NeMo
+24.07 GPT3-5B, Llama 2 7B, Llama 3 8B; docs/MODEL.md §14): linear layers run 1.48x faster
+than in BF16, so a whole step gains 1.2-1.4x, the range NVIDIA's Transformer Engine and NeMo
+material report for H100.
 `FP8_CAST_BYTES` is the extra HBM traffic per token per hidden unit per layer and pass for the
 casts (activation and gradient copies in FP8 plus their transposes).
 """
@@ -27,7 +28,7 @@ from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import ModelSpec
 from domain.trainmodel.moe import EXPERT_MATRICES, routed_active_params, routed_expert_params
 
-FP8_GEMM_RATIO = 0.72
+FP8_GEMM_RATIO = 0.74
 FP8_CAST_BYTES = 6.0
 
 
@@ -71,6 +72,16 @@ def linear_speedup(model: ModelSpec, gpu: GpuSpec) -> float:
 def cast_bytes(model: ModelSpec) -> float:
     """Extra bytes per token per hidden unit per layer and pass for FP8 casts (0 in bf16)."""
     return FP8_CAST_BYTES if model.precision == "fp8" else 0.0
+
+
+def fp8_saved_activations(model: ModelSpec, ffn_ratio: float, copies: float) -> float:
+    """Bytes per token per hidden unit a layer no longer keeps when its linear layers run in
+    FP8: Transformer Engine saves the FP8 copy (1 byte, not 2) of each linear layer's input for
+    the backward pass - the QKV and output-projection inputs, and per MLP copy the first
+    projection's input and the second's (ffn wide)."""
+    if model.precision != "fp8":
+        return 0.0
+    return 2.0 + (1.0 + ffn_ratio) * copies
 
 
 def flop_split(model: ModelSpec, total_per_token: float, weight_passes: float) -> FlopSplit:

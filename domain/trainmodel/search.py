@@ -17,7 +17,7 @@ from domain.trainmodel.errors import TrainModelError, problem
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, ParallelRequest
 from domain.trainmodel.links import Links
 from domain.trainmodel.memory import MemoryUse, memory_use
-from domain.trainmodel.moe import expert_degrees
+from domain.trainmodel.moe import check_expressible, expert_degrees
 from domain.trainmodel.precision import check_precision
 from domain.trainmodel.steptime import StepTime, lower_bound_s, step_time
 
@@ -54,6 +54,7 @@ def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> Non
     """Refuse impossible layouts the workload gives."""
     check_request(model, req)
     check_precision(model, cluster.gpu)
+    check_expressible(model)
     fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
     if fixed > cluster.gpus:
         raise _bad(

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from domain.trainmodel.arch import stage_imbalance
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import Links, collective_s, p2p_s
-from domain.trainmodel.arch import stage_imbalance
 from domain.trainmodel.memory import params_per_rank
 from domain.trainmodel.moe import a2a_layers, exposed_a2a_s, routing_bytes_per_hidden
 from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
