@@ -201,6 +201,13 @@ class WorkloadForm(forms.ModelForm):
     moe_active_params_b = forms.FloatField(
         label=_("Active parameters (billions)"), required=False, min_value=0
     )
+    # not posted (older clients, scripts): BF16, the model's default
+    precision = forms.TypedChoiceField(
+        label=_("compute precision"),
+        choices=[("bf16", "BF16"), ("fp8", "FP8")],
+        required=False,
+        empty_value="bf16",
+    )
     moe_shared_experts = _whole(_("Shared experts (see every token)"), 0, 64)
     moe_dense_layers = _whole(_("Dense leading layers"), 0, 10_000)
     moe_expert_ffn = _whole(_("FFN size of one expert"), 1, 10_000_000)
