@@ -16,11 +16,13 @@ DATA = (
 )
 
 NEMO_2407 = (
-    "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md (NeMo 24.07 container, "
+    "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md "
+    "@070a0bb168d405d653b9734c0017cf5078e77c0d (NeMo 24.07 container, "
     "DGX-H100, FP8 pretraining table), row {row}"
 )
 BRIDGE = (
-    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary{page}.md ({release} NeMo "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary{page}.md @{commit} "
+    "({release} NeMo "
     "container, DGX-H100 pretraining table), row {row}"
 )
 DSV3 = (
@@ -244,9 +246,11 @@ MEGATRON = (
 
 def cases() -> list[dict[str, Any]]:
     n = NEMO_2407
-    b11 = {"page": "", "release": "25.11"}
-    b09 = {"page": "-archive", "release": "25.09"}
-    b02 = {"page": "-archive", "release": "26.02"}
+    main = "00b7660be0254ac6f95f44164ddd0c3e9cc798ed"  # performance-summary.md as read
+    archive = "0a25f911b2ed6c6905a539504fdb8e5b40e3438b"  # performance-summary-archive.md
+    b11 = {"page": "", "release": "25.11", "commit": main}
+    b09 = {"page": "-archive", "release": "25.09", "commit": archive}
+    b02 = {"page": "-archive", "release": "26.02", "commit": archive}
     return [
         entry(
             "nemo2407_gpt3_5b_64gpu_fp8",
