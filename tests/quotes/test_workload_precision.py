@@ -93,3 +93,9 @@ def test_an_fp8_workload_trains_faster_on_h100_and_is_refused_on_a100(team_a, an
     assert 1.1 < slow.step_time_s / fast.step_time_s < 1.5
     assert [p.messages[0].code for p in fp8.problems] == ["precision_fp8_unsupported"]
     assert "FP8" in fp8.problems[0].messages[0].zh
+
+
+def test_the_workload_list_shows_the_precision(client_as, analyst_a, team_a):  # type: ignore[no-untyped-def]
+    make_workload(team_a, name="fp8 job", precision="fp8")
+    html = client_as(analyst_a).get(reverse("quotes:workloads")).content.decode()
+    assert "<th>Precision</th>" in html and "<td>FP8</td>" in html
