@@ -80,7 +80,7 @@ def _rank(team, workload):  # type: ignore[no-untyped-def]
 def test_an_fp8_workload_trains_faster_on_h100_and_is_refused_on_a100(team_a, analyst_a):  # type: ignore[no-untyped-def]
     vendor = make_vendor(team_a, "IB", fabric="ib", gbps=400)
     h100 = GpuModel.objects.get(key="H100-SXM")
-    on_h100 = str(make_quote(team_a, analyst_a, vendor, label="h100", gpu=h100).pk)
+    on_h100 = str(make_quote(team_a, analyst_a, vendor, label="h100", gpu=h100).current_version_id)
     make_quote(team_a, analyst_a, vendor, label="a100")
     common = {"params_b": 70.6, "tokens_per_step": 8388608, "strategy": "fsdp",
               "architecture": {"model": LLAMA70}}  # fmt: skip
