@@ -211,6 +211,7 @@ class WorkloadForm(forms.ModelForm):
     moe_shared_experts = _whole(_("Shared experts (see every token)"), 0, 64)
     moe_dense_layers = _whole(_("Dense leading layers"), 0, 10_000)
     moe_expert_ffn = _whole(_("FFN size of one expert"), 1, 10_000_000)
+    moe_node_limit = _whole(_("Servers per token at most (node-limited routing)"), 1, 1024)
     tp = _whole(_("Tensor parallel (tp)"), 1, 1_000_000)
     pp = _whole(_("Pipeline parallel (pp)"), 1, 1_000_000)
     dp = _whole(_("Data parallel (dp)"), 1, 1_000_000)
@@ -226,7 +227,7 @@ class WorkloadForm(forms.ModelForm):
     ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len")
     MOE_FIELDS = (
         "moe_experts", "moe_top_k", "moe_active_params_b", "moe_shared_experts",
-        "moe_dense_layers", "moe_expert_ffn",
+        "moe_dense_layers", "moe_expert_ffn", "moe_node_limit",
     )  # fmt: skip
     PARALLEL_FIELDS = ("tp", "pp", "dp", "zero_stage", "microbatch")
     BASIC_FIELDS = (

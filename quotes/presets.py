@@ -42,6 +42,7 @@ MOE_FIELDS = {
     "moe_shared_experts": "shared_experts",
     "moe_dense_layers": "dense_layers",
     "moe_expert_ffn": "expert_ffn",
+    "moe_node_limit": "node_limit",
 }
 PARALLEL_FIELDS = ("tp", "pp", "dp", "zero_stage", "microbatch")
 

@@ -78,6 +78,7 @@ def model_from(data: Any, precision: Any = None) -> ModelSpec:
             dense_layers=_field("model.moe", moe_raw, "dense_layers", "int", False) or 0,
             expert_ffn=_field("model.moe", moe_raw, "expert_ffn", "int", False),
             a2a_overlap=bool(_field("model.moe", moe_raw, "a2a_overlap", "bool", False)),
+            node_limit=_field("model.moe", moe_raw, "node_limit", "int", False),
         )
     return ModelSpec(
         params_b=_field("model", d, "params_b", "float", True),

@@ -20,7 +20,8 @@ class MoeSpec:
     the first `dense_layers` layers are dense; `expert_ffn` is one expert's FFN width (None: the
     routed-expert parameters are inferred from params_b and active_params_b); `a2a_overlap`: the
     framework hides the dispatch/combine all-to-all under another microbatch's compute
-    (DeepSeek-V3 DualPipe, Megatron-Core's MoE a2a overlap). See moe.py."""
+    (DeepSeek-V3 DualPipe, Megatron-Core's MoE a2a overlap); `node_limit`: node-limited
+    routing (DeepSeek-V3: 4 servers per token, its router's topk_group). See moe.py."""
 
     experts: int
     top_k: int
@@ -29,6 +30,7 @@ class MoeSpec:
     dense_layers: int = 0
     expert_ffn: int | None = None
     a2a_overlap: bool = False
+    node_limit: int | None = None  # a token's experts lie on at most this many servers
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +258,15 @@ def _moe_problems(model: ModelSpec) -> list[Message]:
                 f"(got {moe.dense_layers}).",
                 f"MoE 的 dense_layers（稠密层数）必须不小于 0 且少于总层数 {model.layers}"
                 f"（当前为 {moe.dense_layers}）。",
+            )
+        )
+    if moe.node_limit is not None and not 1 <= moe.node_limit <= 1024:
+        bad.append(
+            _msg(
+                "moe_node_limit",
+                f"MoE node_limit must be between 1 and 1024 servers (got {moe.node_limit}).",
+                f"MoE 的 node_limit（每个 token 最多路由到的服务器数）必须在 1 到 1024 之间"
+                f"（当前为 {moe.node_limit}）。",
             )
         )
     if moe.expert_ffn is not None and not 1 <= moe.expert_ffn <= 10_000_000:

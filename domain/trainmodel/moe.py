@@ -21,8 +21,9 @@ card's large-GEMM efficiency shrinks with that width as for a tensor-parallel sh
 (permute / unpermute): ROUTE_BYTES per token per hidden unit per routed copy and pass over HBM,
 the least those two copies move (permute reads the token and writes its copy, unpermute reads
 the copy and adds it back: 4 accesses of 2 bytes). Not fitted: a fit over the published MoE runs
-preferred 0 (they come out 5-29% slow even so; the all-to-all, without DeepSeek's node-limited
-routing, is the likelier excess - MODEL.md §14).
+preferred 0 (MODEL.md §14).
+
+Node-limited routing (`node_limit`, DeepSeek-V3 §2.1.2, §3.2.2): see `a2a_s`.
 
 All-to-all: dispatch and combine, forward and backward (and again under full recomputation), of
 tokens x hidden x top_k elements over the EP group (TRAINING-MODEL.md item 5). With
@@ -38,6 +39,7 @@ from functools import lru_cache
 
 from domain.trainmodel.errors import problem
 from domain.trainmodel.inputs import Layout, ModelSpec
+from domain.trainmodel.links import Links, collective_s, placement
 
 ROUTE_BYTES = 8.0
 A2A_SM_SHARE = 20.0 / 132.0
@@ -125,6 +127,27 @@ def a2a_layers(model: ModelSpec, pp: int) -> float:
     """MoE layers on one pipeline stage (the dense leading layers send nothing)."""
     assert model.moe is not None
     return (model.layers - model.moe.dense_layers) / pp
+
+
+def a2a_s(model: ModelSpec, size_bytes: float, ep: int, links: Links) -> float:
+    """One dispatch or combine all-to-all of `size_bytes` per rank over the folded EP group
+    (consecutive ranks). With node-limited routing (DeepSeek-V3 §2.1.2: a token's experts lie on
+    at most `node_limit` servers; it crosses the network once per server and NVLink forwards it
+    to the experts there) the network carries at most node_limit x (servers - 1) / servers
+    copies per token instead of top_k x the remote share; NVLink carries the local copies and
+    the forwarded ones."""
+    moe = model.moe
+    plain = collective_s("a2a", size_bytes, ep, 1, links)
+    local, servers = placement(ep, 1, links.gpus_per_node)
+    if moe is None or moe.node_limit is None or servers <= 1:
+        return plain
+    remote = moe.top_k * (ep - local) / ep  # copies per token that leave the server
+    crossing = min(remote, moe.node_limit * (servers - 1) / servers)
+    if crossing >= remote:
+        return plain
+    network = collective_s("a2a", size_bytes * crossing / remote, ep, 1, links)
+    nvlink = size_bytes * ((local - 1) / ep + remote / moe.top_k) / links.intra_bps
+    return max(network, nvlink)
 
 
 def exposed_a2a_s(model: ModelSpec, a2a_s: float, compute_s: float) -> float:

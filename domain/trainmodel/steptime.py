@@ -12,7 +12,7 @@ from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import Links, collective_s, p2p_s
 from domain.trainmodel.memory import params_per_rank
-from domain.trainmodel.moe import a2a_layers, exposed_a2a_s, routing_bytes_per_hidden
+from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
 from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 
 # Achievable efficiency: the card's large-GEMM efficiency shrinks with the per-GPU shard width
@@ -155,7 +155,7 @@ def _mb_comm_s(
         routed = tokens / (tp if sequence_parallel else 1)
         size = routed * model.hidden * model.moe.top_k * ACT_BYTES
         moe_layers = a2a_layers(model, pp) * stage_imbalance(model.layers, pp)
-        ep_s = (4 + 2 * extra) * moe_layers * collective_s("a2a", size, ep, 1, links)
+        ep_s = (4 + 2 * extra) * moe_layers * a2a_s(model, size, ep, links)
     return tp_s + cp_s, ep_s
 
 

@@ -10,7 +10,7 @@ import pytest
 from domain.trainmodel import gpu_spec
 from domain.trainmodel.arch import stage_imbalance, stage_layers, uneven_pipeline_splits
 from domain.trainmodel.cases import predict_case
-from domain.trainmodel.inputs import Layout, ModelSpec, MoeSpec, ParallelRequest
+from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, MoeSpec, ParallelRequest
 from domain.trainmodel.memory import (
     GRAD_BYTES,
     OPTIMIZER_BYTES,
@@ -235,3 +235,21 @@ def test_bad_moe_fields_are_refused_by_name(field, value, code):
     out = predict_case(case | {"model": model})
     assert out["fits"] is False
     assert code in [e["code"] for e in out["error"]]
+
+
+def test_node_limited_routing_sends_fewer_copies_over_the_network():
+    from domain.trainmodel.links import collective_s, links_for
+    from domain.trainmodel.moe import a2a_s
+
+    links = links_for(Cluster(gpu_spec("H800-SXM"), 512, 8, 400, 8, "ib"))
+    size = 4096 * 8 * 7168 * 2.0  # 4K tokens, 8 routed copies, bf16
+    model = replace(_moe(), moe=replace(_moe().moe, top_k=8, experts=256))  # type: ignore[arg-type]
+    limited = replace(model, moe=replace(model.moe, node_limit=4))  # type: ignore[arg-type]
+    plain = a2a_s(model, size, 64, links)
+    assert plain == collective_s("a2a", size, 64, 1, links)  # no limit: every copy
+    # 64 ranks on 8 servers: 7 of 8 copies leave the server; at most 4 x 7/8 = 3.5 do with
+    # the limit, so the network part shrinks by 3.5 / 7
+    assert a2a_s(limited, size, 64, links) == pytest.approx(
+        collective_s("a2a", size * 3.5 / 7, 64, 1, links)
+    )
+    assert a2a_s(limited, size, 8, links) == a2a_s(model, size, 8, links)  # one server
