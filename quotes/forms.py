@@ -201,6 +201,17 @@ class WorkloadForm(forms.ModelForm):
     moe_active_params_b = forms.FloatField(
         label=_("Active parameters (billions)"), required=False, min_value=0
     )
+    # not posted (older clients, scripts): BF16, the model's default
+    precision = forms.TypedChoiceField(
+        label=_("compute precision"),
+        choices=[("bf16", "BF16"), ("fp8", "FP8")],
+        required=False,
+        empty_value="bf16",
+    )
+    moe_shared_experts = _whole(_("Shared experts (see every token)"), 0, 64)
+    moe_dense_layers = _whole(_("Dense leading layers"), 0, 10_000)
+    moe_expert_ffn = _whole(_("FFN size of one expert"), 1, 10_000_000)
+    moe_node_limit = _whole(_("Servers per token at most (node-limited routing)"), 1, 1024)
     tp = _whole(_("Tensor parallel (tp)"), 1, 1_000_000)
     pp = _whole(_("Pipeline parallel (pp)"), 1, 1_000_000)
     dp = _whole(_("Data parallel (dp)"), 1, 1_000_000)
@@ -214,17 +225,20 @@ class WorkloadForm(forms.ModelForm):
     microbatch = _whole(_("Microbatch (sequences)"), 1, 1_000_000)
 
     ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len")
-    MOE_FIELDS = ("moe_experts", "moe_top_k", "moe_active_params_b")
+    MOE_FIELDS = (
+        "moe_experts", "moe_top_k", "moe_active_params_b", "moe_shared_experts",
+        "moe_dense_layers", "moe_expert_ffn", "moe_node_limit",
+    )  # fmt: skip
     PARALLEL_FIELDS = ("tp", "pp", "dp", "zero_stage", "microbatch")
     BASIC_FIELDS = (
-        "name", "preset", "params_b", "tokens_per_step", "train_tokens", "flops_per_token_factor",
-        "grad_bytes", "strategy", "overlap", "mfu", "nodes", "notes",
+        "name", "preset", "params_b", "tokens_per_step", "train_tokens", "precision",
+        "flops_per_token_factor", "grad_bytes", "strategy", "overlap", "mfu", "nodes", "notes",
     )  # fmt: skip
 
     class Meta:
         model = WorkloadProfile
         fields = [
-            "name", "preset", "params_b", "tokens_per_step", "flops_per_token_factor",
+            "name", "preset", "params_b", "tokens_per_step", "precision", "flops_per_token_factor",
             "grad_bytes", "strategy", "overlap", "mfu", "nodes", "train_tokens", "notes",
         ]  # fmt: skip
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}

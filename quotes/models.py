@@ -393,6 +393,14 @@ class WorkloadProfile(TeamScoped):
     architecture = models.JSONField(
         _("architecture and parallel layout"), null=True, blank=True, default=None
     )
+    # What the linear layers compute in (docs/MODEL.md §3.1): FP8 runs them at the card's FP8
+    # peak (attention core, head and optimizer stay BF16); a card without FP8 cannot run it.
+    precision = models.CharField(
+        _("compute precision"),
+        max_length=4,
+        choices=[("bf16", "BF16"), ("fp8", "FP8")],
+        default="bf16",
+    )
     notes = models.TextField(_("notes"), blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
@@ -417,6 +425,9 @@ class WorkloadProfile(TeamScoped):
             models.CheckConstraint(
                 condition=Q(train_tokens__isnull=True) | Q(train_tokens__gt=0),
                 name="wl_train_tokens_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(precision__in=["bf16", "fp8"]), name="wl_precision_known"
             ),
         ]
 

@@ -39,6 +39,10 @@ MOE_FIELDS = {
     "moe_experts": "experts",
     "moe_top_k": "top_k",
     "moe_active_params_b": "active_params_b",
+    "moe_shared_experts": "shared_experts",
+    "moe_dense_layers": "dense_layers",
+    "moe_expert_ffn": "expert_ffn",
+    "moe_node_limit": "node_limit",
 }
 PARALLEL_FIELDS = ("tp", "pp", "dp", "zero_stage", "microbatch")
 
@@ -63,6 +67,7 @@ def preset_data(key: str) -> dict[str, Any]:
         tokens_per_step=int(found.parallel.global_batch_tokens),
         train_tokens=found.train_tokens,
         strategy="fsdp",
+        precision=found.model.precision,
     )
     data.update(
         architecture_initial({"model": found.raw["model"], "parallel": found.raw["parallel"]})

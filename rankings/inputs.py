@@ -143,20 +143,24 @@ def snapshot_architecture(snapshot: Mapping[str, Any]) -> Architecture:
     suit an offer (tp over the heads, more GPUs than it has) is that offer's problem."""
     given = snapshot.get("workload_architecture")
     key = snapshot.get("workload_preset")
+    # the workload's compute precision wins over a preset's (older snapshots: the preset's)
+    precision = snapshot.get("workload_precision")
     try:
         if given:
             if not isinstance(given, Mapping):
                 given = {"model": given}
-            model = model_from(given.get("model"))
+            model = model_from(given.get("model"), precision)
             check_model(model)
             parallel = parallel_from(given["parallel"]) if given.get("parallel") else None
-            return Architecture(model, parallel, None, str(key) if key else "given")
+            return Architecture(model, parallel, None, str(key) if key else "given", precision)
         if not key:
-            return GENERIC
+            return replace(GENERIC, precision=precision)
         found = preset(str(key))
+        model = found.model if precision is None else replace(found.model, precision=precision)
+        check_model(model)
     except TrainModelError as exc:
         raise cm.ModelInputError(list(exc.messages)) from exc
-    return Architecture(found.model, found.parallel, found.train_tokens, found.key)
+    return Architecture(model, found.parallel, found.train_tokens, found.key, precision)
 
 
 def finite(value: Any) -> Any:

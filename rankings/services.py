@@ -217,6 +217,7 @@ def snapshot_build(  # type: ignore[no-untyped-def]
         "version": SNAPSHOT_VERSION,
         "workload": workload_dict(workload),
         "workload_name": workload.name,
+        "workload_precision": workload.precision,
         # a workload made from a preset of the training-time model brings its architecture
         "workload_preset": workload.preset if workload.preset in v2_presets() else None,
         # the architecture and fixed layout the analyst entered (wins over the preset's)

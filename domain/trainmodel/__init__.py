@@ -16,9 +16,11 @@ Public API (pure Python, no Django)::
         result.eth_per_hour      # effective training hours per wall hour (H100 at mfu 0.45 = 1)
         result.train_hours, result.wall_hours, result.expected_interruptions  # with train_tokens
 
-Inputs: `ModelSpec` (params_b, layers, hidden, heads, seq_len, vocab, ffn, kv_heads, `MoeSpec`,
-trainable_params_b for adapters), `Cluster` (a `GpuSpec` from `gpu_spec(key)`, gpus,
-gpus_per_node, nic_gbps, nics_per_node, fabric, measured busbw or a busbw-by-size table),
+Inputs: `ModelSpec` (params_b, layers, hidden, heads, seq_len, vocab, ffn, kv_heads, `MoeSpec`
+(experts, top_k, active_params_b, shared_experts, dense_layers, expert_ffn, a2a_overlap),
+trainable_params_b for adapters, precision "bf16" | "fp8"), `Cluster` (a `GpuSpec` from
+`gpu_spec(key)`, gpus, gpus_per_node, nic_gbps, nics_per_node, fabric, measured busbw or a
+busbw-by-size table),
 `ParallelRequest` (global_batch_tokens plus any fixed tp/pp/dp/cp/ep/zero_stage/microbatch/
 recompute/interleave; None is searched), `Failures` (rate per GPU-hour, checkpoint write,
 restart, vendor repair time, spare servers, SLA availability).
@@ -29,8 +31,9 @@ workload presets (data/presets.json);
 `costmodel_adapter.from_costmodel(workload, offer)` maps a COST-MODEL.md style input onto v2;
 `validation.run_validation()` runs the published cases.
 
-Modules: inputs, arch, gpus (data/gpus.json), links (alpha-beta), memory, steptime, search,
-failures, api, cases, presets, costmodel_adapter, validation (data/validation_cases.json).
+Modules: inputs, arch, gpus (data/gpus.json), links (alpha-beta), memory, steptime, precision
+(what runs in FP8), moe (expert weights, folding, all-to-all), search, failures, api, cases,
+presets, costmodel_adapter, validation (data/validation_cases*.json).
 The Django layer may pass its own GPU table to `gpu_spec(key, table)` / `predict_case(obj, table)`.
 """
 

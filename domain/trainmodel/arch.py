@@ -30,6 +30,32 @@ def pipeline_splits(layers: int, stages: int) -> bool:
     return layers % stages == 0 or (layers + 2) % stages == 0
 
 
+def uneven_pipeline_splits(layers: int, stages: int) -> bool:
+    """Megatron's uneven split (--decoder-first/last-pipeline-num-layers): the middle stages
+    hold ceil(layers / stages) layers and the first and last stage share the rest (DeepSeek-V3:
+    61 layers on 16 stages, 4 per middle stage, 5 on the two ends). One end may hold only the
+    embedding or the output layer (Megatron's pipeline layout), so the ends share at least one."""
+    if pipeline_splits(layers, stages):
+        return True
+    if stages < 3:
+        return False
+    full = -(-layers // stages)
+    ends = layers - (stages - 2) * full
+    return 1 <= ends <= 2 * full
+
+
+def stage_layers(layers: int, stages: int) -> int:
+    """Layers on the fullest pipeline stage."""
+    return -(-layers // max(stages, 1))
+
+
+def stage_imbalance(layers: int, stages: int) -> float:
+    """Fullest stage over the average stage (1 when the layers split evenly)."""
+    if stages <= 1:
+        return 1.0
+    return stage_layers(layers, stages) * stages / layers
+
+
 def first_stage_layers(layers: int, pp: int) -> float:
     """Transformer layers on the first pipeline stage (the one holding most activations)."""
     if pp <= 1 or layers % pp == 0:

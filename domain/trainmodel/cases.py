@@ -62,7 +62,9 @@ def _object(owner: str, value: Any, required: bool = True) -> Mapping[str, Any] 
     return value
 
 
-def model_from(data: Any) -> ModelSpec:
+def model_from(data: Any, precision: Any = None) -> ModelSpec:
+    """The model object; `precision` is the case's top-level field (the model's own
+    `precision` key is read when the case gives none)."""
     d = _object("model", data)
     assert d is not None
     moe_raw = _object("model.moe", d.get("moe"), required=False)
@@ -72,6 +74,11 @@ def model_from(data: Any) -> ModelSpec:
             experts=_field("model.moe", moe_raw, "experts", "int", True),
             top_k=_field("model.moe", moe_raw, "top_k", "int", True),
             active_params_b=_field("model.moe", moe_raw, "active_params_b", "float", True),
+            shared_experts=_field("model.moe", moe_raw, "shared_experts", "int", False) or 0,
+            dense_layers=_field("model.moe", moe_raw, "dense_layers", "int", False) or 0,
+            expert_ffn=_field("model.moe", moe_raw, "expert_ffn", "int", False),
+            a2a_overlap=bool(_field("model.moe", moe_raw, "a2a_overlap", "bool", False)),
+            node_limit=_field("model.moe", moe_raw, "node_limit", "int", False),
         )
     return ModelSpec(
         params_b=_field("model", d, "params_b", "float", True),
@@ -84,7 +91,20 @@ def model_from(data: Any) -> ModelSpec:
         kv_heads=_field("model", d, "kv_heads", "int", False),
         moe=moe,
         trainable_params_b=_field("model", d, "trainable_params_b", "float", False),
+        precision=_precision(precision if precision is not None else d.get("precision")),
     )
+
+
+def _precision(value: Any) -> str:
+    if value is None:
+        return "bf16"
+    if not isinstance(value, str):
+        raise problem(
+            "case_precision_type",
+            f"precision must be the text bf16 or fp8 (got {value!r}).",
+            f"precision（计算精度）必须是文本 bf16 或 fp8（当前为 {value!r}）。",
+        )
+    return value.strip().lower()
 
 
 def parallel_from(data: Any) -> ParallelRequest:
@@ -162,7 +182,7 @@ def run_case(data: Any, table: dict[str, GpuSpec] | None = None) -> Estimate | N
     d = _object("case", data)
     assert d is not None
     return estimate(
-        model_from(d.get("model")),
+        model_from(d.get("model"), d.get("precision")),
         cluster_from(d, table),
         parallel_from(d.get("parallel")),
         failures_from(d.get("failures")),

@@ -11,13 +11,26 @@ from domain.trainmodel.gpus import GpuSpec
 
 FABRICS = ("ib", "roce", "tcp")
 RECOMPUTE = ("none", "selective", "full")
+PRECISIONS = ("bf16", "fp8")  # the linear layers' compute type (domain/trainmodel/precision.py)
 
 
 @dataclass(frozen=True, slots=True)
 class MoeSpec:
+    """Routed experts per MoE layer, chosen per token (top_k); `shared_experts` see every token;
+    the first `dense_layers` layers are dense; `expert_ffn` is one expert's FFN width (None: the
+    routed-expert parameters are inferred from params_b and active_params_b); `a2a_overlap`: the
+    framework hides the dispatch/combine all-to-all under another microbatch's compute
+    (DeepSeek-V3 DualPipe, Megatron-Core's MoE a2a overlap); `node_limit`: node-limited
+    routing (DeepSeek-V3: 4 servers per token, its router's topk_group). See moe.py."""
+
     experts: int
     top_k: int
     active_params_b: float
+    shared_experts: int = 0
+    dense_layers: int = 0
+    expert_ffn: int | None = None
+    a2a_overlap: bool = False
+    node_limit: int | None = None  # a token's experts lie on at most this many servers
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +47,7 @@ class ModelSpec:
     kv_heads: int | None = None
     moe: MoeSpec | None = None
     trainable_params_b: float | None = None
+    precision: str = "bf16"  # "bf16" | "fp8" (precision.py: what runs in FP8, what stays BF16)
 
     @property
     def params(self) -> float:
@@ -178,6 +192,14 @@ def check_model(model: ModelSpec) -> None:
             )
         )
     bad.extend(_moe_problems(model))
+    if model.precision not in PRECISIONS:
+        bad.append(
+            _msg(
+                "model_precision",
+                f"precision must be bf16 or fp8 (got {model.precision!r}).",
+                f"precision（计算精度）必须是 bf16 或 fp8（当前为 {model.precision!r}）。",
+            )
+        )
     if model.trainable_params_b is not None and not 0 < model.trainable_params_b <= model.params_b:
         bad.append(
             _msg(
@@ -217,6 +239,43 @@ def _moe_problems(model: ModelSpec) -> list[Message]:
                 "moe_active_params",
                 "MoE active_params_b must be above 0 and at most params_b.",
                 "MoE 的 active_params_b 必须大于 0 且不超过 params_b。",
+            )
+        )
+    if not 0 <= moe.shared_experts <= 64:
+        bad.append(
+            _msg(
+                "moe_shared_experts",
+                f"MoE shared_experts must be between 0 and 64 (got {moe.shared_experts}).",
+                f"MoE 的 shared_experts（共享专家数）必须在 0 到 64 之间"
+                f"（当前为 {moe.shared_experts}）。",
+            )
+        )
+    if not 0 <= moe.dense_layers < model.layers:
+        bad.append(
+            _msg(
+                "moe_dense_layers",
+                f"MoE dense_layers must be at least 0 and fewer than the {model.layers} layers "
+                f"(got {moe.dense_layers}).",
+                f"MoE 的 dense_layers（稠密层数）必须不小于 0 且少于总层数 {model.layers}"
+                f"（当前为 {moe.dense_layers}）。",
+            )
+        )
+    if moe.node_limit is not None and not 1 <= moe.node_limit <= 1024:
+        bad.append(
+            _msg(
+                "moe_node_limit",
+                f"MoE node_limit must be between 1 and 1024 servers (got {moe.node_limit}).",
+                f"MoE 的 node_limit（每个 token 最多路由到的服务器数）必须在 1 到 1024 之间"
+                f"（当前为 {moe.node_limit}）。",
+            )
+        )
+    if moe.expert_ffn is not None and not 1 <= moe.expert_ffn <= 10_000_000:
+        bad.append(
+            _msg(
+                "moe_expert_ffn",
+                f"MoE expert_ffn must be between 1 and 10,000,000 (got {moe.expert_ffn}).",
+                f"MoE 的 expert_ffn（单个专家的 FFN 宽度）必须在 1 到 10,000,000 之间"
+                f"（当前为 {moe.expert_ffn}）。",
             )
         )
     return bad

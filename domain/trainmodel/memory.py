@@ -8,6 +8,9 @@ from dataclasses import dataclass
 
 from domain.trainmodel.arch import first_stage_layers, mlp_matrices
 from domain.trainmodel.inputs import Layout, ModelSpec
+from domain.trainmodel.moe import mlp_activation_units, param_groups
+from domain.trainmodel.moe import params_per_rank as moe_params_per_rank
+from domain.trainmodel.precision import fp8_saved_activations
 
 GB = 1e9
 # Mixed-precision Adam: bf16 weights 2 + grads 2 + fp32 master 4 + moments 4 + 4 (ZeRO paper,
@@ -36,19 +39,24 @@ class MemoryUse:
 
 
 def params_per_rank(model: ModelSpec, layout: Layout) -> float:
-    """Parameters held by one GPU: dense part split by tp*pp, experts also by ep."""
-    shards = layout.tp * layout.pp
+    """Parameters held by one GPU: dense part split by tp*pp, experts by pp*ep (moe.py)."""
     if model.moe is None:
-        return model.params / shards
-    expert_share = 1.0 - model.moe.top_k / model.moe.experts
-    experts = (model.params - model.active_params) / expert_share if expert_share > 0 else 0.0
-    experts = min(experts, model.params)
-    return (model.params - experts) / shards + experts / (shards * layout.ep)
+        return model.params / (layout.tp * layout.pp)
+    return moe_params_per_rank(model, layout)
 
 
 def states_bytes(model: ModelSpec, layout: Layout) -> float:
-    p = params_per_rank(model, layout)
-    dp = layout.dp * layout.cp  # context-parallel ranks hold the same weights: shard over both
+    """Weights, gradients and optimizer states of one GPU: the non-expert weights sharded over
+    dp x cp, a MoE's routed experts over their expert-data-parallel group (moe.param_groups)."""
+    groups = param_groups(model, layout) if model.moe is not None else None
+    if groups is None:
+        return _group_states_bytes(model, layout, params_per_rank(model, layout), None)
+    return sum(_group_states_bytes(model, layout, p, group) for p, group in groups)
+
+
+def _group_states_bytes(model: ModelSpec, layout: Layout, p: float, group: int | None) -> float:
+    # context-parallel ranks hold the same weights: shard over both
+    dp = group if group is not None else layout.dp * layout.cp
     trainable = p
     frozen = 0.0
     if model.trainable_params_b is not None:
@@ -78,16 +86,19 @@ def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> 
     b = layout.microbatch
     h = model.hidden
     t = layout.tp
-    ffn = model.ffn or 4 * h
-    topk = model.moe.top_k if model.moe is not None else 1
+    ffn: float = model.ffn or 4 * h
+    topk: float = 1
+    matrices = mlp_matrices(model)
+    if model.moe is not None:
+        ffn, topk, matrices = mlp_activation_units(model)
     base = s * b * h
     if recompute == "full":
         return 2.0 * base / (t if layout.sequence_parallel else 1)
     if layout.flash_attention:
         kv = (model.kv_heads or model.heads) / model.heads
         attention = 6.0 + 4.0 * kv  # norm output, Q, K, V, attention output
-        mlp = (2.0 + 2.0 * mlp_matrices(model) * ffn / h) * topk
-        per_token = attention + mlp + 4.0  # + the two norms' inputs
+        mlp = (2.0 + 2.0 * matrices * ffn / h) * topk
+        per_token = attention + mlp + 4.0 - fp8_saved_activations(model, ffn / h, topk)
         replicated = 6.0  # norm inputs and outputs when sequence parallel is off
         attn_sq = 0.0
     else:

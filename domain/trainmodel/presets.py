@@ -32,7 +32,7 @@ def presets() -> dict[str, Preset]:
         key: Preset(
             key=key,
             label=Message(f"preset_{key}", row["label_en"], row["label_zh"]),
-            model=model_from(row["model"]),
+            model=model_from(row["model"], row.get("precision")),
             parallel=parallel_from(row["parallel"]),
             train_tokens=float(row["train_tokens"]),
             source=row["source"],

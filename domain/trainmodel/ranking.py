@@ -58,6 +58,7 @@ class Architecture:
     parallel: ParallelRequest | None = None
     train_tokens: float | None = None
     source: str = ""
+    precision: str | None = None  # the workload's compute precision (None: the model's own)
 
 
 GENERIC = Architecture()
@@ -167,6 +168,8 @@ class _Judge:
         sc, arch = self.scenario, self.arch
         try:
             model, cluster, parallel = from_costmodel(self.workload, offer, self.specs, arch.model)
+            if arch.precision is not None:
+                model = replace(model, precision=arch.precision)
             if arch.parallel is not None:
                 parallel = replace(
                     arch.parallel, dp_overlap=arch.parallel.dp_overlap and parallel.dp_overlap

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from domain.messages import Message
-from domain.trainmodel.arch import pipeline_splits
+from domain.trainmodel.arch import pipeline_splits, uneven_pipeline_splits
 from domain.trainmodel.errors import TrainModelError, problem
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, ParallelRequest
 from domain.trainmodel.links import Links
 from domain.trainmodel.memory import MemoryUse, memory_use
+from domain.trainmodel.moe import check_expressible, expert_degrees
+from domain.trainmodel.precision import check_precision
 from domain.trainmodel.steptime import StepTime, lower_bound_s, step_time
 
 MICROBATCHES = (1, 2, 4, 8)
@@ -51,6 +53,8 @@ def _bad(code: str, en: str, zh: str) -> TrainModelError:
 def check_given(model: ModelSpec, cluster: Cluster, req: ParallelRequest) -> None:
     """Refuse impossible layouts the workload gives."""
     check_request(model, req)
+    check_precision(model, cluster.gpu)
+    check_expressible(model)
     fixed = (req.tp or 1) * (req.pp or 1) * (req.cp or 1) * (req.dp or 1)
     if fixed > cluster.gpus:
         raise _bad(
@@ -83,13 +87,14 @@ def check_request(model: ModelSpec, req: ParallelRequest) -> None:
             f"张量并行度 {req.tp} 不能整除注意力头数 {model.heads}。",
         )
     layers_split = (req.pp or 1) * (req.interleave or 1)
-    if req.pp and not pipeline_splits(model.layers, layers_split):
+    if req.pp and not uneven_pipeline_splits(model.layers, layers_split):
         raise _bad(
             "pp_layers",
-            f"Pipeline parallel {req.pp} x interleave {req.interleave or 1} does not divide the "
-            f"{model.layers} layers (nor layers + 2, with the first and last stage one short).",
-            f"流水线并行度 {req.pp} × 交错数 {req.interleave or 1} 不能整除层数 {model.layers}"
-            f"（也不能整除层数 + 2，即首尾两级各少一层）。",
+            f"Pipeline parallel {req.pp} x interleave {req.interleave or 1} cannot split the "
+            f"{model.layers} layers: neither evenly nor with full middle stages and shorter "
+            "first and last stages.",
+            f"流水线并行度 {req.pp} × 交错数 {req.interleave or 1} 无法切分 {model.layers} 层："
+            "既不能均分，也不能让中间各级满载、首尾两级较短。",
         )
     if req.zero_stage is not None and req.zero_stage not in (0, 1, 2, 3):
         raise _bad(
@@ -121,11 +126,14 @@ def check_request(model: ModelSpec, req: ParallelRequest) -> None:
             f"Context parallel {req.cp} does not divide the sequence length {model.seq_len}.",
             f"上下文并行度 {req.cp} 不能整除序列长度 {model.seq_len}。",
         )
-    if req.dp and req.ep and req.dp % req.ep:
+    folded = (req.tp or 1) * (req.cp or 1) * (req.dp or 1)
+    if req.dp and req.tp and req.ep and folded % req.ep:
         raise _bad(
             "ep_dp",
-            f"Expert parallel {req.ep} must divide data parallel {req.dp}.",
-            f"专家并行度 {req.ep} 必须整除数据并行度 {req.dp}。",
+            f"Expert parallel {req.ep} must divide tp x cp x dp = {folded} (the GPUs of a "
+            "pipeline stage, re-folded for the expert layers).",
+            f"专家并行度 {req.ep} 必须整除 tp×cp×dp = {folded}（同一流水线级的 GPU，"
+            "专家层按此重新划分）。",
         )
 
 
@@ -166,7 +174,7 @@ def search(
     ceiling = _seed_step_s(model, cluster, links, req, global_batch_sequences, sub_shape)
     for tp, cp, pp, dp in _splits(model, cluster, req):
         sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
-        for ep in _eps(model, req, dp):
+        for ep in _eps(model, req, tp * cp * dp):
             for b in [req.microbatch] if req.microbatch else MICROBATCHES:
                 m = -(-global_batch_sequences // (dp * b))  # batch rounded up to whole microbatches
                 nothing_fits = False
@@ -271,7 +279,7 @@ def _seed_step_s(
         return None
     else:
         dp = cluster.gpus // used
-    if seed.ep not in _eps(model, req, dp):
+    if seed.ep not in _eps(model, req, tp * cp * dp):
         return None
     if seed.microbatch not in ([req.microbatch] if req.microbatch else MICROBATCHES):
         return None
@@ -291,12 +299,8 @@ def _seed_step_s(
     return step.step_s
 
 
-def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
-    if req.ep:
-        return [req.ep] if dp % req.ep == 0 else []  # experts are sharded inside dp
-    if model.moe is None:
-        return [1]
-    return [e for e in _divisors(dp) if model.moe.experts % e == 0 and e <= 64] or [1]
+def _eps(model: ModelSpec, req: ParallelRequest, folded: int) -> list[int]:
+    return expert_degrees(model, req.ep, folded)  # experts fold over tp x cp x dp (moe.py)
 
 
 @lru_cache(maxsize=4096)

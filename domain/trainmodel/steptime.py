@@ -7,10 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from domain.trainmodel.arch import stage_imbalance
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import Links, collective_s, p2p_s
 from domain.trainmodel.memory import params_per_rank
+from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
+from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 
 # Achievable efficiency: the card's large-GEMM efficiency shrinks with the per-GPU shard width
 # w = hidden / tp as w / (w + SHARD_HALF_WIDTH) (small GEMMs fill fewer SMs, tile/wave
@@ -91,11 +94,14 @@ def _mb_compute_s(
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
     per_gpu = tokens * flops / (tp * pp * cp)
-    peak = gpu.bf16_tflops * 1e12
-    gemm_s = per_gpu / (peak * compute_efficiency(gpu, model, tp))
+    split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
+    eff = compute_efficiency(gpu, model, tp)
+    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, SHARD_HALF_WIDTH)
     layers = model.layers / pp
-    moved = ELEMENTWISE_BYTES * tokens / cp * model.hidden * layers * _passes(recompute)
-    return gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)
+    per_hidden = ELEMENTWISE_BYTES + cast_bytes(model) + routing_bytes_per_hidden(model)
+    moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
+    # the slowest (fullest) pipeline stage sets the pace of every microbatch
+    return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * stage_imbalance(model.layers, pp)
 
 
 def lower_bound_s(
@@ -118,7 +124,7 @@ def _per_microbatch_s(
 ) -> float:  # fmt: skip
     c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
-    return c_mb + tpcp + ep_s
+    return c_mb + tpcp + exposed_a2a_s(model, ep_s, c_mb)
 
 
 def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
@@ -144,10 +150,12 @@ def _mb_comm_s(
     cp_s = (2 + extra) * layers * collective_s("ag", kv, cp, tp, links)
     ep_s = 0.0
     if model.moe is not None and ep > 1:
+        # folded expert groups (moe.py): consecutive ranks of tp x cp x dp, each routing its
+        # own sequence-parallel share of the tokens
         routed = tokens / (tp if sequence_parallel else 1)
         size = routed * model.hidden * model.moe.top_k * ACT_BYTES
-        stride = tp * cp
-        ep_s = (4 + 2 * extra) * layers * collective_s("a2a", size, ep, stride, links)
+        moe_layers = a2a_layers(model, pp) * stage_imbalance(model.layers, pp)
+        ep_s = (4 + 2 * extra) * moe_layers * a2a_s(model, size, ep, links)
     return tp_s + cp_s, ep_s
 
 
@@ -218,6 +226,7 @@ def step_time(
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
     c_mb = microbatch_compute_s(model, cluster.gpu, layout)
     tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
+    ep_mb = exposed_a2a_s(model, ep_mb, c_mb)
     rb = reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
     dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap)
     zero3_mb = dp / m if layout.zero_stage == 3 else 0.0

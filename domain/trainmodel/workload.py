@@ -21,7 +21,10 @@ from domain.trainmodel.inputs import ModelSpec, ParallelRequest, check_model
 from domain.trainmodel.search import check_request
 
 MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len")
-MOE_KEYS = ("experts", "top_k", "active_params_b")
+MOE_KEYS = (
+    "experts", "top_k", "active_params_b", "shared_experts", "dense_layers", "expert_ffn",
+    "node_limit",
+)  # fmt: skip
 PARALLEL_KEYS = ("tp", "pp", "dp", "zero_stage", "microbatch")
 # Keys a preset may carry that the form does not show (kept when the analyst starts from it).
 EXTRA_MODEL_KEYS = ("trainable_params_b",)
@@ -49,6 +52,10 @@ _FIELDS = {
     "moe_experts_range": "moe_experts",
     "moe_top_k": "moe_top_k",
     "moe_active_params": "moe_active_params_b",
+    "moe_shared_experts": "moe_shared_experts",
+    "moe_dense_layers": "moe_dense_layers",
+    "moe_expert_ffn": "moe_expert_ffn",
+    "moe_node_limit": "moe_node_limit",
     "tp_heads": "tp",
     "pp_layers": "pp",
     "zero_stage": "zero_stage",

@@ -87,8 +87,8 @@ def test_the_architecture_and_layout_are_stored_and_reach_the_snapshot(
 @pytest.mark.parametrize(
     ("over", "field", "en", "zh"),
     [
-        ({"tp": 3, "pp": 7}, "tp", "does not divide the 64 attention heads", "不能整除注意力头数"),
-        ({"tp": 3, "pp": 7}, "pp", "does not divide the 80 layers", "不能整除层数"),
+        ({"tp": 3, "pp": 60}, "tp", "does not divide the 64 attention heads", "不能整除注意力头数"),
+        ({"tp": 3, "pp": 60}, "pp", "cannot split the 80 layers", "无法切分 80 层"),
         ({"moe_top_k": 2}, "moe_experts", "needs its number of experts", "需要填写专家数"),
         ({"heads": 60}, "heads", "not divisible by 60 heads", "不能被注意力头数 60 整除"),
         ({"layers": 0}, "layers", "", ""),

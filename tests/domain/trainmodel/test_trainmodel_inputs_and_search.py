@@ -48,7 +48,7 @@ def _error_codes(case):  # type: ignore[no-untyped-def]
     ("parallel", "model", "code"),
     [
         ({"tp": 3}, {}, "tp_heads"),
-        ({"pp": 7}, {}, "pp_layers"),
+        ({"pp": 60}, {}, "pp_layers"),  # 58 middle stages of 2 layers leave none for the ends
         ({"tp": 8, "pp": 4, "dp": 4}, {}, "layout_too_large"),
         ({"ep": 2}, {}, "ep_without_moe"),
         ({"zero_stage": 5}, {}, "zero_stage"),
@@ -193,7 +193,9 @@ def test_every_preset_has_a_source_and_runs_on_a_64_h100_offer():
     for key, p in presets().items():
         assert "arXiv" in p.source or "config" in p.source, key
         result = tm.estimate(p.model, cluster, p.parallel, None, p.train_tokens)
-        if key == "llama3-405b":  # 16 bytes x 405B over 64 GPUs is more than 80 GB each
+        # 16 bytes x 405B (or 671B) over 64 GPUs is more than 80 GB each: the routed experts'
+        # states shard over their expert-data-parallel group, not again over all dp ranks
+        if key in ("llama3-405b", "deepseek-v3-moe"):
             assert isinstance(result, tm.NoFit) and "GB per GPU" in result.reason.en
         else:
             assert isinstance(result, tm.Estimate), key

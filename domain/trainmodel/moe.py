@@ -1,0 +1,177 @@
+"""Mixture-of-experts (docs/MODEL.md §5.1): where a MoE model's parameters and FLOPs sit, how
+expert parallelism is laid out, and what the expert all-to-all costs.
+
+Layout (Megatron-Core "MoE parallel folding", Liu et al. arXiv:2504.14960; Megatron-Core MoE
+docs): attention layers use tp x cp x dp; expert layers re-fold the same GPUs of one pipeline
+stage into expert-tensor x expert-parallel x expert-data-parallel groups. The model takes the
+expert-tensor size as 1 (the setting those docs recommend and the published recipes use), so
+`ep` divides tp x cp x dp, each GPU holds experts / ep whole experts, and the expert-data-parallel
+group (EDP) that reduces expert gradients and shards their optimizer states has
+tp x cp x dp / ep ranks.
+
+Parameters: the routed experts' weights are (layers - dense_layers) x experts x 3 x hidden x
+expert_ffn (gated SwiGLU experts: every published MoE of the validation set); shared experts
+and the dense leading layers are part of the non-expert weights, split by tp x pp like a dense
+model. Without `expert_ffn` the routed weights are inferred from params_b and active_params_b
+(active = non-expert + top_k / experts of the routed weights).
+
+Efficiency: routed-expert GEMMs are grouped GEMMs whose output width is one expert's FFN, so the
+card's large-GEMM efficiency shrinks with that width as for a tensor-parallel shard
+(steptime.SHARD_HALF_WIDTH); routing moves each token's activation to its top_k experts and back
+(permute / unpermute): ROUTE_BYTES per token per hidden unit per routed copy and pass over HBM,
+the least those two copies move (permute reads the token and writes its copy, unpermute reads
+the copy and adds it back: 4 accesses of 2 bytes). Not fitted: a fit over the published MoE runs
+preferred 0 (MODEL.md §14).
+
+Node-limited routing (`node_limit`, DeepSeek-V3 §2.1.2, §3.2.2): see `a2a_s`.
+
+All-to-all: dispatch and combine, forward and backward (and again under full recomputation), of
+tokens x hidden x top_k elements over the EP group (TRAINING-MODEL.md item 5). With
+`a2a_overlap` (DeepSeek-V3 DualPipe, arXiv:2412.19437 §3.2.1; Megatron-Core's
+--overlap-moe-expert-parallel-comm) the all-to-all runs under another microbatch's compute: what
+exceeds the compute stays exposed, and the compute slows by the share of SMs the communication
+kernels take (DeepSeek-V3 gives 20 of the H800's 132 SMs to communication: A2A_SM_SHARE).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from domain.trainmodel.errors import problem
+from domain.trainmodel.inputs import Layout, ModelSpec
+from domain.trainmodel.links import Links, collective_s, placement
+
+ROUTE_BYTES = 8.0
+A2A_SM_SHARE = 20.0 / 132.0
+EXPERT_MATRICES = 3  # gated (SwiGLU) experts: gate, up and down projections
+MOE_MIN_HIDDEN = 4096  # below it the model refuses a MoE (check_expressible)
+MAX_EP = 64  # searched expert-parallel sizes stop here (a given ep may be larger)
+
+
+@lru_cache(maxsize=4096)
+def routed_expert_params(model: ModelSpec) -> float:
+    """All routed experts' weights of the model (0 for a dense model)."""
+    moe = model.moe
+    if moe is None:
+        return 0.0
+    if moe.expert_ffn is not None:
+        moe_layers = model.layers - moe.dense_layers
+        per_expert = EXPERT_MATRICES * model.hidden * moe.expert_ffn
+        return float(min(moe_layers * moe.experts * per_expert, model.params))
+    inactive = 1.0 - moe.top_k / moe.experts
+    if inactive <= 0:
+        return 0.0
+    return min((model.params - model.active_params) / inactive, model.params)
+
+
+def routed_active_params(model: ModelSpec) -> float:
+    """Routed-expert weights one token passes through (top_k of each MoE layer)."""
+    if model.moe is None:
+        return 0.0
+    return routed_expert_params(model) * model.moe.top_k / model.moe.experts
+
+
+def edp(layout: Layout) -> int:
+    """Expert-data-parallel ranks: the folded tp x cp x dp group over ep (expert tp = 1)."""
+    return max(1, layout.tp * layout.cp * layout.dp // max(layout.ep, 1))
+
+
+def param_groups(model: ModelSpec, layout: Layout) -> list[tuple[float, int]]:
+    """(parameters held by one GPU, ranks its gradients / optimizer states are sharded over):
+    the non-expert weights over dp x cp, the routed experts over the expert-data-parallel group."""
+    dense_dp = layout.dp * layout.cp
+    experts = routed_expert_params(model)
+    dense = (model.params - experts) / (layout.tp * layout.pp)
+    if experts <= 0:
+        return [(dense, dense_dp)]
+    local = experts / (layout.pp * max(layout.ep, 1))
+    return [(dense, dense_dp), (local, edp(layout))]
+
+
+def params_per_rank(model: ModelSpec, layout: Layout) -> float:
+    return sum(p for p, _group in param_groups(model, layout))
+
+
+def expert_degrees(model: ModelSpec, given: int | None, folded: int) -> list[int]:
+    """Expert-parallel sizes for a folded tp x cp x dp group of `folded` GPUs."""
+    if given:
+        return [given] if folded % given == 0 else []
+    if model.moe is None:
+        return [1]
+    experts = model.moe.experts
+    found = [e for e in range(1, min(folded, MAX_EP) + 1) if folded % e == 0 and experts % e == 0]
+    return found or [1]
+
+
+def mlp_activation_units(model: ModelSpec) -> tuple[float, float, int]:
+    """(FFN width, copies per token, matrices) for the MLP activations a MoE layer keeps: the
+    top_k routed copies plus the shared experts at expert_ffn when it is known."""
+    moe = model.moe
+    assert moe is not None
+    if moe.expert_ffn is None:
+        return float(model.ffn or 4 * model.hidden), float(moe.top_k), 2
+    return float(moe.expert_ffn), float(moe.top_k + moe.shared_experts), EXPERT_MATRICES
+
+
+def routing_bytes_per_hidden(model: ModelSpec) -> float:
+    """Extra HBM bytes per token per hidden unit per layer and pass for routing (averaged over
+    all layers: the dense leading layers route nothing)."""
+    moe = model.moe
+    if moe is None:
+        return 0.0
+    moe_share = (model.layers - moe.dense_layers) / model.layers
+    return ROUTE_BYTES * moe.top_k * moe_share
+
+
+def a2a_layers(model: ModelSpec, pp: int) -> float:
+    """MoE layers on one pipeline stage (the dense leading layers send nothing)."""
+    assert model.moe is not None
+    return (model.layers - model.moe.dense_layers) / pp
+
+
+def a2a_s(model: ModelSpec, size_bytes: float, ep: int, links: Links) -> float:
+    """One dispatch or combine all-to-all of `size_bytes` per rank over the folded EP group
+    (consecutive ranks). With node-limited routing (DeepSeek-V3 §2.1.2: a token's experts lie on
+    at most `node_limit` servers; it crosses the network once per server and NVLink forwards it
+    to the experts there) the network carries at most node_limit x (servers - 1) / servers
+    copies per token instead of top_k x the remote share; NVLink carries the local copies and
+    the forwarded ones."""
+    moe = model.moe
+    plain = collective_s("a2a", size_bytes, ep, 1, links)
+    local, servers = placement(ep, 1, links.gpus_per_node)
+    if moe is None or moe.node_limit is None or servers <= 1:
+        return plain
+    remote = moe.top_k * (ep - local) / ep  # copies per token that leave the server
+    crossing = min(remote, moe.node_limit * (servers - 1) / servers)
+    if crossing >= remote:
+        return plain
+    network = collective_s("a2a", size_bytes * crossing / remote, ep, 1, links)
+    nvlink = size_bytes * ((local - 1) / ep + remote / moe.top_k) / links.intra_bps
+    return max(network, nvlink)
+
+
+def exposed_a2a_s(model: ModelSpec, a2a_s: float, compute_s: float) -> float:
+    """All-to-all time one microbatch adds to the step."""
+    if model.moe is None or not model.moe.a2a_overlap or a2a_s <= 0:
+        return a2a_s
+    return max(0.0, a2a_s - compute_s) + A2A_SM_SHARE * min(a2a_s, compute_s)
+
+
+def check_expressible(model: ModelSpec) -> None:
+    """Refuse, with the reason, a MoE the model cannot estimate: below MOE_MIN_HIDDEN the
+    published runs (Megatron-Bridge H100 tables: Qwen3-30B-A3B at hidden 2048, gpt-oss-120b at
+    2880) run 1.4-2.9x slower than compute, routing bytes and all-to-all explain, and the model
+    has no term for what dominates there (router and permutation kernels, per-expert launch and
+    host synchronisation); from 4096 up (Qwen3-235B-A22B, DeepSeek-V3) it is within 30%."""
+    if model.moe is None or model.hidden >= MOE_MIN_HIDDEN:
+        return
+    raise problem(
+        "moe_small_hidden_unsupported",
+        f"The model cannot estimate a mixture-of-experts with hidden size {model.hidden} "
+        f"(below {MOE_MIN_HIDDEN}): at that size routing and per-expert kernel overheads, "
+        "which it does not model, dominate the step (published runs are 1.4-2.9x slower than "
+        "it would predict).",
+        f"模型无法估算隐藏维度为 {model.hidden}（低于 {MOE_MIN_HIDDEN}）的混合专家模型："
+        "在这一规模下，路由与逐专家的内核开销主导了每步时间，而模型未对其建模"
+        "（公开运行比模型预测慢 1.4–2.9 倍）。",
+    )

@@ -1,0 +1,255 @@
+"""Mixture-of-experts (domain/trainmodel/moe.py): weights, FLOPs and memory computed by hand,
+folded expert parallelism, uneven pipeline stages and the overlapped all-to-all."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from domain.trainmodel import gpu_spec
+from domain.trainmodel.arch import stage_imbalance, stage_layers, uneven_pipeline_splits
+from domain.trainmodel.cases import predict_case
+from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, MoeSpec, ParallelRequest
+from domain.trainmodel.memory import (
+    GRAD_BYTES,
+    OPTIMIZER_BYTES,
+    WEIGHT_BYTES,
+    layer_activation_bytes,
+    states_bytes,
+)
+from domain.trainmodel.moe import (
+    A2A_SM_SHARE,
+    edp,
+    expert_degrees,
+    exposed_a2a_s,
+    param_groups,
+    routed_expert_params,
+)
+from domain.trainmodel.precision import flop_split
+from domain.trainmodel.search import check_request
+from domain.trainmodel.steptime import microbatch_compute_s
+
+H, FFE, LAYERS, EXPERTS, TOP_K = 4096, 1024, 12, 16, 2
+ROUTED_PER_LAYER = EXPERTS * 3 * H * FFE
+
+
+def _moe(dense_layers: int = 0, shared: int = 0, overlap: bool = False) -> ModelSpec:
+    return ModelSpec(
+        params_b=14.0,
+        layers=LAYERS,
+        hidden=H,
+        heads=32,
+        seq_len=4096,
+        vocab=32000,
+        ffn=4 * H,
+        moe=MoeSpec(
+            experts=EXPERTS,
+            top_k=TOP_K,
+            active_params_b=3.0,
+            shared_experts=shared,
+            dense_layers=dense_layers,
+            expert_ffn=FFE,
+            a2a_overlap=overlap,
+        ),
+    )
+
+
+def _layout(**kw):  # type: ignore[no-untyped-def]
+    base = {
+        "tp": 2,
+        "pp": 1,
+        "dp": 4,
+        "cp": 1,
+        "ep": 4,
+        "zero_stage": 1,
+        "microbatch": 1,
+        "recompute": "none",
+        "interleave": 1,
+        "sequence_parallel": True,
+        "flash_attention": True,
+    }
+    base.update(kw)
+    return Layout(**base)
+
+
+def test_routed_expert_weights_count_only_the_moe_layers():
+    assert routed_expert_params(_moe()) == LAYERS * ROUTED_PER_LAYER
+    assert routed_expert_params(_moe(dense_layers=3)) == (LAYERS - 3) * ROUTED_PER_LAYER
+
+
+def test_dense_layers_move_weights_from_the_experts_to_the_replicated_part():
+    layout = _layout()
+    experts = (LAYERS - 3) * ROUTED_PER_LAYER
+    dense = 14e9 - experts
+    # non-expert weights split by tp x pp and sharded over dp; experts by pp x ep, over EDP
+    assert param_groups(_moe(dense_layers=3), layout) == [
+        (pytest.approx(dense / 2), 4),
+        (pytest.approx(experts / 4), 2),
+    ]
+    assert edp(layout) == 2 * 1 * 4 // 4
+
+
+def test_expert_optimizer_states_are_sharded_over_the_expert_data_parallel_group():
+    model = _moe(dense_layers=3)
+    experts = (LAYERS - 3) * ROUTED_PER_LAYER
+    dense = (14e9 - experts) / 2
+    local = experts / 4
+    per_dense = WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / 4  # ZeRO-1 over dp = 4
+    per_expert = WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / 2  # over EDP = 2, not 4
+    assert states_bytes(model, _layout()) == pytest.approx(dense * per_dense + local * per_expert)
+    more = states_bytes(_moe(dense_layers=6), _layout())
+    assert more > states_bytes(model, _layout())  # fewer experts: more replicated weights
+
+
+def test_routed_expert_flops_by_hand_and_shared_experts_count_as_dense():
+    model = _moe(dense_layers=3, shared=1)
+    total = 6 * 3e9 + 12 * LAYERS * H * 4096
+    split = flop_split(model, total, 6.0)
+    assert split.expert_linear == pytest.approx(6 * (LAYERS - 3) * TOP_K * 3 * H * FFE)
+    assert split.head == pytest.approx(6 * 32000 * H)
+    assert split.dense_linear == pytest.approx(6 * 3e9 - split.expert_linear - split.head)
+
+
+def test_shared_experts_add_their_activations_by_hand():
+    layout = _layout()
+    s, t = 4096, 2
+    without = layer_activation_bytes(_moe(), layout, "none")
+    with_shared = layer_activation_bytes(_moe(shared=1), layout, "none")
+    one_copy = s * H * (2 + 2 * 3 * FFE / H) / t  # its input and three ffn-wide tensors
+    assert with_shared - without == pytest.approx(one_copy)
+
+
+def test_narrow_experts_compute_slower_than_wide_ones_for_the_same_flops():
+    gpu = gpu_spec("H100-SXM")
+    narrow = _moe()
+    wide = replace(narrow, moe=replace(narrow.moe, expert_ffn=4 * FFE))  # type: ignore[arg-type]
+    # same active parameters, same FLOPs: only the grouped GEMMs' width differs
+    layout = _layout()
+    assert microbatch_compute_s(narrow, gpu, layout) > microbatch_compute_s(wide, gpu, layout)
+
+
+def test_expert_parallel_folds_over_tp_cp_and_dp():
+    model = _moe()
+    assert 8 in expert_degrees(model, None, 2 * 4)  # tp 2 x dp 4: ep 8 though dp is 4
+    assert expert_degrees(model, 8, 2 * 4) == [8]
+    assert expert_degrees(model, 8, 2 * 3) == []
+    check_request(model, ParallelRequest(global_batch_tokens=1e6, tp=2, dp=4, ep=8))
+    with pytest.raises(Exception) as exc:
+        check_request(model, ParallelRequest(global_batch_tokens=1e6, tp=2, dp=3, ep=4))
+    assert "tp x cp x dp" in str(exc.value.messages[0].en)  # type: ignore[attr-defined]
+
+
+def test_61_layers_split_on_16_stages_with_short_first_and_last_stages():
+    assert uneven_pipeline_splits(61, 16)  # 14 x 4 in the middle, 5 on the two ends
+    assert stage_layers(61, 16) == 4
+    assert stage_imbalance(61, 16) == pytest.approx(64 / 61)
+    assert stage_imbalance(64, 16) == 1.0
+    assert not uneven_pipeline_splits(11, 2)  # two stages: no middle to fill
+
+
+def test_the_fullest_stage_sets_the_microbatch_compute():
+    gpu = gpu_spec("H100-SXM")
+    model = ModelSpec(params_b=30, layers=61, hidden=7168, heads=56, seq_len=4096, vocab=32000)
+    one = microbatch_compute_s(model, gpu, _layout(tp=1, ep=1, sequence_parallel=False))
+    sixteen = microbatch_compute_s(model, gpu, _layout(tp=1, ep=1, pp=16))
+    assert sixteen * 16 / one == pytest.approx(64 / 61)
+
+
+def test_overlapped_all_to_all_leaves_only_the_excess_and_the_lent_sms():
+    model = _moe(overlap=True)
+    assert exposed_a2a_s(model, 1.0, 3.0) == pytest.approx(A2A_SM_SHARE * 1.0)
+    assert exposed_a2a_s(model, 5.0, 3.0) == pytest.approx(2.0 + A2A_SM_SHARE * 3.0)
+    assert exposed_a2a_s(_moe(), 5.0, 3.0) == 5.0  # no overlap: all of it
+
+
+def _moe_case(overlap: bool) -> dict[str, object]:
+    return {
+        "id": "moe",
+        "gpu": "H100-SXM",
+        "gpus": 64,
+        "gpus_per_node": 8,
+        "nic_gbps": 400,
+        "nics_per_node": 8,
+        "fabric": "ib",
+        "model": {
+            "params_b": 14.0,
+            "layers": LAYERS,
+            "hidden": H,
+            "heads": 32,
+            "seq_len": 4096,
+            "vocab": 32000,
+            "moe": {
+                "experts": EXPERTS,
+                "top_k": TOP_K,
+                "active_params_b": 3.0,
+                "expert_ffn": FFE,
+                "shared_experts": 1,
+                "dense_layers": 1,
+                "a2a_overlap": overlap,
+            },
+        },
+        "parallel": {
+            "tp": 1,
+            "pp": 1,
+            "dp": 64,
+            "ep": 16,
+            "microbatch": 1,
+            "zero_stage": 1,
+            "global_batch_tokens": 256 * 4096,
+        },
+    }
+
+
+def test_a_moe_case_with_the_new_fields_runs_and_overlap_shrinks_the_all_to_all():
+    plain = predict_case(_moe_case(False))
+    hidden = predict_case(_moe_case(True))
+    assert plain["fits"] and hidden["fits"], (plain.get("reason"), hidden.get("reason"))
+    assert plain["breakdown_s"]["ep_comm"] > 0
+    assert hidden["breakdown_s"]["ep_comm"] < plain["breakdown_s"]["ep_comm"]
+    assert hidden["tokens_per_s"] > plain["tokens_per_s"]
+
+
+def test_a_small_moe_the_model_cannot_express_is_refused_with_its_reason():
+    case = _moe_case(False)
+    model = dict(case["model"])  # type: ignore[call-overload]
+    model |= {"hidden": 2048, "heads": 16}
+    out = predict_case(case | {"model": model})
+    assert out["fits"] is False
+    assert out["error"][0]["code"] == "moe_small_hidden_unsupported"
+    assert "2048" in out["reason"] and "2048" in out["reason_zh"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "code"),
+    [
+        ("shared_experts", -1, "moe_shared_experts"),
+        ("dense_layers", LAYERS, "moe_dense_layers"),
+        ("expert_ffn", 0, "moe_expert_ffn"),
+    ],
+)
+def test_bad_moe_fields_are_refused_by_name(field, value, code):
+    case = _moe_case(False)
+    model = dict(case["model"])  # type: ignore[call-overload]
+    model["moe"] = dict(model["moe"]) | {field: value}
+    out = predict_case(case | {"model": model})
+    assert out["fits"] is False
+    assert code in [e["code"] for e in out["error"]]
+
+
+def test_node_limited_routing_sends_fewer_copies_over_the_network():
+    from domain.trainmodel.links import collective_s, links_for
+    from domain.trainmodel.moe import a2a_s
+
+    links = links_for(Cluster(gpu_spec("H800-SXM"), 512, 8, 400, 8, "ib"))
+    size = 4096 * 8 * 7168 * 2.0  # 4K tokens, 8 routed copies, bf16
+    model = replace(_moe(), moe=replace(_moe().moe, top_k=8, experts=256))  # type: ignore[arg-type]
+    limited = replace(model, moe=replace(model.moe, node_limit=4))  # type: ignore[arg-type]
+    plain = a2a_s(model, size, 64, links)
+    assert plain == collective_s("a2a", size, 64, 1, links)  # no limit: every copy
+    # 64 ranks on 8 servers: 7 of 8 copies leave the server; at most 4 x 7/8 = 3.5 do with
+    # the limit, so the network part shrinks by 3.5 / 7
+    assert a2a_s(limited, size, 64, links) == pytest.approx(
+        collective_s("a2a", size * 3.5 / 7, 64, 1, links)
+    )
+    assert a2a_s(limited, size, 8, links) == a2a_s(model, size, 8, links)  # one server
