@@ -62,6 +62,7 @@ _WARNING_SEVERITY = {
     "rack_oversubscribed": "warning",
     "roce_lossless_unknown": "warning",
     "bandwidth_unverified": "info",
+    "job_longer_than_term": "warning",  # domain/decision.py
 }
 _SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 WARNINGS_SHOWN = 3

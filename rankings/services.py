@@ -142,6 +142,7 @@ def offer_dict(
         "id": str(v.pk),
         "label": quote.label,
         "vendor": str(quote.vendor),
+        "vendor_en": quote.vendor.name_en or "",
         "quote_id": quote.pk,
         "version": v.number,
         "gpu": v.gpu.key,
@@ -175,6 +176,7 @@ def offer_dict(
             "price_as_entered": float(v.price_per_node_month),
         },
         "confirmed_outliers": list(v.outliers_confirmed or []),
+        "term_months": v.term_months,
     }  # fmt: skip
 
 
@@ -445,7 +447,7 @@ def result_rows(
                 oversubscription=r.oversubscription,
                 tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
                 monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
-                warnings=message_dicts(r.warnings),
+                warnings=message_dicts(r.warnings) + ([d.term_warning] if d.term_warning else []),
                 model_detail=r.model_detail,
                 eligible=d.eligible,
                 risk_action=d.risk_action,
