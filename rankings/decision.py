@@ -9,7 +9,7 @@ each offer's findings) and the cost model's outcome; the output is the extra fie
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,9 +220,12 @@ def _term(offer: Mapping[str, Any]) -> float | None:
     return float(term) if term else None
 
 
-def _label(offers: Mapping[str, Mapping[str, Any]], r: cm.OfferResult) -> str:
+def _label(
+    offers: Mapping[str, Mapping[str, Any]], r: cm.OfferResult, *, english: bool = False
+) -> str:
     o = offers.get(r.offer_id, {})
-    return " · ".join(x for x in (o.get("vendor"), o.get("label")) if x) or r.offer_id
+    vendor = (o.get("vendor_en") if english else None) or o.get("vendor")
+    return " · ".join(x for x in (vendor, o.get("label")) if x) or r.offer_id
 
 
 def _in_currency(cny: float, currency: str, fx: Mapping[str, float]) -> float:
@@ -256,14 +259,28 @@ def _run_decision(
         defaults = _assessments(snapshot, offers, results, el.DEFAULT_POLICY)
         under_default = [{"id": results[i].offer_id, "label": label(i)}
                          for i, a in enumerate(defaults) if a.eligible]  # fmt: skip
-    contenders = [_contender(label(i), rows[i], results[i]) for i in order[:2]]
-    head = un.headline(
-        contenders[0] if contenders else None,
-        contenders[1] if len(contenders) > 1 else None,
-        [_contender(label(i), rows[i], results[i]) for i in sorted(tied, key=position.get)],
-        excluded=excluded,
-        eligible_under_default=[d["label"] for d in under_default],
-    )
+
+    def head_with(name: Callable[[int], str]) -> un.Headline:
+        contenders = [_contender(name(i), rows[i], results[i]) for i in order[:2]]
+        return un.headline(
+            contenders[0] if contenders else None,
+            contenders[1] if len(contenders) > 1 else None,
+            [_contender(name(i), rows[i], results[i]) for i in sorted(tied, key=position.get)],
+            excluded=excluded,
+            eligible_under_default=[d["label"] for d in under_default],
+        )
+
+    head = head_with(label)
+    # English readers get the vendors' English names where recorded (the Chinese text keeps
+    # the legal Chinese names): the same decision, named for each reader.
+    named = [*order[:2], *tied]
+    if any(_label(offers, results[i], english=True) != label(i) for i in named):
+        english = head_with(lambda i: _label(offers, results[i], english=True))
+        head = un.Headline(
+            Message(head.message.code, english.message.en, head.message.zh),
+            tuple(Message(zh.code, en.en, zh.zh)
+                  for en, zh in zip(english.deciders, head.deciders, strict=True)),
+        )  # fmt: skip
     return {
         "policy": el.policy_to_dict(policy),
         "policy_note": policy_note(policy).as_dict(),

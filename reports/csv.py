@@ -16,6 +16,7 @@ def build_csv(data: ReportData) -> bytes:
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow([str(title) for title, _fmt in RANKING_COLUMNS])
     lang = get_language()
+    terms = data.decision.get("terms") or {}
     for r in data.results:
-        writer.writerow(["" if v is None else csv_safe(v) for v in ranking_row(r, lang)])
+        writer.writerow(["" if v is None else csv_safe(v) for v in ranking_row(r, lang, terms)])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")
