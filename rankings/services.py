@@ -106,6 +106,13 @@ def _for_quote(quote: Quote, findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f["subject"] == own or not f["subject"].startswith("datacentre")]
 
 
+def quote_findings(quotes: list[Quote]) -> dict[int, list[Finding]]:
+    """Each quote's due-diligence findings (its vendor's company-wide ones and those of its own
+    data centre), as the ranking's snapshot keeps them: serving applies the same policy."""
+    by_vendor = _vendor_findings(quotes)
+    return {q.pk: _for_quote(q, by_vendor.get(q.vendor_id, [])) for q in quotes}
+
+
 def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[tuple[str, dict[str, str]]]]:
     """Critical findings per vendor with their subject (the form `_flags_for_quote` reads)."""
     return {

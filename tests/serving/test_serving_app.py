@@ -50,8 +50,9 @@ def test_the_api_gives_ranking_and_plan_evaluation(setup, analyst_a, api_as):
     assert serve["bills"][0]["kind"] == "p95"
     # 60 req/s * 150 kB * 8 = 72 Mbit/s, +30 %
     assert body["public_bandwidth_mbps"] == pytest.approx(93.6)
-    unstated = next(r for r in body["results"] if r["quote"] == setup["tcp"].pk)
-    assert "public_bandwidth_unstated" in {w["code"] for w in unstated["warnings"]}
+    # no public bandwidth and no price stated: its monthly cost is unknown, a problem (not ¥0)
+    unstated = next(p for p in body["problems"] if p["quote"] == setup["tcp"].pk)
+    assert "bandwidth_price_unknown" in {m["code"] for m in unstated["messages"]}
     plan = api.get(f"/api/v1/mixed-plans/{setup['plan'].pk}/evaluation/").json()
     assert len(plan["months"]) == 12 and plan["elastic_saving_cny"] > 0
     assert sum(plan["shares"].values()) == pytest.approx(1.0)

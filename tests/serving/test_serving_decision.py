@@ -1,0 +1,79 @@
+"""Serving on the training ranking's rules: an offer whose vendor has a critical finding is
+excluded (ranked after every eligible offer, with the reason), and an offer without a
+public-bandwidth price is a problem ("price unknown"), never a bandwidth bill of 0."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from quotes.models import GpuModel
+from quotes.testing import make_quote
+from serving.selectors import ranking_dict, serving_ranking
+from vendors.models import DataCentre, NetworkProfile, Vendor
+from vendors.services import vendor_refresh_findings
+
+pytestmark = pytest.mark.django_db
+
+
+def _serving_quote(team, user, vendor, label, price, **over):  # type: ignore[no-untyped-def]
+    data = {"label": label, "nodes": 6, "gpu": GpuModel.objects.get(key="L40S"),
+            "price_per_node_month": Decimal(price), "public_bandwidth_mbps": 2000,
+            "bandwidth_billing": "p95", "bandwidth_price": Decimal("25")}  # fmt: skip
+    return make_quote(team, user, vendor, **{**data, **over})
+
+
+@pytest.fixture
+def flagged_cheapest(serving_setup, team_a, analyst_a):  # type: ignore[no-untyped-def]
+    bad = Vendor.objects.create(team=team_a, name_en="No Licence Co", name_zh="无证公司",
+                                services=["gpu_rental", "idc"])  # fmt: skip
+    dc = DataCentre.objects.create(vendor=bad, name="无证机房", province="GD")
+    NetworkProfile.objects.create(data_centre=dc, fabric="roce", nic_gbps=Decimal("100"))
+    bad = vendor_refresh_findings(vendor=bad)
+    assert bad.findings_critical >= 1
+    quote = _serving_quote(team_a, analyst_a, bad, "cheap but unlicensed", "4000")
+    return serving_setup, quote
+
+
+def test_an_offer_of_a_vendor_with_a_critical_finding_is_excluded_like_in_training(
+    flagged_cheapest, team_a
+):
+    setup, bad = flagged_cheapest
+    body = ranking_dict(serving_ranking(team=team_a, workload=setup["workload"]))
+    rows = body["results"]
+    first = rows[0]
+    assert first["eligible"] and first["quote"] != bad.pk
+    mine = next(r for r in rows if r["quote"] == bad.pk)
+    assert not mine["eligible"] and mine["rank"] > max(r["rank"] for r in rows if r["eligible"])
+    # cheapest on cost alone, but not recommended
+    assert mine["cost_per_million_tokens_cny"] < first["cost_per_million_tokens_cny"]
+    assert mine["eligibility_reasons"][0]["code"] == "risk_excluded"
+    assert "不合格" in mine["eligibility_reasons"][0]["zh"]
+
+
+def test_the_serving_page_marks_the_excluded_offer_and_shows_no_raw_codes(
+    flagged_cheapest, analyst_a, client_as
+):
+    setup, bad = flagged_cheapest
+    client = client_as(analyst_a)
+    url = reverse("serving:workload", args=[setup["workload"].pk])
+    html = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    row = html.split(f'data-offer="{bad.pk}"')[1].split("</tr>")[0]
+    assert "excluded" in html.split(f'data-offer="{bad.pk}"')[0][-40:] or "不合格" in row
+    assert "risk_excluded" not in html and "offer_too_small" not in html
+
+
+def test_an_offer_without_a_bandwidth_price_is_a_problem_not_a_bill_of_zero(
+    serving_setup, team_a, analyst_a
+):
+    vendor = serving_setup["serve"].vendor
+    unpriced = _serving_quote(team_a, analyst_a, vendor, "no bandwidth price", "15000",
+                              bandwidth_price=Decimal("0"))  # fmt: skip
+    body = ranking_dict(serving_ranking(team=team_a, workload=serving_setup["workload"]))
+    assert unpriced.pk not in [r["quote"] for r in body["results"]]
+    problem = next(p for p in body["problems"] if p["quote"] == unpriced.pk)
+    assert [m["code"] for m in problem["messages"]] == ["bandwidth_price_unknown"]
+    assert "price unknown" in problem["messages"][0]["en"]
+    assert all(r["bandwidth_cny_month"] > 0 for r in body["results"])
