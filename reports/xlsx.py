@@ -13,6 +13,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
 from core.models import JobStatus
+from domain import decision as dd
 from domain import money
 
 from .selectors import ReportData
@@ -137,15 +138,23 @@ def _yes(flag: bool) -> str:
     return str(_("yes") if flag else _("no"))
 
 
-def _term_fits(r: Any, terms: dict[str, Any]) -> str:
-    term = terms.get(str(r.offer_id))
-    if term is None:
-        short = any(w.get("code") == "job_longer_than_term" for w in r.warnings or [])
-        return _yes(False) if short else ""
-    return _yes(bool(term.get("fits")))
+def term_fits(data: ReportData) -> dict[str, bool]:
+    """Whether the job fits each offer's contract term: the run's stored fits, and for the
+    other offers the same domain rule on their stored job hours and term."""
+    stored = data.decision.get("terms") or {}
+    out: dict[str, bool] = {}
+    for r in data.results:
+        key = str(r.offer_id)
+        if key in stored:
+            out[key] = bool(stored[key].get("fits"))
+            continue
+        fit = dd.term_fit(r.job_hours, (data.offers.get(key) or {}).get("term_months"))
+        if fit is not None:
+            out[key] = fit.fits
+    return out
 
 
-def ranking_row(r: Any, lang: str | None, terms: dict[str, Any] | None = None) -> list[Any]:
+def ranking_row(r: Any, lang: str | None, fits: dict[str, bool] | None = None) -> list[Any]:
     """One ranked offer as the ranking sheet and the CSV give it, in the reader's language."""
     excluded = "" if r.eligible else "; ".join(_msg(m, lang) for m in r.eligibility_reasons or [])
     return [
@@ -156,7 +165,8 @@ def ranking_row(r: Any, lang: str | None, terms: dict[str, Any] | None = None) -
         "; ".join(_msg(w, lang) for w in r.warnings or []),
         _yes(r.recommended), _yes(r.eligible), r.decision_rank, excluded,
         (r.risk_premium_pct or 0.0) / 100, r.risk_adjusted_cost_per_eth,
-        _yes(r.tie_with_winner and not r.recommended), _term_fits(r, terms or {}),
+        _yes(r.tie_with_winner and not r.recommended),
+        "" if (fits or {}).get(str(r.offer_id)) is None else _yes((fits or {})[str(r.offer_id)]),
     ]  # fmt: skip
 
 
@@ -313,9 +323,9 @@ def build_xlsx(data: ReportData) -> bytes:
     lang = get_language()
     wb = Workbook()
     wb.remove(wb.active)
-    terms = data.decision.get("terms") or {}
+    fits = term_fits(data)
     ranking = _sheet(
-        wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang, terms) for r in data.results]
+        wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang, fits) for r in data.results]
     )
     if not data.results:
         ranking.append([None, clean("; ".join(data.missing))])
