@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from domain import serving as sv
 from quotes.models import GpuModel
 from quotes.testing import make_quote
 from serving.selectors import ranking_dict, serving_ranking
@@ -77,3 +78,32 @@ def test_an_offer_without_a_bandwidth_price_is_a_problem_not_a_bill_of_zero(
     assert [m["code"] for m in problem["messages"]] == ["bandwidth_price_unknown"]
     assert "price unknown" in problem["messages"][0]["en"]
     assert all(r["bandwidth_cny_month"] > 0 for r in body["results"])
+
+
+def test_chart_bars_are_named_short_and_distinct_with_the_whole_name_on_hover(serving_setup):
+    from serving.figures import cost_per_million_figure
+
+    long_vendor = "示例算力网络（深圳）有限公司【演示】"
+    names = {"1": f"{long_vendor} · 6×8 L40S · serving · per GB",
+             "2": f"{long_vendor} · 4×8 A100 · serving · 95th pct"}  # fmt: skip
+    workload = sv_workload()
+    offers = [_domain_offer("1"), _domain_offer("2")]
+    outcome = sv.rank_offers(workload, offers)
+    fig = cost_per_million_figure(outcome.results, name=names.__getitem__,
+                                  labels={"compute": "c", "bandwidth": "b", "title": "t",
+                                          "axis": "a"})  # fmt: skip
+    bars = list(fig.data[0].y)
+    assert len(set(bars)) == 2 and all(len(b) <= 26 for b in bars)
+    assert not any(long_vendor in b for b in bars)  # the vendor prefix made them read the same
+    assert set(fig.data[0].hovertext) == set(names.values())
+
+
+def sv_workload():  # type: ignore[no-untyped-def]
+    return sv.InferenceWorkload(params_b=7.0, mean_rps=20.0, peak_rps=60.0, tokens_in=800.0,
+                                tokens_out=300.0, response_bytes=150_000.0)  # fmt: skip
+
+
+def _domain_offer(oid: str):  # type: ignore[no-untyped-def]
+    return sv.ServingOffer(id=oid, label=oid, gpu="L40S", gpus_per_node=8, nodes=6,
+                           price_per_node_month=16000.0 + int(oid), public_bandwidth_mbps=2000.0,
+                           plans=(("p95", 25.0),))  # fmt: skip
