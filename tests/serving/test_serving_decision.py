@@ -107,3 +107,19 @@ def _domain_offer(oid: str):  # type: ignore[no-untyped-def]
     return sv.ServingOffer(id=oid, label=oid, gpu="L40S", gpus_per_node=8, nodes=6,
                            price_per_node_month=16000.0 + int(oid), public_bandwidth_mbps=2000.0,
                            plans=(("p95", 25.0),))  # fmt: skip
+
+
+def test_a_plan_on_a_quote_without_a_bandwidth_price_says_price_unknown_not_zero(
+    serving_setup, team_a, analyst_a, client_as
+):
+    from serving.models import MixedPlan
+
+    vendor = serving_setup["serve"].vendor
+    unpriced = _serving_quote(team_a, analyst_a, vendor, "no bandwidth price", "15000",
+                              bandwidth_price=Decimal("0"))  # fmt: skip
+    plan = serving_setup["plan"]
+    MixedPlan.objects.filter(pk=plan.pk).update(serving_quote=unpriced)
+    html = client_as(analyst_a).get(reverse("serving:plan", args=[plan.pk])).content.decode()
+    bill = html.split('id="serving-bill"')[1].split("</p>")[0]
+    assert "price unknown" in bill and "0.00" not in bill
+    assert 'id="saving"' in html  # the plan itself is still computed on its own price
