@@ -215,7 +215,11 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
     by_id = {str(r.offer_id): r for r in results}
     runner_up = by_id.get(str(decision.get("runner_up")))
     savings_rows = [
-        {**s, "result": by_id[str(s["offer_id"])]}
+        {
+            **s,
+            "result": by_id[str(s["offer_id"])],
+            "hours_longer": -s["hours_saved"] if (s.get("hours_saved") or 0) < 0 else None,
+        }
         for s in decision.get("savings") or ()
         if str(s["offer_id"]) in by_id
     ]

@@ -167,3 +167,15 @@ def test_report_savings_never_compare_with_an_excluded_offer(tied_run):
     assert all(s["result"].eligible for s in data.savings_rows)
     assert data.cheapest_rent is None or data.cheapest_rent.eligible
     assert data.runner_up is not None and data.runner_up.decision_rank == 2
+
+
+def test_a_recommendation_slower_than_the_runner_up_says_so_on_page_one(
+    demo_run, team_a, analyst_a
+):
+    saving = next(s for s in demo_run.decision["savings"] if s["kind"] == "runner_up")
+    assert saving["hours_saved"] < 0  # the demo's cheaper winner trains more slowly
+    text = subprocess.run(["pdftotext", _build(team_a, analyst_a, demo_run, "pdf").file.path,
+                           "-"], capture_output=True, text=True, check=True).stdout  # fmt: skip
+    page_one = re.sub(r"\s+", " ", text.split("\f")[0])
+    assert f"It takes {-saving['hours_saved']:,.0f} h longer than the runner-up" in page_one
+    assert "sooner than" not in page_one
