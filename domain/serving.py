@@ -420,6 +420,12 @@ class ServingResult:
     total_cny_month: float
     cost_per_million_cny: float
     warnings: tuple[Message, ...]
+    # the team's risk policy (domain/decision_serving.py); defaults: not assessed, eligible
+    eligible: bool = True
+    risk_premium_pct: float = 0.0
+    risk_adjusted_cost_per_million_cny: float | None = None
+    risk_marks: tuple[Message, ...] = ()
+    eligibility_reasons: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,10 +445,13 @@ class ServingOutcome:
 
     @property
     def winner(self) -> ServingResult | None:
-        return self.results[0] if self.results else None
+        """The best eligible offer (results are in decision order once decided)."""
+        return next((r for r in self.results if r.eligible), None)
 
 
-def _offer_problems(w: InferenceWorkload, o: ServingOffer, s: Sizing) -> list[Message]:
+def _offer_problems(
+    w: InferenceWorkload, o: ServingOffer, s: Sizing, *, bandwidth_priced_apart: bool = False
+) -> list[Message]:
     found: list[Message] = []
     if s.nodes > o.nodes:
         found.append(
@@ -476,6 +485,15 @@ def _offer_problems(w: InferenceWorkload, o: ServingOffer, s: Sizing) -> list[Me
                 f"请提供 {o.currency} 兑人民币汇率。",
             )
         )
+    if not o.plans and s.bandwidth_mbps > 0 and not bandwidth_priced_apart:
+        found.append(
+            _m(
+                "bandwidth_price_unknown",
+                "Public-bandwidth price unknown: the offer states none, so its monthly cost "
+                "cannot be known. Ask the vendor for its bandwidth price.",
+                "公网带宽价格未知：报价没有写明，无法算出每月成本。请向供应商索取带宽价格。",
+            )
+        )
     for kind, price in o.plans:
         if kind not in BILLING_KINDS or not (price >= 0 and math.isfinite(price)):
             found.append(
@@ -506,14 +524,6 @@ def _offer_warnings(o: ServingOffer, s: Sizing) -> list[Message]:
                 f"carry the peak ({s.bandwidth_mbps:.0f} Mbit/s with headroom).",
                 f"报价的公网带宽（{o.public_bandwidth_mbps:g} Mbit/s）承载不了峰值"
                 f"（含余量 {s.bandwidth_mbps:.0f} Mbit/s）。",
-            )
-        )
-    if not o.plans:
-        warnings.append(
-            _m(
-                "no_bandwidth_price",
-                "No public-bandwidth price in the offer: the bill is counted as 0.",
-                "报价没有公网带宽价格：带宽费用按 0 计。",
             )
         )
     return warnings
@@ -556,14 +566,18 @@ def evaluate_offer(
     traffic: billing.TrafficProfile,
     *,
     measured: bool = False,
+    bandwidth_priced_apart: bool = False,
 ) -> ServingResult:
     """One offer's figures (rank 0); raises ServingInputError when it cannot serve the workload.
 
-    `measured`: `traffic` holds uploaded samples, which then also set the bandwidth need."""
+    `measured`: `traffic` holds uploaded samples, which then also set the bandwidth need.
+    `bandwidth_priced_apart`: the caller prices the bandwidth itself (a mixed plan's own price),
+    so an offer without a bandwidth price is no problem; otherwise its price is unknown, a
+    problem (never a bill of 0)."""
     s = size(w, o.gpu, o.gpus_per_node)
     if measured:
         s = measured_sizing(s, w, traffic)
-    problems = _offer_problems(w, o, s)
+    problems = _offer_problems(w, o, s, bandwidth_priced_apart=bandwidth_priced_apart)
     if problems:
         raise ServingInputError(problems)
     nodes = o.nodes if o.whole_offer_only else s.nodes

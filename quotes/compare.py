@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.utils.text import capfirst
-from django.utils.translation import get_language, ngettext
+from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
 from core.memo import BoundedMemo
@@ -211,7 +211,10 @@ def _lossless(q: Quote) -> str:
         return _("not recorded")
 
     def state(flag: bool | None) -> str:
-        return _("on") if flag else _("unknown") if flag is None else _("off")
+        # a context of their own: a bare "on" shared a msgid with "(runs) on" a quote
+        if flag is None:
+            return pgettext("PFC/ECN setting", "unknown")
+        return pgettext("PFC/ECN setting", "on") if flag else pgettext("PFC/ECN setting", "off")
 
     return f"PFC {state(network.pfc)} · ECN {state(network.ecn)}"
 

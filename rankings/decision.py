@@ -9,13 +9,14 @@ each offer's findings) and the cost model's outcome; the output is the extra fie
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from domain import costmodel as cm
+from domain import decision as dd
 from domain import eligibility as el
 from domain import uncertainty as un
 from domain.messages import Message
@@ -37,6 +38,8 @@ class OfferDecision:
     decision_rank: int | None = None
     tie_with_winner: bool = False
     recommended: bool = False
+    # the job outlasts the offer's contract term (domain/decision.py): a warning on the offer
+    term_warning: dict[str, str] | None = None
 
 
 _Key = tuple[tuple[str, str, str, str, str], ...]
@@ -128,7 +131,8 @@ def decide(
     policy = el.policy_from_dict(snapshot.get("risk_policy"))
     if not results:
         return [], {"policy": el.policy_to_dict(policy), "recommended": None, "eligible": 0,
-                    "excluded": 0, "all_excluded": False, "tie": False, "tied": []}  # fmt: skip
+                    "excluded": 0, "all_excluded": False, "tie": False, "tied": [],
+                    "runner_up": None, "savings": [], "terms": {}, "term_short": []}  # fmt: skip
     offers = {str(o.get("id")): o for o in snapshot["offers"]}
     assessed = _assessments(snapshot, offers, results, policy)
     low, high = _ranges(snapshot, offers, results)
@@ -178,7 +182,50 @@ def decide(
     for position, i in enumerate(order, start=1):
         rows[i].decision_rank = position
     run = _run_decision(offers, results, rows, order, tied.nonzero()[0].tolist(), policy, snapshot)
+    run.update(_summary(offers, results, rows, fx))
+    for r, row in zip(results, rows, strict=True):
+        term = run["terms"].get(r.offer_id)
+        if term is not None and not term["fits"]:
+            row.term_warning = term["message"]
     return rows, run
+
+
+def _summary(
+    offers: Mapping[str, Mapping[str, Any]],
+    results: Sequence[cm.OfferResult],
+    rows: list[OfferDecision],
+    fx: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Runner-up, savings against eligible offers only, and contract-term fits (the one
+    computation every page and export reads, domain/decision.py)."""
+    facts = [
+        dd.OfferFacts(
+            r.offer_id,
+            _label(offers, r),
+            row.eligible,
+            row.decision_rank,
+            r.currency,
+            r.hourly_cost,
+            r.job_cost,
+            r.job_hours,
+            _term(offers.get(r.offer_id, _NO_OFFER)),
+        )  # fmt: skip
+        for r, row in zip(results, rows, strict=True)
+    ]
+    return dd.summarise(facts, fx)
+
+
+def _term(offer: Mapping[str, Any]) -> float | None:
+    term = offer.get("term_months")
+    return float(term) if term else None
+
+
+def _label(
+    offers: Mapping[str, Mapping[str, Any]], r: cm.OfferResult, *, english: bool = False
+) -> str:
+    o = offers.get(r.offer_id, {})
+    vendor = (o.get("vendor_en") if english else None) or o.get("vendor")
+    return " · ".join(x for x in (vendor, o.get("label")) if x) or r.offer_id
 
 
 def _in_currency(cny: float, currency: str, fx: Mapping[str, float]) -> float:
@@ -203,8 +250,7 @@ def _run_decision(
     snapshot: Mapping[str, Any],
 ) -> dict[str, Any]:
     def label(i: int) -> str:
-        o = offers.get(results[i].offer_id, {})
-        return " · ".join(x for x in (o.get("vendor"), o.get("label")) if x) or results[i].offer_id
+        return _label(offers, results[i])
 
     excluded = len(results) - len(order)
     position = {i: p for p, i in enumerate(order)}
@@ -213,14 +259,28 @@ def _run_decision(
         defaults = _assessments(snapshot, offers, results, el.DEFAULT_POLICY)
         under_default = [{"id": results[i].offer_id, "label": label(i)}
                          for i, a in enumerate(defaults) if a.eligible]  # fmt: skip
-    contenders = [_contender(label(i), rows[i], results[i]) for i in order[:2]]
-    head = un.headline(
-        contenders[0] if contenders else None,
-        contenders[1] if len(contenders) > 1 else None,
-        [_contender(label(i), rows[i], results[i]) for i in sorted(tied, key=position.get)],
-        excluded=excluded,
-        eligible_under_default=[d["label"] for d in under_default],
-    )
+
+    def head_with(name: Callable[[int], str]) -> un.Headline:
+        contenders = [_contender(name(i), rows[i], results[i]) for i in order[:2]]
+        return un.headline(
+            contenders[0] if contenders else None,
+            contenders[1] if len(contenders) > 1 else None,
+            [_contender(name(i), rows[i], results[i]) for i in sorted(tied, key=position.get)],
+            excluded=excluded,
+            eligible_under_default=[d["label"] for d in under_default],
+        )
+
+    head = head_with(label)
+    # English readers get the vendors' English names where recorded (the Chinese text keeps
+    # the legal Chinese names): the same decision, named for each reader.
+    named = [*order[:2], *tied]
+    if any(_label(offers, results[i], english=True) != label(i) for i in named):
+        english = head_with(lambda i: _label(offers, results[i], english=True))
+        head = un.Headline(
+            Message(head.message.code, english.message.en, head.message.zh),
+            tuple(Message(zh.code, en.en, zh.zh)
+                  for en, zh in zip(english.deciders, head.deciders, strict=True)),
+        )  # fmt: skip
     return {
         "policy": el.policy_to_dict(policy),
         "policy_note": policy_note(policy).as_dict(),

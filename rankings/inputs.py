@@ -36,6 +36,9 @@ OFFER_EXTRA = ("vendor", "quote_id", "quote_version_id", "version", "data_centre
 # Money and plausibility notes (domain/money.py, domain/plausibility.py): the VAT terms the prices
 # were normalised with, and the unusual values the analyst confirmed.
 OFFER_EXTRA += ("tax", "confirmed_outliers")
+# Contract term (months) and the vendor's English legal name: the decision's term check and
+# English exports read them; the cost model does not.
+OFFER_EXTRA += ("term_months", "vendor_en")
 
 
 class InputFileError(ValueError):

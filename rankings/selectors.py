@@ -62,6 +62,7 @@ _WARNING_SEVERITY = {
     "rack_oversubscribed": "warning",
     "roce_lossless_unknown": "warning",
     "bandwidth_unverified": "info",
+    "job_longer_than_term": "warning",  # domain/decision.py
 }
 _SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 WARNINGS_SHOWN = 3
@@ -145,7 +146,15 @@ def ranking_decision(run: RankingRun, results: list[RankingResult] | None = None
     every offer, the offers the default policy would allow (`eligible_under_default`)."""
     rows = results if results is not None else list(run.results.order_by("rank"))
     d = run.decision or {}
+    by_id = {str(r.offer_id): r for r in rows}
+    recommended = d.get("recommended")
     return {
+        # runner-up, savings against eligible offers only, the job against the contract term
+        # (domain/decision.py, stored by the job)
+        "runner_up": by_id.get(str(d.get("runner_up"))),
+        "savings": [{**s, "result": by_id.get(str(s["offer_id"]))} for s in d.get("savings") or ()],
+        "term": (d.get("terms") or {}).get(str(recommended)) if recommended else None,
+        "term_short": len(d.get("term_short") or ()),
         "headline": d.get("headline"),
         "deciders": d.get("deciders", []),
         "policy_note": d.get("policy_note"),

@@ -106,6 +106,13 @@ def _for_quote(quote: Quote, findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f["subject"] == own or not f["subject"].startswith("datacentre")]
 
 
+def quote_findings(quotes: list[Quote]) -> dict[int, list[Finding]]:
+    """Each quote's due-diligence findings (its vendor's company-wide ones and those of its own
+    data centre), as the ranking's snapshot keeps them: serving applies the same policy."""
+    by_vendor = _vendor_findings(quotes)
+    return {q.pk: _for_quote(q, by_vendor.get(q.vendor_id, [])) for q in quotes}
+
+
 def _vendor_flags(quotes: Iterable[Quote]) -> dict[int, list[tuple[str, dict[str, str]]]]:
     """Critical findings per vendor with their subject (the form `_flags_for_quote` reads)."""
     return {
@@ -142,6 +149,7 @@ def offer_dict(
         "id": str(v.pk),
         "label": quote.label,
         "vendor": str(quote.vendor),
+        "vendor_en": quote.vendor.name_en or "",
         "quote_id": quote.pk,
         "version": v.number,
         "gpu": v.gpu.key,
@@ -175,6 +183,7 @@ def offer_dict(
             "price_as_entered": float(v.price_per_node_month),
         },
         "confirmed_outliers": list(v.outliers_confirmed or []),
+        "term_months": v.term_months,
     }  # fmt: skip
 
 
@@ -446,7 +455,7 @@ def result_rows(
                 oversubscription=r.oversubscription,
                 tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
                 monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
-                warnings=message_dicts(r.warnings),
+                warnings=message_dicts(r.warnings) + ([d.term_warning] if d.term_warning else []),
                 model_detail=r.model_detail,
                 eligible=d.eligible,
                 risk_action=d.risk_action,

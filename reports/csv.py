@@ -8,7 +8,7 @@ import io
 from django.utils.translation import get_language
 
 from .selectors import ReportData
-from .xlsx import RANKING_COLUMNS, csv_safe, ranking_row
+from .xlsx import RANKING_COLUMNS, csv_safe, ranking_row, term_fits
 
 
 def build_csv(data: ReportData) -> bytes:
@@ -16,6 +16,7 @@ def build_csv(data: ReportData) -> bytes:
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow([str(title) for title, _fmt in RANKING_COLUMNS])
     lang = get_language()
+    fits = term_fits(data)
     for r in data.results:
-        writer.writerow(["" if v is None else csv_safe(v) for v in ranking_row(r, lang)])
+        writer.writerow(["" if v is None else csv_safe(v) for v in ranking_row(r, lang, fits)])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")

@@ -22,7 +22,11 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     award still waits for its acceptance test."""
     if team is None:
         return {}
-    leaders = Prefetch("results", queryset=RankingResult.objects.filter(rank=1), to_attr="leaders")
+    # The leader is the run's recommendation (best eligible offer under the team's risk policy,
+    # rankings/decision.py), never an excluded offer that merely costs least.
+    leaders = Prefetch(
+        "results", queryset=RankingResult.objects.filter(recommended=True), to_attr="leaders"
+    )
     runs = list(
         RankingRun.objects.for_team(team)
         .select_related("workload")
@@ -31,11 +35,16 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     )
     per_workload: dict[Any, dict[str, Any]] = {}
     for run in runs:
-        if run.status != JobStatus.DONE or not run.leaders:
+        if run.status != JobStatus.DONE:
             continue
         key = run.workload_id or f"run:{run.pk}"
         name = run.snapshot.get("workload_name") or run.label
-        per_workload.setdefault(key, {"run": run, "leader": run.leaders[0], "workload": name})
+        decided = run.decision or {}
+        per_workload.setdefault(key, {
+            "run": run, "leader": run.leaders[0] if run.leaders else None, "workload": name,
+            "tie": bool(decided.get("tie")), "headline": decided.get("headline"),
+            "all_excluded": bool(decided.get("all_excluded")),
+        })  # fmt: skip
     vendors = Vendor.objects.for_team(team)
     missing = (
         Quote.objects.for_team(team)

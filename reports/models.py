@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, TeamScoped
@@ -57,4 +59,11 @@ class Report(TeamScoped, Job):
 
     @property
     def filename(self) -> str:
-        return f"ranking-{self.run_id}-report-{self.pk}.{self.kind}"
+        """What the file is, in its name: ranking, workload, language and date, e.g.
+        ``ranking-12-7b-pre-training-en-2026-12-04.pdf``."""
+        run = self.run
+        workload = run.workload.name if run.workload_id and run.workload else run.label
+        slug = slugify(workload or "", allow_unicode=True)[:40].strip("-") or "workload"
+        day = timezone.localdate(self.created_at) if self.created_at else timezone.localdate()
+        lang = (self.language or "zh-hans").split("-")[0]
+        return f"ranking-{self.run_id}-{slug}-{lang}-{day:%Y-%m-%d}.{self.kind}"

@@ -22,7 +22,14 @@ from core.templatetags.portal import msg
 from .charts import chart_images
 from .collector import fewer_collections
 from .selectors import ReportData, VendorSection
-from .summary import finding_groups, findings, management_summary, offer_rows, workload_rows
+from .summary import (
+    finding_groups,
+    findings,
+    input_tables,
+    management_summary,
+    offer_rows,
+    workload_rows,
+)
 
 # The charts reach WeasyPrint through its URL fetcher under this scheme, not as base64 data URIs
 # in the HTML: its HTML parser read the megabyte of base64 one chunk at a time (about 0.08 s).
@@ -113,6 +120,7 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
     used = {str(o.get("gpu")) for o in data.offers.values() if isinstance(o, dict)}
     detailed = [r for r in data.results if r.model_detail]
     rows = [{"result": r, "findings": by_rank.get(r.rank)} for r in data.results]
+    inputs = offer_rows(data)
     return {
         "d": data,
         "lang": get_language() or settings.LANGUAGE_CODE,
@@ -128,9 +136,9 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
         **_vendor_appendix(data),
         "workload_rows": workload_rows(data),
         "gpus_used": [(k, g) for k, g in data.gpus.items() if k in used] or list(data.gpus.items()),
-        "inputs": offer_rows(data),
-        "vs_rent": data.savings(data.cheapest_rent),
-        "vs_runner_up": data.savings(data.runner_up),
+        "inputs": inputs,
+        "input_tables": input_tables(inputs),
+        "savings": data.savings_rows,
         "winner_job_cost_cny": data.to_cny(data.winner.job_cost, data.winner.currency)
         if data.winner
         else None,

@@ -9,21 +9,19 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from benchmarks.models import BenchmarkLog, TestRun
 from core.models import JobStatus
 from domain import costmodel as cm
+from domain import decision as dd
 from domain import money
 from domain.credentials import Severity
-from quotes.choices import BandwidthBilling
 from quotes.models import Quote
 from rankings.inputs import InputFileError
 from rankings.models import RankingResult, RankingRun
-from rankings.selectors import ranking_lesson
 from rankings.whatif import sensitivity_rows
-from serving.selectors import serving_report_section
 from vendors.models import Vendor
 from vendors.selectors import vendor_findings, vendor_prefetch
 
@@ -84,33 +82,26 @@ class ReportData:
     unverified: list[RankingResult]
     problems: list[dict[str, Any]]
     missing: list[str]
-    serving: dict[str, Any] | None = None  # the team's serving workloads and mixed plans
+    # The run's stored decision (rankings/decision.py, domain/decision.py): runner-up, savings
+    # against eligible offers, contract-term fits; every builder reads it, none recomputes it.
+    decision: dict[str, Any] = field(default_factory=dict)
+    savings_rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def winner_term(self) -> dict[str, Any] | None:
+        w = self.winner
+        return None if w is None else (self.decision.get("terms") or {}).get(str(w.offer_id))
+
+    @property
+    def term_short(self) -> list[RankingResult]:
+        short = set(self.decision.get("term_short") or ())
+        return [r for r in self.results if str(r.offer_id) in short]
 
     def to_cny(self, amount: float | None, currency: str) -> float | None:
         if amount is None:
             return None
         rate = money.rate_from(currency, self.fx_to_cny)
         return None if rate is None else amount * float(rate)
-
-    def savings(self, other: RankingResult | None) -> dict[str, float | None] | None:
-        """Whole-job cost and time of the winner against another offer (CNY, hours)."""
-        w = self.winner
-        if w is None or other is None or other.offer_id == w.offer_id:
-            return None
-        mine, theirs = (
-            self.to_cny(w.job_cost, w.currency),
-            self.to_cny(other.job_cost, other.currency),
-        )
-        return {
-            "job_cost_cny": mine,
-            "other_job_cost_cny": theirs,
-            "saving_cny": None if mine is None or theirs is None else theirs - mine,
-            "job_hours": w.job_hours,
-            "other_job_hours": other.job_hours,
-            "hours_saved": None
-            if w.job_hours is None or other.job_hours is None
-            else other.job_hours - w.job_hours,
-        }
 
 
 def _sensitivity(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
@@ -151,12 +142,20 @@ def _vendor_sections(run: RankingRun, offers: dict[str, dict[str, Any]]) -> list
     return sorted(sections.values(), key=lambda s: s.name)
 
 
+def english_name(name_en: str | None, name_zh: str | None) -> str:
+    """An English reader's name of a vendor: the English name with the legal (Chinese) name
+    beside it when both are recorded, else whichever is."""
+    if name_en and name_zh and name_en != name_zh:
+        return f"{name_en} ({name_zh})"
+    return name_en or name_zh or ""
+
+
 def _vendor_name(vendor: Vendor) -> str:
     """The vendor as a reader of this language knows it: the Chinese name alone in Chinese
-    (no "示例… / Example…" pairs), both names in English."""
+    (no "示例… / Example…" pairs), the English name with the legal name beside in English."""
     if (get_language() or "").startswith("zh"):
         return str(vendor)
-    return vendor.display_names
+    return english_name(vendor.name_en, vendor.name_zh)
 
 
 def _section(
@@ -199,58 +198,32 @@ def _missing(
     return out
 
 
-SHARE_LABELS = {
-    "training": gettext_lazy("Training"),
-    "serving": gettext_lazy("Serving"),
-    "bandwidth": gettext_lazy("Public bandwidth"),
-}
-
-
-def _plan_label(kind: str | None) -> str:
-    return BandwidthBilling.label_of(kind) or "—"
-
-
-def _serving(team) -> tuple[dict[str, Any] | None, list[str]]:  # type: ignore[no-untyped-def]
-    """The team's serving rankings and mixed plans for the report, labels resolved.
-
-    A serving workload that cannot be computed is reported inside the section; anything
-    unexpected leaves the section out with a note instead of breaking the training report.
-    """
-    try:
-        section = serving_report_section(team=team)
-    except Exception:  # noqa: BLE001 - the training report must still be produced
-        log.exception("serving section of the report failed")
-        return None, [_("The serving section could not be computed; see the serving pages.")]
-    if not section.get("workloads") and not section.get("plans"):
-        return None, []
-    for w in section.get("workloads", []):
-        for r in w.get("results", []):
-            r["best_plan_label"] = _plan_label(r.get("best_plan"))
-    for p in section.get("plans", []):
-        p["serving_bandwidth_plan_label"] = _plan_label(p.get("serving_bandwidth_plan"))
-        for m in p.get("months") or []:
-            compute = m.get("compute_cny") or {}
-            m["training_cny"] = compute.get("training")
-            m["serving_cny"] = compute.get("serving")
-        p["share_rows"] = [
-            (str(SHARE_LABELS.get(k, k)), v) for k, v in (p.get("shares") or {}).items()
-        ]
-    return section, []
-
-
 def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no-untyped-def]
     """Everything a report shows about one run, in a fixed number of queries."""
     run = RankingRun.objects.select_related("team", "workload", "created_by").get(pk=run.pk)
     results = list(RankingResult.objects.filter(run=run).order_by("rank"))
     snapshot = run.snapshot or {}
     offers = {str(o.get("id")): o for o in snapshot.get("offers", [])}
-    lesson = ranking_lesson(results)
     eligible = sorted(
         (r for r in results if r.eligible and r.decision_rank), key=lambda r: r.decision_rank
     )
     unverified = [r for r in results if r.bandwidth_basis != "measured"]
     who = user or run.created_by
-    serving, serving_missing = _serving(run.team)
+    vendors = _vendor_sections(run, offers)
+    _name_results(results, offers, vendors)
+    decision = _decision(run, results, offers)
+    by_id = {str(r.offer_id): r for r in results}
+    runner_up = by_id.get(str(decision.get("runner_up")))
+    savings_rows = [
+        {
+            **s,
+            "result": by_id[str(s["offer_id"])],
+            "hours_longer": -s["hours_saved"] if (s.get("hours_saved") or 0) < 0 else None,
+        }
+        for s in decision.get("savings") or ()
+        if str(s["offer_id"]) in by_id
+    ]
+    cheapest = next((s["result"] for s in savings_rows if s["kind"] == "cheapest_rent"), None)
     return ReportData(
         run=run,
         team_name=run.team.name,
@@ -260,16 +233,63 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
         # The recommendation is the run's decision (rankings.selectors.recommended_result): the
         # best *eligible* offer under the team's risk policy, never an excluded one.
         winner=eligible[0] if eligible else None,
-        runner_up=eligible[1] if len(eligible) > 1 else None,
-        cheapest_rent=lesson["cheapest_rent"],
+        runner_up=runner_up,
+        cheapest_rent=cheapest,
         offers=offers,
         workload=dict(snapshot.get("workload") or {}),
         fx_to_cny={k: float(v) for k, v in (snapshot.get("fx_to_cny") or {}).items()},
         gpus=dict(snapshot.get("gpus") or {}),
         sensitivity=_sensitivity(snapshot),
-        vendors=_vendor_sections(run, offers),
+        vendors=vendors,
         unverified=unverified,
         problems=list(run.problems or []),
-        missing=_missing(run, results, unverified) + serving_missing,
-        serving=serving,
+        missing=_missing(run, results, unverified),
+        decision=decision,
+        savings_rows=savings_rows,
     )
+
+
+def _name_results(
+    results: list[RankingResult], offers: dict[str, dict[str, Any]], vendors: list[VendorSection]
+) -> None:
+    """Each result's `display_name` ("vendor · offer") in the reader's language: English names
+    where recorded (the legal name beside) for English readers."""
+    english = not (get_language() or "").startswith("zh")
+    recorded: dict[str, Vendor] = {}
+    for s in vendors:
+        for o in s.offers:
+            if s.vendor is not None:
+                recorded[str(o.get("id"))] = s.vendor
+    for r in results:
+        vendor_name = r.vendor_name
+        if english:
+            v = recorded.get(str(r.offer_id))
+            name_en = (offers.get(str(r.offer_id)) or {}).get("vendor_en") or (v and v.name_en)
+            vendor_name = english_name(name_en, r.vendor_name) or r.vendor_name
+        r.display_vendor = vendor_name
+        r.display_name = f"{vendor_name} · {r.label}" if vendor_name else str(r.label)
+
+
+def _decision(
+    run: RankingRun, results: list[RankingResult], offers: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The run's stored decision; a run stored before savings and terms were part of it gets
+    them from the same domain function, from its stored results."""
+    stored = dict(run.decision or {})
+    if "savings" in stored:
+        return stored
+    facts = [
+        dd.OfferFacts(
+            str(r.offer_id),
+            f"{r.vendor_name} · {r.label}",
+            r.eligible,
+            r.decision_rank,
+            r.currency,
+            r.hourly_cost,
+            r.job_cost,
+            r.job_hours,
+            (offers.get(str(r.offer_id)) or {}).get("term_months"),
+        )  # fmt: skip
+        for r in results
+    ]
+    return {**stored, **dd.summarise(facts, (run.snapshot or {}).get("fx_to_cny") or {})}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from domain import formatting as f
@@ -21,16 +21,16 @@ from rankings.selectors import offer_warnings
 
 from .selectors import ReportData
 
-# Two offers whose cost per effective training hour differs by less than this are a tie: the
-# model's inputs are not that precise.
-TIE_MARGIN = 0.03
-
 
 def _lang() -> str:
     return get_language() or "zh-hans"
 
 
 def _name(r: Any) -> str:
+    """The offer as the report names it (English names for English readers, report_data)."""
+    shown = getattr(r, "display_name", None)
+    if shown:
+        return str(shown)
     return f"{r.vendor_name} · {r.label}" if r.vendor_name else str(r.label)
 
 
@@ -126,14 +126,21 @@ def finding_groups(found: list[OfferFindings]) -> list[FindingGroup]:
 
 
 def _margin(data: ReportData) -> float | None:
-    """How much dearer per effective training hour the runner-up is than the winner (a share)."""
+    """How much dearer per effective training hour, risk counted, the runner-up among the
+    eligible offers is than the recommended one (a share): the figure the ranking ordered by."""
     w, r = data.winner, data.runner_up
     if w is None or r is None:
         return None
-    mine, theirs = data.to_cny(w.cost_per_eth, w.currency), data.to_cny(r.cost_per_eth, r.currency)
+    mine = data.to_cny(_adjusted(w), w.currency)
+    theirs = data.to_cny(_adjusted(r), r.currency)
     if not mine or theirs is None:
         return None
     return (theirs - mine) / mine
+
+
+def _adjusted(r: Any) -> float:
+    adjusted = getattr(r, "risk_adjusted_cost_per_eth", None)
+    return float(adjusted if adjusted is not None else r.cost_per_eth)
 
 
 def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, str]]:
@@ -165,35 +172,65 @@ def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, s
     return risks
 
 
+def _term_risk(data: ReportData) -> dict[str, str] | None:
+    term = data.winner_term
+    if not term or term.get("fits"):
+        return None
+    return {"severity": "critical", "text": _stored(term["message"])}
+
+
+def _stored(m: dict[str, str]) -> str:
+    """A stored bilingual message in the reader's language."""
+    return str(m.get("zh") if _lang().startswith("zh") else m.get("en", ""))
+
+
+def _premium_risk(data: ReportData) -> dict[str, str] | None:
+    w = data.winner
+    if w is None or not w.risk_premium_pct:
+        return None
+    pct = f.percent(w.risk_premium_pct / 100)
+    text = _("A risk premium of %(pct)s for its warnings is already counted in its cost per "
+             "effective training hour.") % {"pct": pct}  # fmt: skip
+    return {"severity": "warning", "text": text}
+
+
 def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str, Any]:
-    """The first page's statements, each a sentence in the active language."""
+    """The first page's statements, each a sentence in the active language. The tie, the
+    runner-up and the savings are the run's stored decision: the page, the API and every
+    export say the same."""
     w = data.winner
     if w is None:
         return {}
     lang = _lang()
     margin = _margin(data)
-    # One tie rule: the run's decision (cost ranges that overlap, domain/uncertainty.py); a run
-    # computed before decisions were stored falls back to the runner-up within TIE_MARGIN.
-    decided = data.run.decision or {}
-    tie = bool(decided["tie"]) if "tie" in decided else margin is not None and margin < TIE_MARGIN
+    decided = data.decision
+    tied = [r for r in data.results if r.tie_with_winner and not r.recommended]
+    tie = bool(decided.get("tie")) and bool(tied)
     refs = {o.rank: o for o in found}
-    risks = _risks(data, refs)
-    why = [_("Lowest cost per effective training hour: %(cost)s (range %(low)s to %(high)s).")
+    risks = [r for r in (_term_risk(data), _premium_risk(data)) if r] + _risks(data, refs)
+    why = [_("Lowest cost per effective training hour among the eligible offers: %(cost)s "
+             "(range %(low)s to %(high)s).")
            % {"cost": f.money(w.cost_per_eth, w.currency, lang),
               "low": f.money(w.cost_per_eth_low, w.currency, lang),
               "high": f.money(w.cost_per_eth_high, w.currency, lang)}]  # fmt: skip
     if margin is not None and data.runner_up is not None:
-        why.append(_("The runner-up, %(name)s, costs %(pct)s more per effective training hour.")
+        why.append(_("The runner-up among the eligible offers, %(name)s, costs %(pct)s more per "
+                     "effective training hour once risk is counted.")
                    % {"name": _name(data.runner_up), "pct": f.percent(margin)})  # fmt: skip
     rent = data.cheapest_rent
     if rent is not None and rent.offer_id != w.offer_id:
-        why.append(_("The cheapest rent (%(name)s) loses time to communication the GPUs cannot "
-                     "hide, so it trains dearer.") % {"name": _name(rent)})  # fmt: skip
-    if tie and data.runner_up is not None:
-        decision = _("Choose between %(a)s and %(b)s (a tie within %(pct)s): ask both for a "
-                     "measured benchmark and their best price before deciding.") % {
-            "a": _name(w), "b": _name(data.runner_up),
-            "pct": f.percent(max(margin or 0.0, 0.0))}  # fmt: skip
+        why.append(_("The cheapest eligible rent (%(name)s) loses time to communication the GPUs "
+                     "cannot hide, so it trains dearer.") % {"name": _name(rent)})  # fmt: skip
+    excluded = int(decided.get("excluded") or 0)
+    if excluded:
+        why.append(ngettext("%(n)d offer is excluded by the team's risk policy and is not "
+                            "compared.", "%(n)d offers are excluded by the team's risk policy "
+                            "and are not compared.", excluded) % {"n": excluded})  # fmt: skip
+    headline = decided.get("headline")
+    if tie:
+        names = ", ".join(_name(r) for r in [w, *tied])
+        decision = _("Choose among %(names)s (a tie): ask each for a measured benchmark and "
+                     "their best price before deciding.") % {"names": names}  # fmt: skip
     elif any(r["severity"] == "critical" for r in risks):
         decision = _(
             "Approve negotiating with %(a)s, on condition that the critical risks below "
@@ -201,7 +238,10 @@ def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str
         ) % {"a": _name(w)}
     else:
         decision = _("Approve contracting %(a)s for this workload.") % {"a": _name(w)}
-    return {"why": why, "risks": risks, "tie": tie, "margin": margin, "decision": decision}
+    return {"why": why, "risks": risks, "tie": tie, "tied": tied, "margin": margin,
+            "decision": decision, "headline": _stored(headline) if headline else "",
+            "deciders": [_stored(m) for m in decided.get("deciders") or ()],
+            "term": data.winner_term}  # fmt: skip
 
 
 # The workload's inputs in words: label, and how the value is written.
@@ -276,6 +316,7 @@ OFFER_LABELS: dict[str, Any] = {
     "repair_hours": gettext_lazy("repair or replacement time (hours)"),
     "spare_nodes": gettext_lazy("spare servers kept ready"),
     "rail_optimised": gettext_lazy("rail-optimised network"),
+    "term_months": gettext_lazy("Contract term (months)"),
 }
 # What the training-time model assumed when the quote left an input empty (as the page says)
 ASSUMED_LABELS: dict[str, Any] = {
@@ -285,7 +326,7 @@ ASSUMED_LABELS: dict[str, Any] = {
     "rail_optimised": gettext_lazy("rail-optimised network unknown"),
     "architecture": gettext_lazy("a generic transformer shape of the workload's size"),
 }
-_HIDDEN = {"id", "vendor", "label", "version", "quote_id", "vendor_flags", "currency"}
+_HIDDEN = {"id", "vendor", "vendor_en", "label", "version", "quote_id", "vendor_flags", "currency"}
 _MONEY = {"price_per_node_month", "monthly_fees"}
 _GBPS = {"nic_gbps", "rack_uplink_gbps", "measured_gbps", "measured_p50_gbps"}
 FABRICS = {"ib": "InfiniBand", "roce": "RoCE", "tcp": "TCP/IP"}
@@ -348,12 +389,41 @@ def offer_rows(data: ReportData) -> dict[str, Any]:
         # When every offer has the same own inputs, their labels are said once above the lines.
         "own_labels": [label[k] for k in own] if all(k in o for o in offers for k in own) else [],
         "offers": [
-            {"title": f"{o.get('vendor', '')} · {o.get('label', '')}",
+            {"title": f"{_vendor_of(o, lang)} · {o.get('label', '')}",
              "version": o.get("version"),
              "values": [(label[k], shown(o, k)) for k in keys if k not in shared and k in o]}
             for o in offers
         ],
     }  # fmt: skip
+
+
+def _vendor_of(offer: dict[str, Any], lang: str) -> str:
+    """A snapshot offer's vendor in the reader's language (English name, legal name beside)."""
+    if lang.startswith("zh"):
+        return str(offer.get("vendor") or "")
+    name_en, name_zh = offer.get("vendor_en"), offer.get("vendor")
+    if name_en and name_zh and name_en != name_zh:
+        return f"{name_en} ({name_zh})"
+    return str(name_en or name_zh or "")
+
+
+# Appendix C sets this many offers side by side in one table (inputs are the rows).
+INPUT_COLUMNS = 4
+
+
+def input_tables(inputs: dict[str, Any]) -> list[dict[str, Any]]:
+    """Appendix C as tables: the inputs down the side, up to INPUT_COLUMNS offers across."""
+    offers = inputs.get("offers") or []
+    tables = []
+    for start in range(0, len(offers), INPUT_COLUMNS):
+        chunk = offers[start : start + INPUT_COLUMNS]
+        labels: list[str] = []
+        for o in chunk:
+            labels += [label for label, _v in o["values"] if label not in labels]
+        values = [dict(o["values"]) for o in chunk]
+        rows = [(label, [v.get(label, f.DASH) for v in values]) for label in labels]
+        tables.append({"offers": chunk, "rows": rows})
+    return tables
 
 
 def province(code: str | None) -> str:

@@ -12,6 +12,8 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from core.models import JobStatus
+from domain import decision as dd
 from domain import money
 
 from .selectors import ReportData
@@ -22,6 +24,7 @@ from .summary import (
     STRATEGIES,
     WORKLOAD_LABELS,
     _humanise,
+    _vendor_of,
     outlier_words,
     tax_words,
 )
@@ -51,6 +54,15 @@ RANKING_COLUMNS = (
     (gettext_lazy("Job hours"), MONEY0),
     (gettext_lazy("Job cost"), MONEY0),
     (gettext_lazy("Warnings"), None),
+    # the run's decision (rankings/decision.py): the same flags the page and the API show
+    (gettext_lazy("Recommended"), None),
+    (gettext_lazy("Eligible"), None),
+    (gettext_lazy("Rank among eligible offers"), INT),
+    (gettext_lazy("Excluded because"), None),
+    (gettext_lazy("Risk premium"), PCT),
+    (gettext_lazy("Risk-adjusted cost per ETH"), MONEY),
+    (gettext_lazy("Tie with the recommended offer"), None),
+    (gettext_lazy("Job fits the contract term"), None),
 )
 
 BREAKDOWN_COLUMNS = (
@@ -116,20 +128,57 @@ def _msg(m: dict[str, str], lang: str | None) -> str:
     return str(m.get("zh") if (lang or "").startswith("zh") else m.get("en"))
 
 
-def ranking_row(r: Any, lang: str | None) -> list[Any]:
+BASIS_WORDS = {
+    "measured": gettext_lazy("measured (benchmark)"),
+    "nominal": gettext_lazy("claimed by the vendor"),
+}
+
+
+def _yes(flag: bool) -> str:
+    return str(_("yes") if flag else _("no"))
+
+
+def term_fits(data: ReportData) -> dict[str, bool]:
+    """Whether the job fits each offer's contract term: the run's stored fits, and for the
+    other offers the same domain rule on their stored job hours and term."""
+    stored = data.decision.get("terms") or {}
+    out: dict[str, bool] = {}
+    for r in data.results:
+        key = str(r.offer_id)
+        if key in stored:
+            out[key] = bool(stored[key].get("fits"))
+            continue
+        fit = dd.term_fit(r.job_hours, (data.offers.get(key) or {}).get("term_months"))
+        if fit is not None:
+            out[key] = fit.fits
+    return out
+
+
+def ranking_row(r: Any, lang: str | None, fits: dict[str, bool] | None = None) -> list[Any]:
+    """One ranked offer as the ranking sheet and the CSV give it, in the reader's language."""
+    excluded = "" if r.eligible else "; ".join(_msg(m, lang) for m in r.eligibility_reasons or [])
     return [
-        r.rank, r.vendor_name, r.label, r.currency, r.monthly_rent, r.cost_per_eth,
-        r.cost_per_eth_low, r.cost_per_eth_high, r.step_time_s, r.exposed_comm_s, r.utilisation,
-        r.bandwidth_gbps, r.bandwidth_basis, r.job_hours, r.job_cost,
+        r.rank, getattr(r, "display_vendor", r.vendor_name), r.label, r.currency, r.monthly_rent,
+        r.cost_per_eth, r.cost_per_eth_low, r.cost_per_eth_high, r.step_time_s, r.exposed_comm_s,
+        r.utilisation, r.bandwidth_gbps,
+        str(BASIS_WORDS.get(r.bandwidth_basis, r.bandwidth_basis)), r.job_hours, r.job_cost,
         "; ".join(_msg(w, lang) for w in r.warnings or []),
+        _yes(r.recommended), _yes(r.eligible), r.decision_rank, excluded,
+        (r.risk_premium_pct or 0.0) / 100, r.risk_adjusted_cost_per_eth,
+        _yes(r.tie_with_winner and not r.recommended),
+        "" if (fits or {}).get(str(r.offer_id)) is None else _yes((fits or {})[str(r.offer_id)]),
     ]  # fmt: skip
+
+
+def _display(r: Any) -> str:
+    return getattr(r, "display_name", None) or f"{r.vendor_name} · {r.label}"
 
 
 def _breakdown_row(r: Any) -> list[Any]:
     step = r.step_time_s or 0
     share = (lambda t: r.cost_per_eth * t / step) if step else (lambda t: None)
     return [
-        r.rank, f"{r.vendor_name} · {r.label}", r.compute_time_s, r.comm_time_s, r.exposed_comm_s,
+        r.rank, _display(r), r.compute_time_s, r.comm_time_s, r.exposed_comm_s,
         r.step_time_s, r.eth_per_hour, r.hourly_cost, share(r.compute_time_s),
         share(r.exposed_comm_s), r.nodes_used, r.oversubscription, r.tokens_per_gpu_to_hide_comm,
     ]  # fmt: skip
@@ -139,13 +188,14 @@ def _model_row(r: Any) -> list[Any]:
     d = r.model_detail
     lay, mem, step, fail, job = d["layout"], d["memory"], d["step"], d["failures"], d["job"]
     return [
-        r.rank, f"{r.vendor_name} · {r.label}", lay["tp"], lay["pp"], lay["dp"], lay["ep"],
+        r.rank, _display(r), lay["tp"], lay["pp"], lay["dp"], lay["ep"],
         lay["zero_stage"], lay["microbatch"], d["gpus_used"], mem["total_gb"], mem["card_gb"],
         step["compute_s"], step["tp_s"], step["bubble_s"], step["pp_transfer_s"], step["dp_s"],
         step["ep_s"], step["optimizer_s"], step["step_s"], d["mfu"],
         fail["expected_interruptions"], fail["checkpoint_interval_s"], fail["checkpoint_write_s"],
         fail["goodput"], job["wall_hours"], job["cost"], d["layouts_evaluated"],
-        d["bandwidth_basis"], "; ".join(str(ASSUMED_LABELS.get(a, a)) for a in d["assumed"]),
+        str(BASIS_WORDS.get(d["bandwidth_basis"], d["bandwidth_basis"])),
+        "; ".join(str(ASSUMED_LABELS.get(a, a)) for a in d["assumed"]),
     ]  # fmt: skip
 
 
@@ -183,7 +233,7 @@ GPU_LABELS: dict[str, Any] = {
     "efficiency": gettext_lazy("Compute efficiency (large matrices)"),
     "fp8_tflops": gettext_lazy("FP8 compute (TFLOPS)"),
 }  # fmt: skip
-_INPUT_HIDDEN = {"id", "quote_id", "vendor", "label", "currency"}
+_INPUT_HIDDEN = {"id", "quote_id", "vendor", "vendor_en", "label", "currency"}
 
 
 def _inputs_rows(data: ReportData) -> list[list[Any]]:
@@ -200,7 +250,7 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
     for key, gpu in data.gpus.items():
         rows += [[f"GPU {key}", str(GPU_LABELS.get(k, _humanise(k))), v] for k, v in gpu.items()]
     for offer in data.offers.values():
-        name = f"{offer.get('vendor', '')} · {offer.get('label', '')}"
+        name = f"{_vendor_of(offer, lang or 'en')} · {offer.get('label', '')}"
         for k, v in offer.items():
             if k in _INPUT_HIDDEN:
                 continue
@@ -210,6 +260,8 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
             label = _("quote version") if k == "version" else str(OFFER_LABELS.get(k, _humanise(k)))
             if k == "fabric":
                 v = FABRICS.get(str(v), v)
+            elif k == "measured_kind":
+                v = str({"link": _("one link"), "node": _("a whole node")}.get(str(v), v))
             elif k == "tax" and isinstance(v, dict):
                 label, v = _("VAT terms"), tax_words(v, lang or "en")
             elif k == "confirmed_outliers" and isinstance(v, list):
@@ -240,11 +292,23 @@ def _evidence_rows(data: ReportData) -> list[list[Any]]:
                          f.message.text(get_language()), None, ""])  # fmt: skip
         for tr in s.test_runs:
             for log in tr.logs.all():
-                rows.append([s.name, tr.name, log.original_name, log.get_verdict_display(),
-                             log.tool, log.throughput_gbps, log.sha256])  # fmt: skip
+                state, details = _log_state(log)
+                rows.append([s.name, tr.name, log.original_name, state, details or log.tool,
+                             log.throughput_gbps, log.sha256])  # fmt: skip
         for m in s.missing:
             rows.append([s.name, _("Missing"), "", "", m, None, ""])
     return rows
+
+
+def _log_state(log: Any) -> tuple[str, str]:
+    """A log's verdict in words; a log that could not be read says so, with the parser's
+    reason (it is not waiting for a verdict)."""
+    if log.status == JobStatus.FAILED:
+        reason = log.error_zh if (get_language() or "").startswith("zh") else log.error_en
+        return str(_("Could not be read")), reason or log.error or ""
+    if log.status != JobStatus.DONE:
+        return str(_("Being read")), ""
+    return str(log.get_verdict_display()), ""
 
 
 EVIDENCE_COLUMNS = (
@@ -255,69 +319,13 @@ EVIDENCE_COLUMNS = (
 )  # fmt: skip
 
 
-SERVING_COLUMNS = (
-    (gettext_lazy("Serving workload"), None), (gettext_lazy("Rank"), INT),
-    (gettext_lazy("Offer"), None), (gettext_lazy("Cost per million tokens (CNY)"), MONEY),
-    (gettext_lazy("Total per month (CNY)"), MONEY0),
-    (gettext_lazy("Compute per month (CNY)"), MONEY0),
-    (gettext_lazy("Bandwidth bill per month (CNY)"), MONEY0),
-    (gettext_lazy("Best billing model"), None), (gettext_lazy("Replicas"), INT),
-    (gettext_lazy("GPUs"), INT), (gettext_lazy("Nodes"), INT),
-    (gettext_lazy("Public bandwidth needed (Mbit/s)"), MONEY0),
-    (gettext_lazy("Monthly traffic (GB)"), MONEY0), (gettext_lazy("Warnings"), None),
-)  # fmt: skip
-
-PLAN_COLUMNS = (
-    (gettext_lazy("Mixed plan"), None), (gettext_lazy("Month"), INT),
-    (gettext_lazy("Training nodes (CNY)"), MONEY0), (gettext_lazy("Serving nodes (CNY)"), MONEY0),
-    (gettext_lazy("Bandwidth needed (Mbit/s)"), MONEY0),
-    (gettext_lazy("Bandwidth, fixed (CNY)"), MONEY0),
-    (gettext_lazy("Bandwidth, elastic (CNY)"), MONEY0),
-    (gettext_lazy("Total, fixed (CNY)"), MONEY0), (gettext_lazy("Total, elastic (CNY)"), MONEY0),
-)  # fmt: skip
-
-
-def _serving_rows(serving: dict[str, Any], lang: str | None) -> list[list[Any]]:
-    rows: list[list[Any]] = []
-    for w in serving.get("workloads", []):
-        head = [w["name"]]
-        for r in w.get("results", []):
-            rows.append([*head, r["rank"], r["label"], r["cost_per_million_tokens_cny"],
-                         r["total_cny_month"], r["compute_cny_month"], r["bandwidth_cny_month"],
-                         r.get("best_plan_label", r.get("best_plan")), r["replicas"], r["gpus"],
-                         r["nodes_billed"], w.get("public_bandwidth_mbps"),
-                         w.get("monthly_traffic_gb"),
-                         "; ".join(_msg(m, lang) for m in r.get("warnings") or [])])  # fmt: skip
-        notes = [_msg(m, lang) for m in w.get("errors") or []]
-        notes += [
-            f"{p['label']}: " + " ".join(_msg(m, lang) for m in p["messages"])
-            for p in w.get("problems") or []
-        ]
-        rows += [[*head, *([None] * 12), note] for note in notes]
-    return rows
-
-
-def _plan_rows(serving: dict[str, Any], lang: str | None) -> list[list[Any]]:
-    rows: list[list[Any]] = []
-    for p in serving.get("plans", []):
-        for m in p.get("months") or []:
-            rows.append([p["name"], m["month"], m["training_cny"], m["serving_cny"], m["need_mbps"],
-                         m["bandwidth_fixed_cny"], m["bandwidth_elastic_cny"],
-                         m["total_fixed_cny"], m["total_elastic_cny"]])  # fmt: skip
-        if p.get("months"):
-            rows.append([p["name"], None, None, None, None, None, None, p["total_fixed_cny"],
-                         p["total_elastic_cny"]])  # fmt: skip
-        for e in p.get("errors") or []:
-            rows.append([p["name"], None, _msg(e, lang)])
-    return rows
-
-
 def build_xlsx(data: ReportData) -> bytes:
     lang = get_language()
     wb = Workbook()
     wb.remove(wb.active)
+    fits = term_fits(data)
     ranking = _sheet(
-        wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang) for r in data.results]
+        wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang, fits) for r in data.results]
     )
     if not data.results:
         ranking.append([None, clean("; ".join(data.missing))])
@@ -329,9 +337,6 @@ def build_xlsx(data: ReportData) -> bytes:
     input_columns = ((_("Group"), None), (_("Input"), None), (_("Value"), None))
     _sheet(wb, _("Inputs")[:31], input_columns, _inputs_rows(data))
     _sheet(wb, _("Evidence")[:31], EVIDENCE_COLUMNS, _evidence_rows(data))
-    if data.serving:
-        _sheet(wb, _("Serving")[:31], SERVING_COLUMNS, _serving_rows(data.serving, lang))
-        _sheet(wb, _("Mixed plans")[:31], PLAN_COLUMNS, _plan_rows(data.serving, lang))
     wb.properties.title = clean(f"{_('Ranking run')} #{data.run.pk} · {data.team_name}")[:200]
     buf = io.BytesIO()
     wb.save(buf)

@@ -18,11 +18,25 @@ _LAYOUT = {
 }
 
 
+# A bar's label: its rank and the offer without the vendor, cut to this many characters (the
+# whole name is in the hover text). Whole names ("示例…有限公司【演示】 · 6×8 L40S …") squeezed
+# the plot at 390 px and cut to the same vendor prefix, so two bars read the same.
+SHORT_LABEL = 22
+
+
+def short_name(rank: int, full: str) -> str:
+    offer = full.split(" · ", 1)[-1].strip() or full
+    if len(offer) > SHORT_LABEL:
+        offer = offer[: SHORT_LABEL - 1] + "…"
+    return f"#{rank} {offer}"
+
+
 def cost_per_million_figure(
     results: Sequence[sv.ServingResult], *, name: Callable[[str], str], labels: dict[str, str]
 ) -> go.Figure:
     """Cost per million served tokens per offer, split into compute and public bandwidth."""
-    names = [f"#{r.rank} {name(r.offer_id)}" for r in results]
+    names = [short_name(r.rank, name(r.offer_id)) for r in results]
+    full = [name(r.offer_id) for r in results]
     per_m = [r.sizing.monthly_tokens / 1e6 for r in results]
     fig = go.Figure()
     fig.add_bar(
@@ -31,6 +45,7 @@ def cost_per_million_figure(
         orientation="h",
         name=labels["compute"],
         marker_color=COMPUTE,
+        hovertext=full,
     )
     fig.add_bar(
         y=names,
@@ -38,6 +53,7 @@ def cost_per_million_figure(
         orientation="h",
         name=labels["bandwidth"],
         marker_color=BANDWIDTH,
+        hovertext=full,
     )
     fig.update_layout(
         barmode="stack",
@@ -62,7 +78,8 @@ def bandwidth_bill_figure(
         rows = [(r, b) for r in results for b in r.bills if b.kind == kind]
         if rows:
             fig.add_bar(
-                x=[f"#{r.rank} {name(r.offer_id)}" for r, _ in rows],
+                x=[short_name(r.rank, name(r.offer_id)) for r, _ in rows],
+                hovertext=[name(r.offer_id) for r, _ in rows],
                 y=[b.bill_cny for _, b in rows],
                 name=labels[kind],
                 marker_color=colour,

@@ -11,6 +11,8 @@ from typing import Any
 from django.db.models import QuerySet
 
 from domain import billing, money
+from domain import decision_serving as ds
+from domain import eligibility as el
 from domain import serving as sv
 from domain.messages import Message
 from quotes.models import Quote
@@ -143,6 +145,7 @@ class RankingView:
     offers: dict[str, sv.ServingOffer]
     error: tuple[Message, ...] = ()
     traffic: TrafficUpload | None = None  # the measured samples billed, if any
+    policy_applied: bool = False  # the team's risk policy ordered the results
 
     def label(self, offer_id: str) -> str:
         o = self.offers.get(offer_id)
@@ -151,19 +154,39 @@ class RankingView:
 
 def serving_offers(*, team) -> dict[str, sv.ServingOffer]:  # type: ignore[no-untyped-def]
     """The team's current quotes as serving offers, by quote id (one query)."""
+    return serving_inputs(team=team)[0]
+
+
+Findings = dict[str, tuple[el.RiskItem, ...]]
+
+
+def serving_inputs(*, team) -> tuple[dict[str, sv.ServingOffer], Findings, el.RiskPolicy]:  # type: ignore[no-untyped-def]
+    """The team's current quotes as serving offers, each offer's due-diligence findings and the
+    team's risk policy: what the training ranking applies, read the same way."""
+    from rankings.selectors import team_risk_policy
+    from rankings.services import quote_findings
+
     basis = team.tax_basis
-    return {str(q.pk): domain_offer(q, basis=basis) for q in serving_quotes(team=team)}
+    quotes = list(serving_quotes(team=team))
+    offers = {str(q.pk): domain_offer(q, basis=basis) for q in quotes}
+    findings = {
+        str(pk): tuple(el.finding_item(f) for f in found)
+        for pk, found in quote_findings(quotes).items()
+        if found
+    }
+    return offers, findings, team_risk_policy(team=team)
 
 
 def serving_ranking(  # type: ignore[no-untyped-def]
-    *, team, workload: ServingWorkload, offers: dict[str, sv.ServingOffer] | None = None,
+    *, team, workload: ServingWorkload,
+    inputs: tuple[dict[str, sv.ServingOffer], Findings, el.RiskPolicy] | None = None,
     traffic: TrafficInUse | None = None,
 ) -> RankingView:  # fmt: skip
-    """Rank the team's current quotes for the workload by cost per million served tokens.
+    """Rank the team's current quotes for the workload by cost per million served tokens, the
+    team's risk policy applied (excluded offers last, with their reasons; premiums counted).
 
-    `offers` and `traffic` let a caller ranking many workloads read them once (the report)."""
-    if offers is None:
-        offers = serving_offers(team=team)
+    `inputs` (serving_inputs) and `traffic` let a caller ranking many workloads read them once."""
+    offers, findings, policy = inputs if inputs is not None else serving_inputs(team=team)
     if traffic is None:
         upload = traffic_in_use(workload=workload)
     else:
@@ -173,7 +196,8 @@ def serving_ranking(  # type: ignore[no-untyped-def]
         outcome = sv.rank_offers(domain_workload(workload), offers.values(), measured)
     except sv.ServingInputError as exc:
         return RankingView(sv.ServingOutcome((), ()), offers, exc.messages, upload)
-    return RankingView(outcome, offers, traffic=upload)
+    decided = ds.decide(outcome, findings, policy)
+    return RankingView(decided, offers, traffic=upload, policy_applied=True)
 
 
 def result_dict(r: sv.ServingResult, label: str) -> dict[str, Any]:
@@ -188,6 +212,10 @@ def result_dict(r: sv.ServingResult, label: str) -> dict[str, Any]:
         "replicas": s.replicas, "gpus": s.gpus, "nodes": s.nodes, "nodes_billed": r.nodes_billed,
         "replica_tokens_per_s": s.replica_tokens_per_s, "latency_s": s.latency_s,
         "warnings": [m.as_dict() for m in r.warnings],
+        "eligible": r.eligible, "risk_premium_pct": r.risk_premium_pct,
+        "risk_adjusted_cost_per_million_tokens_cny": r.risk_adjusted_cost_per_million_cny,
+        "risk_marks": [m.as_dict() for m in r.risk_marks],
+        "eligibility_reasons": [m.as_dict() for m in r.eligibility_reasons],
     }  # fmt: skip
 
 
@@ -252,6 +280,7 @@ def mixed_plan_evaluate(plan: MixedPlan, *, traffic: TrafficInUse | None = None)
             domain_offer(plan.serving_quote, basis=plan.team.tax_basis),
             profile,
             measured=upload is not None,
+            bandwidth_priced_apart=True,  # the plan's own bandwidth price bills it
         )
         parts = (
             sv.PlanPart(role="training", label=str(plan.training_quote),
@@ -307,11 +336,11 @@ def plan_dict(view: PlanView) -> dict[str, Any]:
 
 def serving_report_section(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """Everything the PDF/XLSX report's serving section shows, as plain data (no figures)."""
-    offers = serving_offers(team=team)  # the same quotes for every workload: read once
+    inputs = serving_inputs(team=team)  # the same quotes for every workload: read once
     traffic = TrafficInUse.of_team(team)
     workloads = []
     for w in workload_list(team=team):
-        ranking = serving_ranking(team=team, workload=w, offers=offers, traffic=traffic)
+        ranking = serving_ranking(team=team, workload=w, inputs=inputs, traffic=traffic)
         workloads.append({"id": w.pk, "name": w.name, **ranking_dict(ranking)})
     plans = []
     for p in plan_list(team=team):

@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class RfqState(models.TextChoices):
@@ -70,9 +71,10 @@ class AuditVerb(models.TextChoices):
 
 
 class MailStatus(models.TextChoices):
-    PENDING = "pending", _("Sending")
-    SENT = "sent", _("Sent")
-    FAILED = "failed", _("Failed")
+    # contexts of their own: "Sent" is also the column of the time an invitation was sent
+    PENDING = "pending", pgettext_lazy("mail status", "Sending")
+    SENT = "sent", pgettext_lazy("mail status", "Sent")
+    FAILED = "failed", pgettext_lazy("mail status", "Failed")
 
 
 class ExtensionState(models.TextChoices):

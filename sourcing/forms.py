@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
 from vendors.forms import localise_provinces
@@ -117,7 +118,10 @@ class ProposeForm(CapfirstLabels, forms.Form):
 
 
 class DecisionForm(CapfirstLabels, forms.Form):
-    decision = forms.ChoiceField(choices=[("approve", _("Approve")), ("reject", _("Reject"))])
+    decision = forms.ChoiceField(
+        label=pgettext_lazy("award review", "decision"),
+        choices=[("approve", _("Approve")), ("reject", _("Reject"))],
+    )
     comment = forms.CharField(label=_("comment"), widget=forms.Textarea, required=False)
 
 
@@ -144,7 +148,10 @@ class ExtensionForm(CapfirstLabels, forms.Form):
 
 class ExtensionDecisionForm(CapfirstLabels, forms.Form):
     extension = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=2**31 - 1)
-    decision = forms.ChoiceField(choices=[("approve", _("Approve")), ("reject", _("Reject"))])
+    decision = forms.ChoiceField(
+        label=pgettext_lazy("award review", "decision"),
+        choices=[("approve", _("Approve")), ("reject", _("Reject"))],
+    )
     comment = forms.CharField(label=_("comment"), widget=forms.Textarea, required=False)
 
 

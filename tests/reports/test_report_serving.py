@@ -1,5 +1,5 @@
-"""Reports: the serving section (serving ranking and mixed plans), the compact offer inputs and
-the number of queries a report's data costs."""
+"""Reports: only the ranking's own workload (no serving plans of the team), the compact offer
+inputs and the number of queries a report's data costs."""
 
 from __future__ import annotations
 
@@ -45,72 +45,19 @@ def served(demo_run, team_a, analyst_a):  # type: ignore[no-untyped-def]
     serving.demo.load(team=team_a, user=analyst_a)
     section = serving_report_section(team=team_a)
     assert section["workloads"] and section["plans"]
-    assert section["workloads"][0]["results"] and section["plans"][0]["months"]
     return section
 
 
-def test_the_pdf_has_the_serving_ranking_and_the_mixed_plan(served, demo_run, team_a, analyst_a):
-    text = _pdf_text(_build(team_a, analyst_a, demo_run, "pdf").file.path)
-    assert "Serving and mixed plans" in text
-    workload, plan = served["workloads"][0], served["plans"][0]
-    assert f"Serving workload: {workload['name']}" in text
-    assert f"{workload['public_bandwidth_mbps']:,.0f} Mbit/s" in text
-    top = workload["results"][0]
-    assert f"{top['cost_per_million_tokens_cny']:,.2f}" in text
-    assert f"Mixed plan: {plan['name']}" in text
-    assert f"{plan['elastic_saving_cny']:,.2f}" in text  # money: grouped, two places
-    assert f"{plan['total_fixed_cny']:,.2f}" in text and f"{plan['total_elastic_cny']:,.2f}" in text
-    # billing models by their names, not their codes
-    assert not re.search(r"\b(per_gb|p95)\b", text.split("Serving and mixed plans")[1][:5000])
-
-
-def test_the_chinese_pdf_names_the_serving_section_in_chinese(served, demo_run, team_a, analyst_a):
-    text = _pdf_text(_build(team_a, analyst_a, demo_run, "pdf", language="zh-hans").file.path)
-    assert "推理服务与混合方案" in text and "混合方案" in text
-
-
-def test_the_workbook_has_serving_and_plan_sheets_with_numbers(served, demo_run, team_a, analyst_a):
-    wb = load_workbook(_build(team_a, analyst_a, demo_run, "xlsx").file.path)
-    assert wb.sheetnames[-2:] == ["Serving", "Mixed plans"]
-    ws = wb["Serving"]
-    header = [c.value for c in ws[1]]
-    rows = [r for r in ws.iter_rows(min_row=2) if r[1].value is not None]
-    workload = served["workloads"][0]
-    assert len(rows) == len(workload["results"])
-    cost = rows[0][header.index("Cost per million tokens (CNY)")]
-    assert isinstance(cost.value, float) and cost.number_format == "#,##0.00"
-    assert cost.value == pytest.approx(workload["results"][0]["cost_per_million_tokens_cny"])
-    plan_cells = {r[header.index("Best billing model")].value for r in rows}
-    assert not plan_cells & {"per_gb", "p95", "fixed"}
-    months = wb["Mixed plans"]
-    mh = [c.value for c in months[1]]
-    plan = served["plans"][0]
-    month_rows = [r for r in months.iter_rows(min_row=2, values_only=True) if r[1] is not None]
-    assert len(month_rows) == len(plan["months"])
-    total_fixed = sum(r[mh.index("Total, fixed (CNY)")] for r in month_rows)
-    assert total_fixed == pytest.approx(plan["total_fixed_cny"])
-    training = [r[mh.index("Training nodes (CNY)")] for r in month_rows]
-    assert all(isinstance(v, float | int) for v in training) and training[0] > 0
-
-
-def test_a_team_without_serving_workloads_gets_no_serving_section(demo_run, team_a, analyst_a):
-    assert report_data(run=demo_run).serving is None
-    wb = load_workbook(_build(team_a, analyst_a, demo_run, "xlsx").file.path)
-    assert "Serving" not in wb.sheetnames
-
-
-def test_a_serving_section_that_fails_leaves_a_note_not_a_broken_report(
-    served, demo_run, team_a, analyst_a, monkeypatch
+def test_the_report_holds_only_its_rankings_workload_not_the_teams_serving_plans(
+    served, demo_run, team_a, analyst_a
 ):
-    import reports.selectors
-
-    def broken(*, team):  # type: ignore[no-untyped-def]
-        raise ZeroDivisionError("injected")
-
-    monkeypatch.setattr(reports.selectors, "serving_report_section", broken)
     text = _pdf_text(_build(team_a, analyst_a, demo_run, "pdf").file.path)
-    assert "The serving section could not be computed" in text
-    assert "Serving and mixed plans" not in text and "Decision asked for" in text
+    assert "Decision asked for" in text
+    assert "Serving and mixed plans" not in text and "Mixed plan" not in text
+    assert served["plans"][0]["name"] not in text
+    assert served["workloads"][0]["name"] not in text
+    wb = load_workbook(_build(team_a, analyst_a, demo_run, "xlsx").file.path)
+    assert "Serving" not in wb.sheetnames and "Mixed plans" not in wb.sheetnames
 
 
 def test_offer_inputs_are_words_with_units_shared_values_once():
@@ -171,4 +118,4 @@ def test_report_data_costs_the_same_queries_for_more_offers_and_vendors(
     assert big.results.count() > small.results.count()
     with django_assert_max_num_queries(len(few.captured_queries)):
         data = report_data(run=big)
-    assert len(data.vendors) >= 12 and data.serving is not None
+    assert len(data.vendors) >= 12

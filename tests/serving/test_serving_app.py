@@ -50,8 +50,9 @@ def test_the_api_gives_ranking_and_plan_evaluation(setup, analyst_a, api_as):
     assert serve["bills"][0]["kind"] == "p95"
     # 60 req/s * 150 kB * 8 = 72 Mbit/s, +30 %
     assert body["public_bandwidth_mbps"] == pytest.approx(93.6)
-    unstated = next(r for r in body["results"] if r["quote"] == setup["tcp"].pk)
-    assert "public_bandwidth_unstated" in {w["code"] for w in unstated["warnings"]}
+    # no public bandwidth and no price stated: its monthly cost is unknown, a problem (not ¥0)
+    unstated = next(p for p in body["problems"] if p["quote"] == setup["tcp"].pk)
+    assert "bandwidth_price_unknown" in {m["code"] for m in unstated["messages"]}
     plan = api.get(f"/api/v1/mixed-plans/{setup['plan'].pk}/evaluation/").json()
     assert len(plan["months"]) == 12 and plan["elastic_saving_cny"] > 0
     assert sum(plan["shares"].values()) == pytest.approx(1.0)
@@ -89,7 +90,9 @@ def test_a_plan_whose_serving_quote_cannot_serve_explains_why(setup, team_a, ana
     plan = setup["plan"]
     MixedPlan.objects.filter(pk=plan.pk).update(serving_quote=small)
     page = client_as(analyst_a).get(reverse("serving:plan", args=[plan.pk]))
-    assert page.status_code == 200 and "offer_too_small" in page.content.decode()
+    html = page.content.decode()
+    # said in words, never as the raw code
+    assert page.status_code == 200 and "The peak needs" in html and "offer_too_small" not in html
 
 
 def test_a_plan_longer_than_its_horizon_is_refused(setup, analyst_a, api_as):
