@@ -118,6 +118,21 @@ class Quote(TeamScoped):
     measured_kind = models.CharField(
         _("measurement kind"), max_length=16, choices=MeasuredKind.choices, default="link"
     )
+    # How the measured figure was derived from the run's logs (domain/evidence/offer.py): its
+    # range, how many of the offer's ports were tested, and the sentence saying so in both
+    # languages ({"code", "en", "zh", "notes": [...], "evidence_kind", "ports", ...}).
+    measured_low_gbps = models.FloatField(
+        _("measured bandwidth per node, low end (Gbit/s)"), null=True, blank=True
+    )
+    measured_high_gbps = models.FloatField(
+        _("measured bandwidth per node, high end (Gbit/s)"), null=True, blank=True
+    )
+    measured_ports_tested = models.PositiveSmallIntegerField(
+        _("ports tested"), null=True, blank=True
+    )
+    measured_derivation = models.JSONField(
+        _("how the measured figure was derived"), null=True, blank=True, editable=False
+    )
     measured_test_run_id = models.CharField(_("benchmark run"), max_length=64, blank=True)
     measured_at = models.DateTimeField(_("measured at"), null=True, blank=True)
     is_demo = models.BooleanField(_("demo data"), default=False)

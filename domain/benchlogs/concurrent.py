@@ -69,9 +69,12 @@ class RunSummary:
         return (self.tail_p5_gbps, self.p50_gbps)
 
 
-def evidence_of(results: Sequence[BenchResult]) -> list[Evidence]:
-    """Each result that gave a figure, described (labels are the results' positions)."""
-    found = [describe(r, str(i)) for i, r in enumerate(results)]
+def evidence_of(results: Sequence[BenchResult], batches: Sequence[str] = ()) -> list[Evidence]:
+    """Each result that gave a figure, described (labels are the results' positions; ``batches``
+    names each result's test run, when they come from several)."""
+    found = [
+        describe(r, str(i), batches[i] if i < len(batches) else "") for i, r in enumerate(results)
+    ]
     return [e for e in found if e is not None]
 
 
@@ -110,7 +113,7 @@ def _summary(
         means = largest.means
         pairs, aggregate, jain = largest.links, largest.aggregate_gbps, largest.jain
     else:
-        means = [r.typical_gbps for r in grouped.repeats]
+        means = [r.typical_mean_gbps for r in grouped.repeats]
         pairs, jain = len(means), None
         aggregate = means[0] if pairs == 1 else None
     if grouped.links > (pairs if largest is not None else 1):

@@ -93,12 +93,12 @@ def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | Non
     kinds = {e.kind for e in usable}
     if COLLECTIVE_BUSBW in kinds:
         chosen = COLLECTIVE_BUSBW
-        candidate = _collective(group(chosen, usable), offer)
+        candidate = _collective(group(chosen, usable, untimed_together=True), offer)
     else:
         chosen = next((k for k in LINK_KINDS if k in kinds), "")
         if not chosen:
             return None
-        candidate = _links(group(chosen, usable), offer)
+        candidate = _links(group(chosen, usable, untimed_together=True), offer)
     for kind in sorted(kinds - {chosen}):
         notes.append(texts.kind_kept_apart(kind, chosen, sum(e.kind == kind for e in usable)))
     figure = OfferFigure(

@@ -46,8 +46,8 @@ class Evidence:
     percentile of the steady intervals when the log has intervals (an all-reduce runs at the pace
     of its slowest link at its slowest moments, COST-MODEL.md step 3), else the tool's one figure.
     ``mean_gbps`` is the tool's own average. ``link`` names the link tested (the iperf3 server
-    address, the perftest device, the collective's shape) so tests on one link can be told from
-    tests on distinct links.
+    address, the collective's shape) so tests on one link can be told from tests on distinct
+    links; None when the log does not say (``_link``).
     """
 
     label: str
@@ -65,6 +65,7 @@ class Evidence:
     target_gbps: float | None = None
     streams: int | None = None
     tool: str = ""
+    batch: str = ""  # the test run the log came in: its untimed logs are declared together
 
     @property
     def window(self) -> tuple[float, float] | None:
@@ -78,7 +79,7 @@ class Evidence:
         return self.kind in CAPACITY_KINDS and self.scope != ONE_HOST and bool(self.gbps)
 
 
-def describe(result: BenchResult, label: str = "") -> Evidence | None:
+def describe(result: BenchResult, label: str = "", batch: str = "") -> Evidence | None:
     """What ``result`` measured; None when the log gave no figure (an error, a failed test)."""
     if result.error is not None or (result.throughput_gbps is None and result.latency is None):
         return None
@@ -102,6 +103,7 @@ def describe(result: BenchResult, label: str = "") -> Evidence | None:
         target_gbps=_target_gbps(result) if kind == UDP_AT_RATE else None,
         streams=result.streams,
         tool=result.tool,
+        batch=batch,
     )
 
 
@@ -112,13 +114,13 @@ def _scope(result: BenchResult, kind: str) -> str:
 
 
 def _link(result: BenchResult) -> str | None:
-    """The link a point-to-point test ran on: the peer address for iperf3 (its port is left
-    out: a server log sees a new client port per test), the device for perftest."""
+    """The link a test ran on, when the log names it: the peer address for iperf3 (its port is
+    left out: a server log sees a new client port per test), the shape of a collective. A
+    perftest log names only its device (``mlx5_0``), which every server has: two such logs
+    may be one port twice or two servers, so each stands for itself (None)."""
     if result.measured_kind == COLLECTIVE:
         return f"{result.collective or 'collective'}:{result.hosts or '?'}x{result.ranks or '?'}"
-    if result.peer:
-        return result.peer
-    return result.device or None
+    return result.peer or None
 
 
 def _target_gbps(result: BenchResult) -> float | None:

@@ -33,6 +33,11 @@ class Repeats:
         return float(statistics.median(self.figures))
 
     @property
+    def typical_mean_gbps(self) -> float:
+        """The median of the tests' own averages (what a pair's throughput is called)."""
+        return float(statistics.median(e.mean_gbps or e.gbps or 0.0 for e in self.logs))
+
+    @property
     def worst_gbps(self) -> float:
         return min(self.figures)
 
@@ -112,18 +117,15 @@ def pooled_intervals(logs: Sequence[Evidence]) -> list[float]:
 def group(kind: str, logs: Sequence[Evidence], *, untimed_together: bool = False) -> Grouped:
     """Sort the logs of one kind into concurrent sets and repeats (see the module doc).
 
-    ``untimed_together``: logs without a clock on distinct links are taken as one set, which
-    is what a test run declares ("pairs that ran at the same time") and their logs cannot
-    contradict; the offer rule does not presume it.
+    ``untimed_together``: logs without a clock on distinct links of one batch (a test run) are
+    taken as one set: a run declares its pairs ran at the same time, and such logs cannot
+    contradict it.
     """
     same = [e for e in logs if e.kind == kind and e.gbps is not None]
     sets: list[ConcurrentSet] = []
     singles: list[Evidence] = [e for e in same if e.window is None]
     if untimed_together:
-        firsts = {_key(e): e for e in reversed(singles)}
-        if len(firsts) >= 2:
-            sets.append(ConcurrentSet(tuple(firsts.values())[::-1]))
-            singles = [e for e in singles if firsts[_key(e)] is not e]
+        sets, singles = _declared_sets(singles)
     for cluster in _overlapping_clusters([e for e in same if e.window is not None]):
         per_link = _one_per_link(cluster)
         if len(per_link) >= 2:
@@ -135,6 +137,26 @@ def group(kind: str, logs: Sequence[Evidence], *, untimed_together: bool = False
         by_link.setdefault(_key(e), []).append(e)
     repeats = tuple(Repeats(link, tuple(items)) for link, items in by_link.items())
     return Grouped(kind, tuple(sets), repeats)
+
+
+def _declared_sets(untimed: list[Evidence]) -> tuple[list[ConcurrentSet], list[Evidence]]:
+    """One set per batch of untimed logs on two or more links (the first log of each link)."""
+    sets: list[ConcurrentSet] = []
+    rest: list[Evidence] = []
+    batches: dict[str, list[Evidence]] = {}
+    for e in untimed:
+        batches.setdefault(e.batch, []).append(e)
+    for logs in batches.values():
+        firsts: dict[str, Evidence] = {}
+        for e in logs:
+            firsts.setdefault(_key(e), e)
+        if len(firsts) < 2:
+            rest.extend(logs)
+            continue
+        sets.append(ConcurrentSet(tuple(firsts.values())))
+        chosen = {id(e) for e in firsts.values()}
+        rest.extend(e for e in logs if id(e) not in chosen)
+    return sets, rest
 
 
 def _key(e: Evidence) -> str:

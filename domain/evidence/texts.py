@@ -34,15 +34,15 @@ def ports_together(ports: int, per_port: float, tested: int, total: float) -> Me
     if tested >= ports:
         return Message(
             "evidence.all_ports_together",
-            f"{tested} ports tested together: {g(total)} Gbit/s in total, "
-            f"P5 {g(per_port)} Gbit/s per port",
-            f"{tested} 个端口同时测试：合计 {g(total)} Gbit/s，每端口 P5 {g(per_port)} Gbit/s",
+            f"{tested} links tested together: {g(total)} Gbit/s in total, "
+            f"P5 {g(per_port)} Gbit/s per link",
+            f"{tested} 条链路同时测试：合计 {g(total)} Gbit/s，每条链路 P5 {g(per_port)} Gbit/s",
         )
     return Message(
         "evidence.some_ports_together",
-        f"{ports} ports × {g(per_port)} Gbit/s (P5 per port of {tested} ports tested together, "
+        f"{ports} ports × {g(per_port)} Gbit/s (P5 per link of {tested} links tested together, "
         f"{g(total)} Gbit/s in total)",
-        f"{ports} 个端口 × {g(per_port)} Gbit/s（{tested} 个端口同时测试的每端口 P5，"
+        f"{ports} 个端口 × {g(per_port)} Gbit/s（{tested} 条链路同时测试的每条 P5，"
         f"合计 {g(total)} Gbit/s）",
     )
 
