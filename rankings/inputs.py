@@ -36,6 +36,8 @@ OFFER_EXTRA = ("vendor", "quote_id", "quote_version_id", "version", "data_centre
 # Money and plausibility notes (domain/money.py, domain/plausibility.py): the VAT terms the prices
 # were normalised with, and the unusual values the analyst confirmed.
 OFFER_EXTRA += ("tax", "confirmed_outliers")
+# How a measured figure was derived from the quote's logs (domain/evidence/offer.py): shown only.
+OFFER_EXTRA += ("evidence",)
 
 
 class InputFileError(ValueError):
