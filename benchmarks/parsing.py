@@ -363,9 +363,12 @@ class RunSummary:
     p50_gbps: float | None
     measured_kind: str
     run_notes: list[dict[str, str]]  # the domain's notes on the run, bilingual
+    # The test kind the run's figures come from (kinds are never pooled): not a stored field.
+    lead_test: str = ""
 
 
-RUN_FIELDS = tuple(f.name for f in fields(RunSummary))
+LEAD_TESTS = {"rdma_bw": "rdma_bw", "tcp_throughput": "tcp", "collective_busbw": "nccl"}
+RUN_FIELDS = tuple(f.name for f in fields(RunSummary) if f.name != "lead_test")
 
 
 def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | None) -> RunSummary:
@@ -383,6 +386,7 @@ def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | No
         p50_gbps=summary.p50_gbps,
         measured_kind=summary.measured_kind if summary.pairs else "",
         run_notes=[w.as_dict() for w in summary.warnings],
+        lead_test=LEAD_TESTS.get(summary.kind, ""),
     )
 
 

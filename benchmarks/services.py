@@ -265,8 +265,8 @@ def test_run_summarise(*, run_id: int) -> str:
     line = selectors.run_line_rate_gbps(run)
     done = [log.result for log in logs if log.status == JobStatus.DONE and log.result]
     summary = parsing.run_summary(done, line_rate_gbps=line)
-    for name, value in summary.__dict__.items():
-        setattr(run, name, value)
+    for name in parsing.RUN_FIELDS:
+        setattr(run, name, getattr(summary, name))
     run.effective_line_rate_gbps = line
     run.verdict, run.verdict_reasons = _run_verdict(run, logs, summary, line)
     run.summarised_at = timezone.now()
@@ -289,9 +289,9 @@ def _run_verdict(run, logs, summary, line) -> tuple[str, list[dict[str, str]]]: 
         return Verdict.PENDING, []
     parts: list[tuple[str, list[dict[str, str]]]] = []
     if summary.tail_p5_gbps is not None:
-        kinds = {log.test_kind for log in logs if log.test_kind and log.test_kind != "rdma_lat"}
         data = {
-            "test": kinds.pop() if len(kinds) == 1 else "tcp",
+            # The kind the run's P5 comes from: the summary never pools kinds.
+            "test": summary.lead_test or "tcp",
             "throughput_gbps": summary.tail_p5_gbps,
         }
         limits = selectors.limits_for_team(run.team)
