@@ -15,7 +15,7 @@ Uncertainty: ``low``…``high`` spans the repeats (worst to best) and the set's 
 tested together widen the low end by ``NOT_TOGETHER_MARGIN`` × the share of ports not covered by
 one simultaneous test. That margin is this project's assumption (ports of one server share PCIe
 switches, the host's memory bandwidth and the leaf uplinks, which a one-port test cannot see), not
-a published figure; docs/MODEL.md says so.
+a published figure; docs/EVIDENCE.md says so.
 """
 
 from __future__ import annotations
