@@ -75,3 +75,24 @@ def test_a_run_mixing_rdma_and_nccl_keeps_them_apart(  # type: ignore[no-untyped
     assert quote.measured_kind == "collective" and quote.measured_gbps == 3200.0
     codes = [n["code"] for n in quote.measured_derivation["notes"]]
     assert "evidence.kind_kept_apart" in codes and "evidence.capped" in codes
+
+
+RECORDED = DATA / "recorded"
+
+
+@pytest.mark.parametrize(
+    ("names", "pairs", "aggregate"),
+    [
+        ([f"sequential_pair0_run{k}.json" for k in (1, 2, 3)], 1, (1.80, 1.90)),
+        ([f"simultaneous_pair{k}.json" for k in (1, 2, 3, 4)], 4, (3.80, 3.84)),
+    ],
+)
+def test_recorded_runs_upload_as_one_pair_of_repeats_or_four_summed(  # type: ignore[no-untyped-def]
+    team_a, analyst_a, quote, django_capture_on_commit_callbacks, names, pairs, aggregate
+):
+    paths = [RECORDED / name for name in names] + [RECORDED / "udp_b500M_pair0.json"]
+    run = _run_with(team_a, analyst_a, quote, paths, django_capture_on_commit_callbacks)
+    assert run.pairs == pairs
+    assert aggregate[0] < run.aggregate_gbps < aggregate[1]
+    assert run.tail_p5_gbps is not None and run.tail_p5_gbps > 0.9  # not the UDP test's 0.47
+    assert "evidence.udp_not_capacity" in {n["code"] for n in run.run_notes}
