@@ -27,9 +27,11 @@ from domain.benchlogs import (
     result_to_json,
 )
 from domain.benchlogs.archive import iter_zip_members
+from domain.benchlogs.concurrent import evidence_of
 from domain.benchlogs.result import StreamSummary
 from domain.benchlogs.stats import PASS, Thresholds, summarise_run, verdict
 from domain.benchlogs.verdict import DEFAULT_THRESHOLDS as _DEFAULTS
+from domain.evidence.offer import OfferPorts, derive
 from domain.messages import Message
 
 __all__ = [
@@ -92,9 +94,22 @@ def result_json(result: BenchResult, filename: str = "", *, charts: bool = True)
     data["fabric"] = result.fabric
     data["start_time_s"] = _finite(result.start_time_s)
     data["truncated"] = result.truncated
+    data.update(_evidence_fields(result))
     if result.latency is not None and data.get("latency_us") is not None:
         data["latency_us"]["max"] = _finite(result.latency.max_us)
     return data
+
+
+def _evidence_fields(result: BenchResult) -> dict[str, Any]:
+    """What ``domain.evidence.scope`` needs to tell links apart and UDP rates: the peer address,
+    the device, the collective and the ``-b`` rate the log printed."""
+    return {
+        "peer": result.peer,
+        "role": result.role,
+        "device": result.device,
+        "collective": result.collective,
+        "target_bitrate": dict(result.header).get("target_bitrate"),
+    }
 
 
 def error_json(filename: str, message: Message) -> dict[str, Any]:
@@ -231,6 +246,13 @@ def result_from_json(data: dict[str, Any]) -> BenchResult:
         truncated=bool(data.get("truncated")),
         hosts=_opt_int(data.get("hosts")),
         ranks=_opt_int(data.get("ranks")),
+        peer=data.get("peer") or None,
+        role=data.get("role") or None,
+        device=data.get("device") or None,
+        collective=data.get("collective") or None,
+        header=(("target_bitrate", str(data["target_bitrate"])),)
+        if data.get("target_bitrate") is not None
+        else (),
     )
 
 
@@ -341,9 +363,12 @@ class RunSummary:
     p50_gbps: float | None
     measured_kind: str
     run_notes: list[dict[str, str]]  # the domain's notes on the run, bilingual
+    # The test kind the run's figures come from (kinds are never pooled): not a stored field.
+    lead_test: str = ""
 
 
-RUN_FIELDS = tuple(f.name for f in fields(RunSummary))
+LEAD_TESTS = {"rdma_bw": "rdma_bw", "tcp_throughput": "tcp", "collective_busbw": "nccl"}
+RUN_FIELDS = tuple(f.name for f in fields(RunSummary) if f.name != "lead_test")
 
 
 def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | None) -> RunSummary:
@@ -361,7 +386,38 @@ def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | No
         p50_gbps=summary.p50_gbps,
         measured_kind=summary.measured_kind if summary.pairs else "",
         run_notes=[w.as_dict() for w in summary.warnings],
+        lead_test=LEAD_TESTS.get(summary.kind, ""),
     )
+
+
+def offer_figure(
+    results: Sequence[tuple[str, dict[str, Any]]],
+    *,
+    ports: int,
+    port_gbps: float,
+    gpus_per_server: int,
+) -> dict[str, Any] | None:
+    """An offer's per-server figure from its stored log results, each with its run's id
+    (``domain.evidence.offer``), as the quote stores it; None when no log measured capacity."""
+    rebuilt = [result_from_json(result) for _, result in results]
+    evidence = evidence_of(rebuilt, [batch for batch, _ in results])
+    offer = OfferPorts(ports=ports, port_gbps=port_gbps, gpus_per_server=gpus_per_server)
+    figure = derive(evidence, offer)
+    if figure is None:
+        return None
+    return {
+        **figure.explanation.as_dict(),
+        "notes": [note.as_dict() for note in figure.notes],
+        "gbps": figure.gbps,
+        "low_gbps": figure.low_gbps,
+        "high_gbps": figure.high_gbps,
+        "kind": figure.kind,
+        "evidence_kind": figure.evidence_kind,
+        "ports": figure.ports,
+        "ports_tested": figure.ports_tested,
+        "tested_together": figure.tested_together,
+        "capped": figure.capped,
+    }
 
 
 def run_warnings(

@@ -103,17 +103,6 @@ def run_fabric(run: TestRun) -> str | None:
     return network.fabric if network is not None else None
 
 
-def measured_bandwidth_for_run(run: TestRun) -> tuple[float, float | None, str] | None:
-    """(P5, P50, kind) the quote's cost model should use, or None before a usable summary.
-
-    The tail P5 of every pair's intervals is the link figure; for nccl runs the figure is the bus
-    bandwidth and the kind ``collective``.
-    """
-    if run.tail_p5_gbps is None or run.status != JobStatus.DONE:
-        return None
-    return run.tail_p5_gbps, run.p50_gbps, run.measured_kind or "link"
-
-
 def run_status_payload(run: TestRun) -> dict:  # type: ignore[type-arg]
     logs = list(run.logs.filter(is_archive=False).values("id", "status", "progress"))
     return {

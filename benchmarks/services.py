@@ -265,8 +265,8 @@ def test_run_summarise(*, run_id: int) -> str:
     line = selectors.run_line_rate_gbps(run)
     done = [log.result for log in logs if log.status == JobStatus.DONE and log.result]
     summary = parsing.run_summary(done, line_rate_gbps=line)
-    for name, value in summary.__dict__.items():
-        setattr(run, name, value)
+    for name in parsing.RUN_FIELDS:
+        setattr(run, name, getattr(summary, name))
     run.effective_line_rate_gbps = line
     run.verdict, run.verdict_reasons = _run_verdict(run, logs, summary, line)
     run.summarised_at = timezone.now()
@@ -289,9 +289,9 @@ def _run_verdict(run, logs, summary, line) -> tuple[str, list[dict[str, str]]]: 
         return Verdict.PENDING, []
     parts: list[tuple[str, list[dict[str, str]]]] = []
     if summary.tail_p5_gbps is not None:
-        kinds = {log.test_kind for log in logs if log.test_kind and log.test_kind != "rdma_lat"}
         data = {
-            "test": kinds.pop() if len(kinds) == 1 else "tcp",
+            # The kind the run's P5 comes from: the summary never pools kinds.
+            "test": summary.lead_test or "tcp",
             "throughput_gbps": summary.tail_p5_gbps,
         }
         limits = selectors.limits_for_team(run.team)
@@ -342,20 +342,41 @@ def _part(label: Callable[[Message], Message], reason: dict[str, str]) -> dict[s
 
 
 def _push_measured_bandwidth(run: TestRun) -> None:
-    """Hand the run's measured figure to its linked quote, when the quotes app supports it."""
-    quote_id = getattr(run, "quote_id", None)
-    measured = selectors.measured_bandwidth_for_run(run)
-    if not quote_id or measured is None:
-        return
+    """Refresh the measured figure of the run's quote, when it has one."""
+    if run.quote_id is not None and run.status == JobStatus.DONE:
+        quote_measured_update(quote=run.quote, run=run)
+
+
+def quote_measured_update(*, quote, run: TestRun) -> None:  # type: ignore[no-untyped-def]
+    """Set a quote's measured per-server figure from every log of every run linked to it.
+
+    The domain rule (``domain.evidence.offer``) scales per-port results by the quote's NICs,
+    bounds them by tests that ran together, and says how; the quote stores the figure, its range
+    and that sentence. When no log measures capacity, a figure this run had set is cleared.
+    """
     from quotes.services import quote_set_measured_bandwidth
 
-    p5, p50, kind = measured
+    version = quote.current_version
+    if version is None:
+        return
+    results = BenchmarkLog.objects.filter(
+        test_run__quote=quote, test_run__team_id=quote.team_id, status=JobStatus.DONE
+    ).exclude(is_archive=True)
+    derived = parsing.offer_figure(
+        [(str(run_id), r) for run_id, r in results.values_list("test_run_id", "result") if r],
+        ports=version.nics_per_node,
+        port_gbps=version.nic_gbps,
+        gpus_per_server=version.gpus_per_node,
+    )
+    if derived is None and quote.measured_test_run_id != str(run.pk):
+        return
     quote_set_measured_bandwidth(
-        quote=run.quote,  # type: ignore[attr-defined]
-        measured_gbps=p5,
-        measured_p50_gbps=p50,
-        measured_kind=kind,
-        test_run_id=run.pk,
+        quote=quote,
+        measured_gbps=derived["gbps"] if derived else None,
+        measured_p50_gbps=derived["high_gbps"] if derived else None,
+        measured_kind=derived["kind"] if derived else "link",
+        test_run_id=run.pk if derived else None,
+        derivation=derived,
     )
 
 

@@ -23,7 +23,8 @@ from .summary import page_summary
 
 def _run(team, pk: int) -> TestRun:  # type: ignore[no-untyped-def]
     return get_object_or_404(
-        TestRun.objects.for_team(team).select_related("vendor", "data_centre__network"), pk=pk
+        TestRun.objects.for_team(team).select_related("vendor", "data_centre__network", "quote"),
+        pk=pk,
     )
 
 

@@ -109,14 +109,32 @@ class Quote(TeamScoped):
         editable=False,
         verbose_name=_("latest version"),
     )
+    # Per server, derived from every log of the quote's test runs by domain/evidence/offer.py
+    # (per-port results scaled by the NICs, bounded by simultaneous tests); the optimistic end
+    # (``measured_p50_gbps``) is the derivation's high end.
     measured_gbps = models.FloatField(
-        _("measured bandwidth per node (Gbit/s, P5)"), null=True, blank=True
+        _("measured bandwidth per server (Gbit/s)"), null=True, blank=True
     )
     measured_p50_gbps = models.FloatField(
-        _("measured bandwidth per node (Gbit/s, P50)"), null=True, blank=True
+        _("measured bandwidth per server, optimistic (Gbit/s)"), null=True, blank=True
     )
     measured_kind = models.CharField(
         _("measurement kind"), max_length=16, choices=MeasuredKind.choices, default="link"
+    )
+    # How the measured figure was derived from the run's logs (domain/evidence/offer.py): its
+    # range, how many of the offer's ports were tested, and the sentence saying so in both
+    # languages ({"code", "en", "zh", "notes": [...], "evidence_kind", "ports", ...}).
+    measured_low_gbps = models.FloatField(
+        _("measured bandwidth per server, low end (Gbit/s)"), null=True, blank=True
+    )
+    measured_high_gbps = models.FloatField(
+        _("measured bandwidth per server, high end (Gbit/s)"), null=True, blank=True
+    )
+    measured_ports_tested = models.PositiveSmallIntegerField(
+        _("ports tested"), null=True, blank=True
+    )
+    measured_derivation = models.JSONField(
+        _("how the measured figure was derived"), null=True, blank=True, editable=False
     )
     measured_test_run_id = models.CharField(_("benchmark run"), max_length=64, blank=True)
     measured_at = models.DateTimeField(_("measured at"), null=True, blank=True)

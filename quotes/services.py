@@ -34,6 +34,7 @@ VERSION_FIELDS += MONEY_FIELDS + ("outliers_confirmed",)
 
 MEASURED_FIELDS = (
     "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id", "measured_at",
+    "measured_low_gbps", "measured_high_gbps", "measured_ports_tested", "measured_derivation",
 )  # fmt: skip
 
 
@@ -248,6 +249,7 @@ def quote_set_measured_bandwidth(
     measured_p50_gbps: float | None,
     measured_kind: str,
     test_run_id: Any,
+    derivation: dict[str, Any] | None = None,
 ) -> Quote:
     """Record accepted bandwidth evidence on a quote (called by the benchmarks app): a change
     like any other, so it adds a revision and a concurrent edit of other fields keeps it."""
@@ -257,6 +259,7 @@ def quote_set_measured_bandwidth(
         "measured_kind": measured_kind or "link",
         "measured_test_run_id": "" if test_run_id is None else str(test_run_id),
         "measured_at": timezone.now() if measured_gbps is not None else None,
+        **_derivation_values(measured_gbps, derivation),
     }
     with transaction.atomic():
         locked = _lock(quote, None)
@@ -268,6 +271,18 @@ def quote_set_measured_bandwidth(
             _record(locked, None, changed, list(MEASURED_FIELDS))
     _refresh(quote, locked)
     return quote
+
+
+def _derivation_values(measured: float | None, derivation: dict[str, Any] | None) -> dict[str, Any]:
+    """The derivation fields of a measured figure (benchmarks.services.quote_evidence); all
+    empty when the figure is cleared."""
+    found = derivation if measured is not None and derivation else {}
+    return {
+        "measured_low_gbps": found.get("low_gbps"),
+        "measured_high_gbps": found.get("high_gbps"),
+        "measured_ports_tested": found.get("ports_tested"),
+        "measured_derivation": found or None,
+    }
 
 
 def workload_create(*, team, data: dict[str, Any]) -> WorkloadProfile:  # type: ignore[no-untyped-def]

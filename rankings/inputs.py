@@ -39,6 +39,8 @@ OFFER_EXTRA += ("tax", "confirmed_outliers")
 # Contract term (months) and the vendor's English legal name: the decision's term check and
 # English exports read them; the cost model does not.
 OFFER_EXTRA += ("term_months", "vendor_en")
+# How a measured figure was derived from the quote's logs (domain/evidence/offer.py): shown only.
+OFFER_EXTRA += ("evidence",)
 
 
 class InputFileError(ValueError):

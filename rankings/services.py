@@ -166,6 +166,7 @@ def offer_dict(
         "measured_gbps": quote.measured_gbps,
         "measured_p50_gbps": quote.measured_p50_gbps,
         "measured_kind": quote.measured_kind or "link",
+        "evidence": _evidence(quote),
         "availability": float(v.availability),
         "whole_offer_only": v.whole_offer_only,
         "pfc": getattr(network, "pfc", None),
@@ -185,6 +186,15 @@ def offer_dict(
         "confirmed_outliers": list(v.outliers_confirmed or []),
         "term_months": v.term_months,
     }  # fmt: skip
+
+
+def _evidence(quote: Quote) -> dict[str, Any] | None:
+    """The derivation of the quote's measured figure, for display beside it (not a model input)."""
+    found = quote.measured_derivation if quote.measured_gbps is not None else None
+    if not found:
+        return None
+    keys = ("code", "en", "zh", "low_gbps", "high_gbps", "ports", "ports_tested")
+    return {key: found.get(key) for key in keys}
 
 
 def _repair_hours(quote: Quote) -> float | None:
@@ -456,7 +466,7 @@ def result_rows(
                 tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
                 monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
                 warnings=message_dicts(r.warnings) + ([d.term_warning] if d.term_warning else []),
-                model_detail=r.model_detail,
+                model_detail=_with_evidence(r.model_detail, o.get("evidence")),
                 eligible=d.eligible,
                 risk_action=d.risk_action,
                 risk_marks=d.risk_marks,
@@ -472,6 +482,14 @@ def result_rows(
             )
         )
     return rows
+
+
+def _with_evidence(detail: dict[str, Any] | None, evidence: Any) -> dict[str, Any] | None:
+    """The model's breakdown plus how the offer's measured figure was derived (pages, API, PDF
+    read it from the stored result)."""
+    if not evidence:
+        return detail
+    return {**(detail or {}), "evidence": evidence}
 
 
 def ranking_run_sync(*, run: RankingRun) -> RankingRun:

@@ -480,8 +480,9 @@ def rfq_close(*, rfq_id: int, now=None) -> str:
 
 def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
     from benchmarks.models import TestRun
-    from benchmarks.selectors import measured_bandwidth_for_run
-    from quotes.services import quote_create, quote_set_measured_bandwidth
+    from benchmarks.services import quote_measured_update
+    from core.models import JobStatus
+    from quotes.services import quote_create
 
     data = terms_from_json(answer.terms)
     data.update(vendor=answer.vendor, data_centre=answer.vendor.data_centres.first(),
@@ -489,13 +490,12 @@ def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
                 is_current=True)  # fmt: skip
     quote = quote_create(team=rfq.team, user=answer.submitted_by, data=data)
     run = answer.evidence_run
-    measured = measured_bandwidth_for_run(run) if run is not None else None
     if run is not None:
         TestRun.objects.filter(pk=run.pk).update(quote=quote)
-    if measured is not None:
-        p5, p50, kind = measured
-        quote_set_measured_bandwidth(quote=quote, measured_gbps=p5, measured_p50_gbps=p50,
-                                     measured_kind=kind, test_run_id=run.pk)  # fmt: skip
+        run.quote = quote
+        # The quote's figure from its evidence by the one domain rule (per-server, with range).
+        if run.status == JobStatus.DONE:
+            quote_measured_update(quote=quote, run=run)
     answer.quote = quote
     answer.save(update_fields=["quote"])
     return quote

@@ -1,10 +1,14 @@
-"""Summary of logs from server pairs that ran at the same time (DOMAIN.md §4).
+"""Summary of a test run's logs (DOMAIN.md §4 and §9).
 
-A single pair at full speed proves nothing about congestion; the figure the cost model takes is
-the 5th percentile of every pair's interval throughput pooled together (COST-MODEL.md step 3),
-because an all-reduce runs at the pace of its slowest link at its slowest moments. TCP warm-up
-(slow start) is not such a moment: it is left out of the pool by the rule in warmup.py, and
-what was dropped is recorded (``warmup_intervals``, ``warmup_s`` and a warning).
+The run's figures come from one kind of test (kinds are never pooled: RDMA bandwidth first, then
+TCP throughput, then a multi-host collective; UDP at a set rate and latency never count), sorted
+by ``domain.evidence.sets``: tests whose windows overlap on distinct links are one concurrent set
+(aggregate, fairness, tail); tests one after another on one link are repeats (never summed).
+
+The tail is the 5th percentile of every link's steady intervals pooled together (COST-MODEL.md
+step 3), because an all-reduce runs at the pace of its slowest link at its slowest moments. TCP
+warm-up (slow start) is left out of the pool by the rule in warmup.py, and what was dropped is
+recorded (``warmup_intervals``, ``warmup_s`` and a warning).
 """
 
 from __future__ import annotations
@@ -14,15 +18,31 @@ from dataclasses import dataclass
 
 from domain.benchlogs import catalogue_checks as msg
 from domain.benchlogs import fidelity
-from domain.benchlogs.measures import inside_one_host, jain_index, percentile
+from domain.benchlogs.measures import percentile
 from domain.benchlogs.result import COLLECTIVE, LINK, BenchResult
-from domain.benchlogs.warmup import Warmup, warmup
+from domain.benchlogs.warmup import warmup
+from domain.evidence import texts
+from domain.evidence.scope import (
+    COLLECTIVE_BUSBW,
+    ONE_HOST,
+    RDMA_BANDWIDTH,
+    RDMA_LATENCY,
+    TCP_THROUGHPUT,
+    UDP_AT_RATE,
+    Evidence,
+    describe,
+)
+from domain.evidence.sets import Grouped, group, pooled_intervals
 from domain.messages import Message
+
+# The kind a run's figures come from, in this order: link tests are what a port's line rate is
+# compared with; a collective heads the run only when it holds no link test.
+RUN_KINDS = (RDMA_BANDWIDTH, TCP_THROUGHPUT, COLLECTIVE_BUSBW)
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """Concurrent-run figures, all Gbit/s; ``measured_gbps`` feeds the cost model."""
+    """Run figures, all Gbit/s, of the run's leading kind (``kind``)."""
 
     pairs: int
     excluded: int
@@ -37,6 +57,7 @@ class RunSummary:
     warnings: tuple[Message, ...]
     warmup_intervals: int = 0
     warmup_s: float = 0.0
+    kind: str = ""
 
     @property
     def measured_gbps(self) -> float | None:
@@ -48,76 +69,95 @@ class RunSummary:
         return (self.tail_p5_gbps, self.p50_gbps)
 
 
+def evidence_of(results: Sequence[BenchResult], batches: Sequence[str] = ()) -> list[Evidence]:
+    """Each result that gave a figure, described (labels are the results' positions; ``batches``
+    names each result's test run, when they come from several)."""
+    found = [
+        describe(r, str(i), batches[i] if i < len(batches) else "") for i, r in enumerate(results)
+    ]
+    return [e for e in found if e is not None]
+
+
 def summarise_run(results: Sequence[BenchResult], *, line_rate_gbps: float | None) -> RunSummary:
-    measured = [r for r in results if r.error is None and r.throughput_gbps is not None]
+    evidence = evidence_of(results)
+    bandwidth = [e for e in evidence if e.kind != RDMA_LATENCY]
     warnings: list[Message] = []
+    measured = [r for r in results if r.error is None and r.throughput_gbps is not None]
     if len(measured) < len(results):
         warnings.append(msg.run_excluded(len(results) - len(measured)))
-    usable = [r for r in measured if not inside_one_host(r)]
-    if len(usable) < len(measured):
-        warnings.append(msg.run_one_host(len(measured) - len(usable)))
-    rates = [r.throughput_gbps for r in usable if r.throughput_gbps is not None]
-    pool, warm = _pooled_intervals(usable, warnings)
-    kinds = {r.measured_kind for r in usable}
-    if len(kinds) > 1:
-        warnings.append(msg.run_mixed_kinds())
-    if not _overlapping(usable):
+    inside = sum(e.scope == ONE_HOST for e in bandwidth)
+    if inside:
+        warnings.append(msg.run_one_host(inside))
+    udp = [e for e in bandwidth if e.kind == UDP_AT_RATE]
+    if udp:
+        warnings.append(texts.udp_not_capacity(len(udp), _one_target(udp)))
+    usable = [e for e in bandwidth if e.counts_as_capacity]
+    kinds = {e.kind for e in usable}
+    kind = next((k for k in RUN_KINDS if k in kinds), "")
+    for other in sorted(kinds - {kind}):
+        warnings.append(_kept_apart(other, kind, sum(e.kind == other for e in usable)))
+    grouped = group(kind, usable, untimed_together=True)
+    return _summary(grouped, results, line_rate_gbps, warnings)
+
+
+def _summary(
+    grouped: Grouped,
+    results: Sequence[BenchResult],
+    line_rate_gbps: float | None,
+    warnings: list[Message],
+) -> RunSummary:
+    largest = grouped.largest_set
+    aggregate: float | None
+    jain: float | None
+    if largest is not None:
+        means = largest.means
+        pairs, aggregate, jain = largest.links, largest.aggregate_gbps, largest.jain
+    else:
+        means = [r.typical_mean_gbps for r in grouped.repeats]
+        pairs, jain = len(means), None
+        aggregate = means[0] if pairs == 1 else None
+    if grouped.links > (pairs if largest is not None else 1):
         warnings.append(msg.run_not_concurrent())
-    aggregate = sum(rates) if rates else None
-    capacity = line_rate_gbps * len(rates) if line_rate_gbps and rates else None
+    for repeats in grouped.repeats:
+        if len(repeats.logs) > 1:
+            warnings.append(
+                texts.repeats(len(repeats.logs), repeats.typical_gbps, repeats.worst_gbps)
+            )
+    logs = grouped.logs
+    pool = pooled_intervals(logs)
+    without = sum(not e.intervals for e in logs)
+    if without:
+        warnings.append(msg.run_without_intervals(without))
+    warm = [warmup(results[int(e.label)]) for e in logs]
+    warm = [w for w in warm if w.intervals]
+    if warm:
+        seconds = sum(w.seconds or 0.0 for w in warm)
+        warnings.append(fidelity.warmup_dropped(len(warm), sum(w.intervals for w in warm), seconds))
+    capacity = line_rate_gbps * pairs if line_rate_gbps and pairs else None
     return RunSummary(
-        pairs=len(usable),
-        excluded=len(results) - len(usable),
+        pairs=pairs,
+        excluded=len(results) - len(logs),
         aggregate_gbps=aggregate,
-        min_pair_gbps=min(rates) if rates else None,
-        max_pair_gbps=max(rates) if rates else None,
-        jain_index=jain_index(rates),
+        min_pair_gbps=min(means) if means else None,
+        max_pair_gbps=max(means) if means else None,
+        jain_index=jain,
         aggregate_efficiency=aggregate / capacity if aggregate is not None and capacity else None,
         tail_p5_gbps=percentile(pool, 0.05),
         p50_gbps=percentile(pool, 0.5),
-        measured_kind=COLLECTIVE if kinds == {COLLECTIVE} else LINK,
+        measured_kind=COLLECTIVE if grouped.kind == COLLECTIVE_BUSBW else LINK,
         warnings=tuple(warnings),
         warmup_intervals=sum(w.intervals for w in warm),
         warmup_s=sum(w.seconds or 0.0 for w in warm),
+        kind=grouped.kind,
     )
 
 
-def _pooled_intervals(
-    results: list[BenchResult], warnings: list[Message]
-) -> tuple[list[float], list[Warmup]]:
-    """Every pair's steady intervals pooled; TCP warm-up is left out (warmup.py)."""
-    pool: list[float] = []
-    warm: list[Warmup] = []
-    without = 0
-    for result in results:
-        if result.interval_gbps:
-            found = warmup(result)
-            if found.intervals:
-                warm.append(found)
-            pool.extend(result.interval_gbps[found.dropped :])
-        elif result.throughput_gbps is not None:
-            # perftest and nccl-tests print one figure per run: it stands in for its intervals.
-            pool.append(result.throughput_gbps)
-            without += 1
-    if without:
-        warnings.append(msg.run_without_intervals(without))
-    if warm:
-        intervals = sum(w.intervals for w in warm)
-        seconds = sum(w.seconds or 0.0 for w in warm)
-        warnings.append(fidelity.warmup_dropped(len(warm), intervals, seconds))
-    return pool, warm
+def _one_target(udp: list[Evidence]) -> float | None:
+    targets = {e.target_gbps for e in udp}
+    return targets.pop() if len(targets) == 1 else None
 
 
-def _overlapping(results: list[BenchResult]) -> bool:
-    """True unless the logs' own clocks show windows that do not all overlap.
-
-    perftest and nccl-tests print no timestamp, so their logs cannot contradict concurrency.
-    """
-    windows = [
-        (r.start_time_s, r.start_time_s + r.duration_s)
-        for r in results
-        if r.start_time_s is not None and r.duration_s is not None
-    ]
-    if len(windows) < 2:
-        return True
-    return max(start for start, _ in windows) < min(end for _, end in windows)
+def _kept_apart(kind: str, used: str, count: int) -> Message:
+    """Named ``run_mixed_kinds``, as before: the run holds kinds that are never pooled."""
+    found = texts.kind_kept_apart(kind, used, count)
+    return Message("run_mixed_kinds", found.en, found.zh)

@@ -50,7 +50,8 @@ def _evaluate(
     cost = hourly / eth
     # B is proportional to the measured figure, so at P50 the comm time shrinks by P5/P50.
     spread = measured & ~t.none["measured_p50_gbps"] & (volume > 0)
-    t_x50 = np.where(spread, t_x * num["measured_gbps"] / num["measured_p50_gbps"], t_x)
+    p5, p50 = _capped(t, "measured_gbps"), _capped(t, "measured_p50_gbps")
+    t_x50 = np.where(spread, t_x * p5 / p50, t_x)
     low = np.where(spread, hourly / (capacity * t_c / (t_c + np.maximum(0, t_x50 - hidden))), cost)
     job_h, job_c = _job_figures(w, t, t_s, hourly, size)
     tau = _tokens_to_hide(w, t_x, peak * mfu, volume)
@@ -115,9 +116,20 @@ def _bandwidth(t: _Table, n: _Array) -> tuple[_Array, _Array, _Array]:
         factor = np.minimum(1.0, uplink / (spr * nominal))
     factor = np.where((n > spr) & ~t.none["rack_uplink_gbps"], factor, 1.0)
     eff = np.array([FABRIC_EFFICIENCY[f] for f in t.raw["fabric"]], dtype=float).reshape(len(n))
-    p5 = num["measured_gbps"]
+    p5 = _capped(t, "measured_gbps")
     measured = ~t.none["measured_gbps"]
     collective = np.array([k == "collective" for k in t.raw["measured_kind"]], dtype=bool)
     # Accepted evidence already shows what the links reach, so the nominal rack maths stays out.
+    # A "link" figure is per-server NIC capacity (domain/evidence/offer.py) and pays the fabric
+    # efficiency exactly as the nominal NICs x rate does; a "collective" figure already is busbw.
     b = np.where(measured, np.where(collective, p5, p5 * eff), nominal * eff * factor)
     return b, measured, factor
+
+
+def _capped(t: _Table, column: str) -> _Array:
+    """A measured per-server figure, capped at the quoted NICs x rate: evidence cannot show more
+    than the offer quotes (a one-port test at 394 Gbit/s on a 200G quote is the quote's 200)."""
+    nominal = t.num["nic_gbps"] * t.num["nics_per_node"]
+    values = t.num[column]
+    with np.errstate(invalid="ignore"):
+        return np.where(nominal > 0, np.minimum(values, nominal), values)

@@ -9,8 +9,9 @@ layers for 7B) left tensor and pipeline parallelism no divisor at all, so the me
 could only try one GPU per replica. Its `mfu` is not used: v2 computes
 the efficiency. Strategy ddp/zero1/zero2/fsdp/zero3 maps to ZeRO stage 0/1/2/3/3, a flops factor
 of 8 to full recomputation, `overlap > 0` to bucketed overlap, `grad_bytes` to the reduce dtype.
-Offer bandwidth evidence is per node: a `collective` figure (nccl-tests busbw) is shared by the
-server's GPUs; a `link` figure (iperf3 / perftest) also pays the fabric efficiency.
+Offer bandwidth evidence is per server, capped at the quoted NICs x rate: a `collective` figure
+(nccl-tests busbw per rank x GPUs per server) is shared by the server's GPUs; a `link` figure
+(the NIC capacity link tests demonstrated) pays the fabric efficiency exactly as nominal does.
 """
 
 from __future__ import annotations
@@ -53,7 +54,10 @@ def from_costmodel(
     nodes = workload.nodes or offer.nodes
     busbw = None
     if offer.measured_gbps:
-        per_rank = offer.measured_gbps / offer.gpus_per_node
+        # A per-server figure (domain/evidence/offer.py), never above the quoted NICs x rate.
+        nominal = offer.nic_gbps * offer.nics_per_node
+        per_server = min(offer.measured_gbps, nominal) if nominal > 0 else offer.measured_gbps
+        per_rank = per_server / offer.gpus_per_node
         if offer.measured_kind == "link":
             per_rank *= FABRIC_EFFICIENCY.get(offer.fabric, 0.35)
         busbw = per_rank

@@ -82,11 +82,13 @@ class QuoteSerializer(serializers.ModelSerializer):
         fields = (
             "id", "vendor", "data_centre", "label", "is_current", "terms", "measured_gbps",
             "measured_p50_gbps", "measured_kind", "measured_test_run_id", "measured_at",
-            "revision", "created_at", "updated_at", "confirm_outliers",
+            "measured_low_gbps", "measured_high_gbps", "measured_ports_tested",
+            "measured_derivation", "revision", "created_at", "updated_at", "confirm_outliers",
         )  # fmt: skip
         read_only_fields = (
             "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id",
-            "measured_at", "revision", "created_at", "updated_at",
+            "measured_at", "measured_low_gbps", "measured_high_gbps", "measured_ports_tested",
+            "measured_derivation", "revision", "created_at", "updated_at",
         )  # fmt: skip
         list_serializer_class = MemoListSerializer  # each unchanged row serialised once
 

@@ -20,6 +20,7 @@ class RankingResultSerializer(serializers.ModelSerializer):
 
     vat_terms = serializers.SerializerMethodField()
     confirmed_outliers = serializers.SerializerMethodField()
+    evidence = serializers.SerializerMethodField()
 
     class Meta:
         model = RankingResult
@@ -32,6 +33,15 @@ class RankingResultSerializer(serializers.ModelSerializer):
         rate = None if v.vat_rate is None else float(v.vat_rate)
         return {"prices_include_vat": v.prices_include_vat, "vat_rate": rate,
                 "invoice_type": v.invoice_type or ""}  # fmt: skip
+
+    def get_evidence(self, r: RankingResult) -> dict[str, Any] | None:
+        """How the measured bandwidth was derived from the quote's logs ({code, en, zh, low_gbps,
+        high_gbps, ports, ports_tested}, ``text`` in the request's language); None if nominal."""
+        found = (r.model_detail or {}).get("evidence")
+        if not found:
+            return None
+        message = Message(found.get("code", ""), found.get("en", ""), found.get("zh", ""))
+        return {**found, "text": message.text(get_language())}
 
     def get_confirmed_outliers(self, r: RankingResult) -> list[dict[str, Any]]:
         v = r.quote_version

@@ -94,6 +94,11 @@ def test_every_corpus_file_uploads_and_parses(
         assert run_a.pairs == 0 and run_a.tail_p5_gbps is None and run_a.verdict == "unknown"
         assert [r["code"] for r in run_a.verdict_reasons] == ["verdict_no_network_figure"]
         assert "run_one_host" in {note["code"] for note in run_a.run_notes}
+    elif log.test_kind == "udp":
+        # UDP at a rate set with -b is a loss and jitter test: never the run's capacity.
+        assert log.throughput_gbps > 0
+        assert run_a.pairs == 0 and run_a.tail_p5_gbps is None and run_a.verdict == "unknown"
+        assert "evidence.udp_not_capacity" in {note["code"] for note in run_a.run_notes}
     else:
         assert log.throughput_gbps > 0
         assert run_a.pairs == 1 and run_a.tail_p5_gbps is not None

@@ -38,10 +38,14 @@ def test_the_demo_runs_measure_the_demo_vendors_quotes_at_plausible_rates(
         assert run.effective_line_rate_gbps == nic
         assert low < run.tail_p5_gbps <= run.p50_gbps < high
         assert run.verdict == "pass", run.verdict_reasons
-        quote = Quote.objects.get(pk=run.quote_id)
-        assert quote.measured_gbps == pytest.approx(run.tail_p5_gbps)
-        assert quote.measured_p50_gbps == pytest.approx(run.p50_gbps)
+        quote = Quote.objects.select_related("current_version").get(pk=run.quote_id)
+        # The quote's figure is per server: the pairs' per-port P5 × the NICs it quotes.
+        nics = quote.current_version.nics_per_node
+        assert quote.measured_gbps == pytest.approx(min(run.tail_p5_gbps, nic) * nics)
+        assert quote.measured_gbps <= quote.measured_p50_gbps <= nic * nics
         assert quote.measured_kind == "link" and quote.measured_test_run_id == str(run.pk)
+        assert quote.measured_ports_tested == pairs
+        assert "tested together" in quote.measured_derivation["en"]
     assert runs[200].logs.filter(original_name__contains="pair1").get().result["sizes"]
 
 

@@ -27,7 +27,13 @@ from sourcing.services import (
     rfq_close,
 )
 from sourcing.tasks import close_due_rfqs
-from sourcing.testing import IPERF_PAIRS, answer_terms, demo_log, pass_deadline
+from sourcing.testing import (
+    CONCURRENT_PAIRS,
+    IPERF_PAIRS,
+    answer_terms,
+    demo_log,
+    pass_deadline,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -223,8 +229,8 @@ def _approved(rfq, answer, analyst, approver, nic_gbps: float):  # type: ignore[
     return award_decide(award=award, user=approver, approve=True, comment="go")
 
 
-def _upload_acceptance(award, user, capture):  # type: ignore[no-untyped-def]
-    for name in IPERF_PAIRS:
+def _upload_acceptance(award, user, capture, names=IPERF_PAIRS):  # type: ignore[no-untyped-def]
+    for name in names:
         with capture(execute=True):
             award_acceptance_upload(award=award, user=user, upload=demo_log(name, b"\n"))
     award.refresh_from_db()
@@ -235,8 +241,10 @@ def test_acceptance_logs_at_line_rate_confirm_the_award(
     closed, analyst_a, approver_a, django_capture_on_commit_callbacks
 ):
     rfq, (a1, _a2) = closed
-    award = _approved(rfq, a1, analyst_a, approver_a, nic_gbps=14)  # slowest pair 13.3 = 95 %
-    award = _upload_acceptance(award, analyst_a, django_capture_on_commit_callbacks)
+    award = _approved(rfq, a1, analyst_a, approver_a, nic_gbps=10)  # slowest pair 9.22 = 92 %
+    award = _upload_acceptance(
+        award, analyst_a, django_capture_on_commit_callbacks, CONCURRENT_PAIRS
+    )
     assert award.state == AwardState.CONFIRMED, award.acceptance_evidence
     assert award.acceptance_evidence["pairs"] == 3
     assert award.acceptance_evidence["slowest_pair_share"] >= 0.9
@@ -275,7 +283,9 @@ def test_supplier_evidence_is_parsed_and_feeds_the_ranking(
         with django_capture_on_commit_callbacks(execute=True):
             answer_upload_evidence(answer=answer, account=suppliers[0], upload=demo_log(name))
     answer.refresh_from_db()
-    assert answer.evidence_run.pairs == 3 and answer.evidence_run.verdict
+    # Three tests one after another on one pair are repeats of one pair, not three pairs.
+    assert answer.evidence_run.pairs == 1 and answer.evidence_run.verdict
+    assert answer.evidence_run.aggregate_gbps == pytest.approx(14.4, abs=0.1)
     pass_deadline(rfq)
     with django_capture_on_commit_callbacks(execute=True):
         close_due_rfqs()

@@ -1,0 +1,216 @@
+"""The one rule turning all of an offer's evidence into its per-server bandwidth (DOMAIN.md §9).
+
+- A multi-host collective (nccl-tests busbw per rank × GPUs per server) is the strongest evidence:
+  NCCL drove every NIC of every server. It is the figure when present (kind ``collective``).
+- Otherwise one link kind is used (RDMA bandwidth before TCP throughput; kinds are never pooled):
+  per-port results are scaled by the ports the offer has, and bounded by every set of ports that
+  ran at the same time (its per-port P5 × ports). The lowest of these is the figure (kind
+  ``link``: per-server NIC capacity the model treats exactly as the nominal NICs × rate, fabric
+  efficiency included).
+- Repeats of one link give the typical figure and the worst; they are never summed.
+- UDP at a set rate is never capacity; latency never feeds bandwidth; a one-server collective
+  measures NVLink/PCIe, not the network.
+
+Uncertainty: ``low``…``high`` spans the repeats (worst to best) and the set's P5…P50; ports not
+tested together widen the low end by ``NOT_TOGETHER_MARGIN`` × the share of ports not covered by
+one simultaneous test. That margin is this project's assumption (ports of one server share PCIe
+switches, the host's memory bandwidth and the leaf uplinks, which a one-port test cannot see), not
+a published figure; docs/EVIDENCE.md says so.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from domain.benchlogs.measures import percentile
+from domain.evidence import texts
+from domain.evidence.scope import (
+    COLLECTIVE_BUSBW,
+    ONE_HOST,
+    RDMA_BANDWIDTH,
+    RDMA_LATENCY,
+    TCP_THROUGHPUT,
+    UDP_AT_RATE,
+    Evidence,
+)
+from domain.evidence.sets import ConcurrentSet, Grouped, Repeats, group
+from domain.messages import Message
+
+NOT_TOGETHER_MARGIN = 0.10
+LINK_KINDS = (RDMA_BANDWIDTH, TCP_THROUGHPUT)
+
+# What the model treats the figure as (the Offer contract of domain/costmodel/inputs.py).
+LINK = "link"
+COLLECTIVE = "collective"
+
+
+@dataclass(frozen=True)
+class OfferPorts:
+    """The offer's network as quoted: NICs per server, line rate per NIC, GPUs per server."""
+
+    ports: int
+    port_gbps: float
+    gpus_per_server: int
+
+    @property
+    def nominal_gbps(self) -> float:
+        return self.ports * self.port_gbps
+
+
+@dataclass(frozen=True)
+class OfferFigure:
+    """An offer's per-server figure (Gbit/s), its range and how it was derived."""
+
+    gbps: float
+    low_gbps: float
+    high_gbps: float
+    kind: str  # LINK or COLLECTIVE (model contract)
+    evidence_kind: str  # COLLECTIVE_BUSBW, RDMA_BANDWIDTH or TCP_THROUGHPUT
+    ports: int
+    ports_tested: int
+    tested_together: bool
+    explanation: Message
+    notes: tuple[Message, ...] = ()
+    capped: bool = False
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    gbps: float
+    low: float
+    high: float
+    tested: int
+    together: bool
+    sentence: Message
+
+
+def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | None:
+    """The offer's per-server figure from all its evidence; None when nothing measured capacity."""
+    notes = _left_out(evidence)
+    usable = [e for e in evidence if e.counts_as_capacity]
+    kinds = {e.kind for e in usable}
+    if COLLECTIVE_BUSBW in kinds:
+        chosen = COLLECTIVE_BUSBW
+        candidate = _collective(group(chosen, usable, untimed_together=True), offer)
+    else:
+        chosen = next((k for k in LINK_KINDS if k in kinds), "")
+        if not chosen:
+            return None
+        candidate = _links(group(chosen, usable, untimed_together=True), offer)
+    for kind in sorted(kinds - {chosen}):
+        notes.append(texts.kind_kept_apart(kind, chosen, sum(e.kind == kind for e in usable)))
+    figure = OfferFigure(
+        gbps=candidate.gbps,
+        low_gbps=min(candidate.low, candidate.gbps),
+        high_gbps=max(candidate.high, candidate.gbps),
+        kind=COLLECTIVE if chosen == COLLECTIVE_BUSBW else LINK,
+        evidence_kind=chosen,
+        ports=offer.ports,
+        ports_tested=candidate.tested,
+        tested_together=candidate.together,
+        explanation=candidate.sentence,
+        notes=tuple(notes),
+    )
+    return _cap(figure, offer.nominal_gbps)
+
+
+def _collective(grouped: Grouped, offer: OfferPorts) -> _Candidate:
+    """The largest collective (most ranks); its repeats give typical, worst and best."""
+    runs = sorted(grouped.repeats, key=lambda r: (r.logs[0].ranks or 0, r.typical_gbps))
+    biggest = runs[-1]
+    first = biggest.logs[0]
+    gpus = offer.gpus_per_server
+    return _Candidate(
+        gbps=biggest.typical_gbps * gpus,
+        low=biggest.worst_gbps * gpus,
+        high=biggest.best_gbps * gpus,
+        tested=offer.ports,
+        together=True,
+        sentence=texts.collective(biggest.typical_gbps, gpus, first.hosts, first.ranks),
+    )
+
+
+def _links(grouped: Grouped, offer: OfferPorts) -> _Candidate:
+    """Separate per-port tests scaled to the offer's ports, bounded by each simultaneous set."""
+    candidates = [_from_set(s, offer.ports) for s in grouped.sets]
+    if grouped.repeats:
+        candidates.append(_from_separate(grouped.repeats, offer.ports))
+    binding = min(candidates, key=lambda c: c.gbps)
+    others = [c for c in candidates if c is not binding]
+    sentence = binding.sentence
+    strongest = max(candidates, key=lambda c: (c.together, c.tested))
+    if strongest is not binding and strongest.gbps > binding.gbps:
+        sentence = texts.with_bound(strongest.sentence, binding.sentence)
+    return replace(binding, low=min([binding.low, *(c.low for c in others)]), sentence=sentence)
+
+
+def _from_set(found: ConcurrentSet, ports: int) -> _Candidate:
+    per_port = found.tail_gbps or 0.0
+    median = percentile(found.pooled, 0.5) or per_port
+    tested = min(found.links, ports)
+    margin = _margin(ports, tested)
+    return _Candidate(
+        gbps=per_port * ports,
+        low=per_port * ports * (1 - margin),
+        high=median * ports,
+        tested=found.links,
+        together=True,
+        sentence=texts.ports_together(ports, per_port, found.links, found.aggregate_gbps),
+    )
+
+
+def _from_separate(repeats: Sequence[Repeats], ports: int) -> _Candidate:
+    """Ports tested one at a time: the typical port (median of each port's typical figure)."""
+    per_port = float(statistics.median(r.typical_gbps for r in repeats))
+    worst = min(r.worst_gbps for r in repeats)
+    best = max(r.best_gbps for r in repeats)
+    tests = sum(len(r.logs) for r in repeats)
+    margin = _margin(ports, 1)
+    return _Candidate(
+        gbps=per_port * ports,
+        low=worst * ports * (1 - margin),
+        high=best * ports,
+        tested=len(repeats),
+        together=False,
+        sentence=texts.one_port_at_a_time(ports, per_port, len(repeats), tests),
+    )
+
+
+def _margin(ports: int, together: int) -> float:
+    """The share of the offer's ports no simultaneous test covered, times the margin."""
+    if ports <= 0:
+        return 0.0
+    return NOT_TOGETHER_MARGIN * max(0, ports - together) / ports
+
+
+def _cap(figure: OfferFigure, nominal: float) -> OfferFigure:
+    """Evidence cannot show more than the offer quotes: figures above nominal are capped."""
+    if nominal <= 0:
+        return figure
+    if figure.gbps <= nominal:
+        return replace(figure, high_gbps=min(figure.high_gbps, nominal))
+    return replace(
+        figure,
+        gbps=nominal,
+        low_gbps=min(figure.low_gbps, nominal),
+        high_gbps=nominal,
+        capped=True,
+        notes=(*figure.notes, texts.capped(nominal)),
+    )
+
+
+def _left_out(evidence: Sequence[Evidence]) -> list[Message]:
+    notes = []
+    udp = [e for e in evidence if e.kind == UDP_AT_RATE]
+    if udp:
+        targets = {e.target_gbps for e in udp}
+        notes.append(texts.udp_not_capacity(len(udp), targets.pop() if len(targets) == 1 else None))
+    latency = sum(e.kind == RDMA_LATENCY for e in evidence)
+    if latency:
+        notes.append(texts.latency_not_bandwidth(latency))
+    inside = sum(e.scope == ONE_HOST for e in evidence)
+    if inside:
+        notes.append(texts.one_host(inside))
+    return notes

@@ -1,0 +1,189 @@
+"""Which logs ran together and which repeated one another (DOMAIN.md §9, "Concurrency").
+
+Logs of one kind whose time windows (the tool's own start time and duration) overlap on distinct
+links form one *concurrent set*: their figures add up, and fairness and tail say how they shared
+the fabric. Logs on the same link that did not overlap are *repeats* of one measurement: they give
+a typical and a worst figure and are never summed. A log without a start time (perftest,
+nccl-tests) cannot show that it ran with another, so it stands alone.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from domain.benchlogs.measures import jain_index, percentile
+from domain.evidence.scope import Evidence
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """Tests of one link one after another (or a single test): never summed."""
+
+    link: str
+    logs: tuple[Evidence, ...]
+
+    @property
+    def figures(self) -> list[float]:
+        return [e.gbps for e in self.logs if e.gbps is not None]
+
+    @property
+    def typical_gbps(self) -> float:
+        return float(statistics.median(self.figures))
+
+    @property
+    def typical_mean_gbps(self) -> float:
+        """The median of the tests' own averages (what a pair's throughput is called)."""
+        return float(statistics.median(e.mean_gbps or e.gbps or 0.0 for e in self.logs))
+
+    @property
+    def worst_gbps(self) -> float:
+        return min(self.figures)
+
+    @property
+    def best_gbps(self) -> float:
+        return max(self.figures)
+
+
+@dataclass(frozen=True)
+class ConcurrentSet:
+    """Tests whose windows overlap on distinct links: one log per link."""
+
+    logs: tuple[Evidence, ...]
+
+    @property
+    def links(self) -> int:
+        return len(self.logs)
+
+    @property
+    def means(self) -> list[float]:
+        return [e.mean_gbps or e.gbps or 0.0 for e in self.logs]
+
+    @property
+    def aggregate_gbps(self) -> float:
+        return sum(self.means)
+
+    @property
+    def jain(self) -> float | None:
+        return jain_index(self.means)
+
+    @property
+    def pooled(self) -> list[float]:
+        return pooled_intervals(self.logs)
+
+    @property
+    def tail_gbps(self) -> float | None:
+        """P5 of every link's steady intervals pooled: the per-link figure under contention."""
+        return percentile(self.pooled, 0.05)
+
+
+@dataclass(frozen=True)
+class Grouped:
+    """The logs of one kind, sorted into concurrent sets and per-link repeats."""
+
+    kind: str
+    sets: tuple[ConcurrentSet, ...]
+    repeats: tuple[Repeats, ...]
+
+    @property
+    def largest_set(self) -> ConcurrentSet | None:
+        if not self.sets:
+            return None
+        return max(self.sets, key=lambda s: (s.links, s.aggregate_gbps))
+
+    @property
+    def links(self) -> int:
+        """Distinct links this kind's logs cover."""
+        found = {_key(e) for s in self.sets for e in s.logs} | {r.link for r in self.repeats}
+        return len(found)
+
+    @property
+    def logs(self) -> list[Evidence]:
+        return [e for s in self.sets for e in s.logs] + [e for r in self.repeats for e in r.logs]
+
+
+def pooled_intervals(logs: Sequence[Evidence]) -> list[float]:
+    """Every log's steady intervals; a log without intervals counts once with its figure."""
+    pool: list[float] = []
+    for log in logs:
+        if log.intervals:
+            pool.extend(log.intervals)
+        elif log.gbps is not None:
+            pool.append(log.gbps)
+    return pool
+
+
+def group(kind: str, logs: Sequence[Evidence], *, untimed_together: bool = False) -> Grouped:
+    """Sort the logs of one kind into concurrent sets and repeats (see the module doc).
+
+    ``untimed_together``: logs without a clock on distinct links of one batch (a test run) are
+    taken as one set: a run declares its pairs ran at the same time, and such logs cannot
+    contradict it.
+    """
+    same = [e for e in logs if e.kind == kind and e.gbps is not None]
+    sets: list[ConcurrentSet] = []
+    singles: list[Evidence] = [e for e in same if e.window is None]
+    if untimed_together:
+        sets, singles = _declared_sets(singles)
+    for cluster in _overlapping_clusters([e for e in same if e.window is not None]):
+        per_link = _one_per_link(cluster)
+        if len(per_link) >= 2:
+            sets.append(ConcurrentSet(tuple(per_link)))
+        else:
+            singles.extend(per_link)
+    by_link: dict[str, list[Evidence]] = {}
+    for e in singles:
+        by_link.setdefault(_key(e), []).append(e)
+    repeats = tuple(Repeats(link, tuple(items)) for link, items in by_link.items())
+    return Grouped(kind, tuple(sets), repeats)
+
+
+def _declared_sets(untimed: list[Evidence]) -> tuple[list[ConcurrentSet], list[Evidence]]:
+    """One set per batch of untimed logs on two or more links (the first log of each link)."""
+    sets: list[ConcurrentSet] = []
+    rest: list[Evidence] = []
+    batches: dict[str, list[Evidence]] = {}
+    for e in untimed:
+        batches.setdefault(e.batch, []).append(e)
+    for logs in batches.values():
+        firsts: dict[str, Evidence] = {}
+        for e in logs:
+            firsts.setdefault(_key(e), e)
+        if len(firsts) < 2:
+            rest.extend(logs)
+            continue
+        sets.append(ConcurrentSet(tuple(firsts.values())))
+        chosen = {id(e) for e in firsts.values()}
+        rest.extend(e for e in logs if id(e) not in chosen)
+    return sets, rest
+
+
+def _key(e: Evidence) -> str:
+    return e.link or f"log:{e.label}"
+
+
+def _overlapping_clusters(logs: list[Evidence]) -> list[list[Evidence]]:
+    """Logs chained by overlapping windows (start before the cluster's latest end)."""
+    clusters: list[list[Evidence]] = []
+    end = float("-inf")
+    for e in sorted(logs, key=lambda e: e.window or (0.0, 0.0)):
+        start, stop = e.window or (0.0, 0.0)
+        if clusters and start < end:
+            clusters[-1].append(e)
+            end = max(end, stop)
+        else:
+            clusters.append([e])
+            end = stop
+    return clusters
+
+
+def _one_per_link(cluster: list[Evidence]) -> list[Evidence]:
+    """Two overlapping logs of one link are one test seen twice (client and server): the lower
+    figure stands for it."""
+    chosen: dict[str, Evidence] = {}
+    for e in cluster:
+        key = _key(e)
+        if key not in chosen or (e.gbps or 0.0) < (chosen[key].gbps or 0.0):
+            chosen[key] = e
+    return list(chosen.values())
