@@ -77,7 +77,11 @@ def _paint(chart: Chart) -> Image.Image:
         if kind == "rect":
             x, y, w, h, fill = a
             if w > 0 and h > 0:
-                draw.rectangle([x * s, y * s, (x + w) * s - 1, (y + h) * s - 1], fill=_rgb(fill))
+                # A bar thinner than a pixel is still drawn one pixel wide (Pillow refuses a
+                # rectangle whose far edge lies before its near one).
+                x0, y0 = x * s, y * s
+                x1, y1 = max(x0, (x + w) * s - 1), max(y0, (y + h) * s - 1)
+                draw.rectangle([x0, y0, x1, y1], fill=_rgb(fill))
         elif kind == "line":
             x1, y1, x2, y2, stroke, width = a
             draw.line(
