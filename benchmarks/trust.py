@@ -15,7 +15,7 @@ from domain.benchlogs.result import BenchResult
 from domain.evidence import tokens
 from domain.evidence.integrity import check_integrity
 from domain.evidence.reuse import Holder, fingerprint, is_other_offer, reuse_findings
-from domain.evidence.trust import trust_level
+from domain.evidence.trust import describe, trust_level, weakest
 from domain.evidence.trust_facts import RawFacts, read_head_tail, scan
 
 from .models import BenchmarkLog
@@ -28,6 +28,12 @@ _OTHERS_LIMIT = 20  # enough to name every other offer holding the test
 def challenge_secret() -> bytes:
     """The key of the RFQ kits' challenge tokens, derived from (never equal to) SECRET_KEY."""
     return hashlib.sha256(b"portal-challenge-token:" + settings.SECRET_KEY.encode()).digest()
+
+
+def run_trust_label(levels: list[str]) -> dict[str, str] | None:
+    """The trust of a run's pooled figure (its least trusted log), for the run page."""
+    level = weakest(levels)
+    return None if level is None else {"level": level, **describe(level).as_dict()}
 
 
 def origin_for(user, *, via: str, **extra: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]

@@ -27,7 +27,7 @@ from .services import (
     thresholds_update,
 )
 from .summary import page_summary
-from .trust import origin_for
+from .trust import origin_for, run_trust_label
 
 
 def _run(team, pk: int) -> TestRun:  # type: ignore[no-untyped-def]
@@ -98,12 +98,16 @@ class UploadView(TeamWriteMixin, View):
             for msg in exc.messages:
                 form.add_error(None, msg)
             return render(request, self.template, {"form": form}, status=400)
-        self._ingest(request, run, data["files"], data["witnessed"])
+        duplicates = self._ingest(request, run, data["files"], data["witnessed"])
         if data["test_run"] is None and not run.logs.exists():
-            # Nothing was stored (every file known or refused): leave no empty run behind, and
-            # stay here: the messages say which run holds each known file, and the user is
-            # never moved into a run (perhaps another vendor's) they did not choose.
+            # Nothing was stored (every file known or refused): leave no empty run behind. Go to
+            # the run holding the files only when it is this vendor's; otherwise stay here (the
+            # messages say where each file is): never into another vendor's run.
             test_run_delete(run=run)
+            held = {dup.test_run_id for dup in duplicates}
+            same_vendor = all(dup.test_run.vendor_id == run.vendor_id for dup in duplicates)
+            if duplicates and same_vendor and len(held) == 1:
+                return redirect("benchmarks:run", pk=duplicates[0].test_run_id)
             messages.error(request, _("No file was stored, so no test run was created."))
             return render(request, self.template, {"form": form}, status=400)
         return redirect("benchmarks:run", pk=run.pk)
@@ -146,8 +150,8 @@ def _duplicate_text(name: str, dup: BenchmarkLog, run: TestRun) -> str:
         "vendor": bilingual(held.vendor, "name"),
         "url": reverse("benchmarks:run", args=[held.pk]),
     }
-    if held.pk == run.pk:
-        return _("%(name)s is already in this run as %(old)s (same SHA-256).") % values
+    if held.vendor_id == run.vendor_id:
+        return _("%(name)s was already uploaded (same SHA-256) as %(old)s in “%(run)s”.") % values
     return (
         _(
             "%(name)s was not added: the same file (same SHA-256) is already held as %(old)s in "
@@ -181,6 +185,7 @@ class TestRunDetailView(TeamRequiredMixin, View):
                     [(log.pk, log.original_name, data[log.pk]) for log in done], line_rate_gbps=line
                 ),
                 "notes": notes,
+                "run_trust": run_trust_label([log.trust_level for log in done]),
                 "can_write": self.membership.can_write,
             },
         )

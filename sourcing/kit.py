@@ -145,11 +145,3 @@ def rfq_kit(rfq, invitation_id: int | None = None) -> BenchmarkKit:  # type: ign
         evidence=list(rfq.required_evidence),
         tokens=invitation_tokens(rfq.pk, invitation_id) if invitation_id else None,
     )
-
-
-def supplier_invitation_ids(account) -> dict[int, int]:  # type: ignore[no-untyped-def]
-    """RFQ id -> the id of the supplier's accepted invitation to it (one query)."""
-    from .models import Invitation
-
-    rows = Invitation.objects.filter(vendor_id=account.vendor_id, accepted_at__isnull=False)
-    return dict(rows.order_by("pk").values_list("rfq_id", "pk"))

@@ -12,7 +12,7 @@ from django.views import View
 
 from . import selectors, services
 from .forms import AcceptInvitationForm, AnswerForm, UploadForm
-from .kit import rfq_kit, supplier_invitation_ids
+from .kit import rfq_kit
 from .permissions import SupplierRequiredMixin
 from .terms import terms_compliance, terms_from_json, terms_labelled
 from .views import add_errors, error_text
@@ -42,7 +42,7 @@ class SupplierRfqView(SupplierRequiredMixin, View):
                 initial["supplier_notes"] = answer.supplier_notes
             form = AnswerForm(initial=initial)
         return render(request, "sourcing/supplier_rfq.html", {
-            "rfq": rfq, "kit": rfq_kit(rfq, supplier_invitation_ids(self.account).get(rfq.pk)),
+            "rfq": rfq, "kit": rfq_kit(rfq, getattr(rfq, "supplier_invitation_id", None)),
             "answer": answer, "form": form,
             "open": rfq.is_open_for_answers(), "upload_form": UploadForm(),
             "logs": selectors.evidence_logs(answer), "vendor": self.vendor,

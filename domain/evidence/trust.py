@@ -43,3 +43,9 @@ def describe(level: str) -> Message:
     return Message(
         "trust.supplied", "Supplied: the vendor's log as it came", "供应商提供：未经核验的日志"
     )
+
+
+def weakest(levels: list[str]) -> str | None:
+    """A figure pooled from several logs is only as trusted as the least trusted of them."""
+    known = [level for level in levels if level in LEVELS]
+    return max(known, key=LEVELS.index) if known else None

@@ -8,7 +8,7 @@ from quotes.models import GpuModel, WorkloadProfile
 from vendors.models import Vendor
 
 from ..choices import FabricRequirement
-from ..kit import rfq_kit, supplier_invitation_ids
+from ..kit import rfq_kit
 from ..models import Answer, AuditEvent, Award, DeadlineExtension, Invitation, Rfq
 from ..selectors import answer_terms_for_team
 from ..terms import terms_compliance
@@ -62,12 +62,8 @@ class SupplierRfqSerializer(RfqSerializer):
         read_only_fields = fields
 
     def get_benchmark_kit(self, rfq: Rfq) -> dict:  # type: ignore[type-arg]
-        """The supplier's own kit: with its challenge tokens (invitations read once per list)."""
-        if "_invitation_ids" not in self.context:
-            account = getattr(self.context["request"], "supplier_account", None)
-            ids = supplier_invitation_ids(account) if account is not None else {}
-            self.context["_invitation_ids"] = ids
-        kit = rfq_kit(rfq, self.context["_invitation_ids"].get(rfq.pk))
+        """The supplier's own kit, with its challenge tokens (selectors.supplier_rfqs)."""
+        kit = rfq_kit(rfq, getattr(rfq, "supplier_invitation_id", None))
         return kit.as_dict() | {"script": kit.as_text()}
 
 

@@ -107,7 +107,7 @@ def test_a_log_marked_as_run_by_the_team_is_witnessed_and_shown_so(
     html = page.content.decode()
     assert 'data-trust="witnessed"' in html and "iperf 3.12" in html
     run_page = client_as(analyst_a).get(reverse("benchmarks:run", args=[run_a.pk]))
-    assert 'data-trust="witnessed"' in run_page.content.decode()
+    assert 'id="run-trust" data-trust="witnessed"' in run_page.content.decode()
 
 
 def test_upload_form_attaches_a_new_run_to_the_chosen_quote(

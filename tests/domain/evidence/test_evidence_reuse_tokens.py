@@ -121,3 +121,11 @@ def test_trust_level_prefers_witnessed_then_kit_verified() -> None:
     assert trust_level(witnessed=True, challenge_status=None) == WITNESSED
     assert trust_level(witnessed=False, challenge_status=tokens.VERIFIED) == KIT_VERIFIED
     assert trust_level(witnessed=False, challenge_status=tokens.REFUSED) == SUPPLIED
+
+
+def test_a_pooled_figure_is_as_trusted_as_its_least_trusted_log() -> None:
+    from domain.evidence.trust import weakest
+
+    assert weakest([WITNESSED, KIT_VERIFIED]) == KIT_VERIFIED
+    assert weakest([WITNESSED, SUPPLIED, KIT_VERIFIED]) == SUPPLIED
+    assert weakest([]) is None
