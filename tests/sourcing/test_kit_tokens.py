@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils.html import escape
 
 from benchmarks.models import BenchmarkLog
 from sourcing import tasks
@@ -101,6 +102,8 @@ def test_a_log_without_the_suppliers_own_valid_token_stays_supplied(
     log = BenchmarkLog.objects.get(original_name="pair1.json")
     assert log.trust_level == "supplied"
     assert log.challenge["findings"][0]["code"] == code
+    page = client.get(f"/sourcing/supplier/rfqs/{rfq.pk}/").content.decode()
+    assert 'data-trust="supplied"' in page and escape(log.challenge["findings"][0]["en"]) in page
 
 
 def test_another_rfqs_token_is_refused_as_such(
