@@ -115,6 +115,8 @@ def test_upload_form_attaches_a_new_run_to_the_chosen_quote(
 ):
     quote = make_quote(team_a, analyst_a, vendor_a)
     client = client_as(analyst_a)
+    quote_page = client.get(reverse("quotes:detail", args=[quote.pk])).content.decode()
+    assert f"/benchmarks/upload/?quote={quote.pk}&amp;vendor={vendor_a.pk}" in quote_page
     form_page = client.get(reverse("benchmarks:upload") + f"?quote={quote.pk}")
     assert f'<option value="{quote.pk}" selected>' in form_page.content.decode()
     with django_capture_on_commit_callbacks(execute=True):
