@@ -31,3 +31,11 @@ class MeasuredKind(models.TextChoices):
     NONE = "", _("None")
     LINK = "link", _("Point-to-point link")
     COLLECTIVE = "collective", _("Collective (bus bandwidth)")
+
+
+class TrustLevel(models.TextChoices):
+    """Who ran a log's test and what it proves of that (domain/evidence/trust.py)."""
+
+    WITNESSED = "witnessed", _("Witnessed by the team")
+    KIT_VERIFIED = "kit_verified", _("Kit-verified")
+    SUPPLIED = "supplied", _("Supplied by the vendor")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from quotes.models import Quote
 from vendors.models import DataCentre, Vendor
 
 from .choices import RunFabric
@@ -43,15 +44,34 @@ class UploadForm(forms.Form):
         label=_("Line rate per port (Gbit/s)"),
     )  # fmt: skip
     fabric = forms.ChoiceField(choices=RunFabric.choices, required=False, label=_("Fabric"))
+    quote = forms.ModelChoiceField(
+        Quote.objects.none(), required=False, label=_("Evidence for quote"),
+        empty_label=_("— no quote —"),
+        help_text=_("The quote these logs are evidence for; its measured bandwidth is updated."),
+    )  # fmt: skip
+    witnessed = forms.BooleanField(
+        required=False,
+        label=_("We ran these tests ourselves"),
+        help_text=_("Tick only if a member of your team ran the tests on the vendor's machines."),
+    )
 
     def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self.fields["test_run"].queryset = TestRun.objects.for_team(team).select_related("vendor")
         self.fields["vendor"].queryset = Vendor.objects.for_team(team)
         self.fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
+        self.fields["quote"].queryset = Quote.objects.for_team(team).select_related("vendor")
 
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
+        quote, run = data.get("quote"), data.get("test_run")
+        if quote is not None and not data.get("vendor") and not run:
+            data["vendor"] = quote.vendor
+        if quote is not None and run is not None and run.quote_id not in (None, quote.pk):
+            self.add_error("quote", _("This test run is already evidence for another quote."))
+        vendor = run.vendor if run is not None else data.get("vendor")
+        if quote is not None and vendor is not None and quote.vendor_id != vendor.pk:
+            self.add_error("quote", _("This quote is from another vendor than the test run."))
         if not data.get("test_run"):
             if not data.get("vendor"):
                 self.add_error("vendor", _("Choose the vendor of the new test run."))

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from core.models import Job, TeamScoped
 from domain.benchlogs.verdict import DEFAULT_THRESHOLDS
 
-from .choices import MeasuredKind, RunFabric, TestKind, Verdict
+from .choices import MeasuredKind, RunFabric, TestKind, TrustLevel, Verdict
 
 VERDICTS = [v for v, _label in Verdict.choices]
 
@@ -157,6 +157,21 @@ class BenchmarkLog(TeamScoped, Job):
     archive_refusals = models.JSONField(_("refused archive members"), default=list, blank=True)
     verdict = models.CharField(_("verdict"), max_length=8, choices=Verdict.choices, blank=True)
     verdict_reasons = models.JSONField(_("verdict reasons"), default=list, blank=True)
+    # Trust (domain/evidence): how the log came in (set at upload), then what it proves about
+    # itself (written with the parsed result).
+    origin = models.JSONField(_("how it was uploaded"), default=dict, blank=True, editable=False)
+    witnessed = models.BooleanField(
+        _("run by the team"),
+        default=False,
+        help_text=_("A team member ran this test on the vendor's machines."),
+    )
+    integrity = models.JSONField(_("integrity"), null=True, blank=True, editable=False)
+    provenance = models.JSONField(_("provenance"), null=True, blank=True, editable=False)
+    challenge = models.JSONField(_("challenge token check"), null=True, blank=True, editable=False)
+    fingerprint = models.CharField(_("test fingerprint"), max_length=64, blank=True, default="")
+    trust_level = models.CharField(
+        _("trust level"), max_length=16, choices=TrustLevel.choices, default=TrustLevel.SUPPLIED
+    )
 
     class Meta:
         verbose_name = _("benchmark log")
@@ -177,7 +192,10 @@ class BenchmarkLog(TeamScoped, Job):
                 name="benchlog_throughput_not_negative",
             ),
         ]
-        indexes = [models.Index(fields=["team", "status"])]
+        indexes = [
+            models.Index(fields=["team", "status"]),
+            models.Index(fields=["team", "fingerprint"], name="benchlog_team_fingerprint"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.original_name} [{self.sha256[:12]}]"

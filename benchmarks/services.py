@@ -70,12 +70,21 @@ def _is_zip(stream: IO[bytes], name: str) -> bool:
     return magic == b"PK\x03\x04" and zipfile.is_zipfile(stream)
 
 
-def benchmark_ingest(*, team, user, test_run: TestRun, upload: File) -> IngestOutcome:  # type: ignore[no-untyped-def]
+def benchmark_ingest(  # type: ignore[no-untyped-def]
+    *,
+    team,
+    user,
+    test_run: TestRun,
+    upload: File,
+    origin: dict[str, Any] | None = None,
+    witnessed: bool = False,
+) -> IngestOutcome:
     """Store one uploaded file (or every safe member of a zip) and queue the parsing.
 
     The size limit is checked before anything is stored; the raw file and its SHA-256 are saved
     first, parsing happens afterwards in a task. A file the team already has is not stored twice:
-    the existing row is returned in ``duplicates``.
+    the existing row is returned in ``duplicates``. ``origin`` says how the file came in (path,
+    role, RFQ; benchmarks/trust.py), ``witnessed`` that the team ran the test itself.
     """
     if test_run.team_id != team.pk:
         raise ValidationError(_("This test run does not belong to your team."))
@@ -93,6 +102,7 @@ def benchmark_ingest(*, team, user, test_run: TestRun, upload: File) -> IngestOu
     try:
         with transaction.atomic():
             row = _store(team, user, test_run, name, size, sha, upload, stored)
+            _mark_origin(row, user, origin, witnessed)
             if _is_zip(stream, name):
                 _expand_zip(row, stream, outcome, stored)
             else:
@@ -104,6 +114,15 @@ def benchmark_ingest(*, team, user, test_run: TestRun, upload: File) -> IngestOu
             log.file.delete(save=False)
         raise
     return outcome
+
+
+def _mark_origin(row: BenchmarkLog, user, origin, witnessed: bool) -> None:  # type: ignore[no-untyped-def]
+    """Record how the file came in (members of a zip inherit it from the archive row)."""
+    from .trust import origin_for
+
+    row.origin = origin if origin is not None else origin_for(user, via="upload")
+    row.witnessed = bool(witnessed)
+    row.save(update_fields=["origin", "witnessed"])
 
 
 def _store(team, user, run, name, size, sha, content, stored) -> BenchmarkLog:  # type: ignore[no-untyped-def]
@@ -147,7 +166,8 @@ def _expand_zip(archive: BenchmarkLog, stream: IO[bytes], outcome: IngestOutcome
                 stored,
             )
             row.archive = archive
-            row.save(update_fields=["archive"])
+            row.origin, row.witnessed = archive.origin, archive.witnessed
+            row.save(update_fields=["archive", "origin", "witnessed"])
             outcome.created.append(row)
     except BenchLogError as exc:
         refusals.append({"name": archive.original_name, **exc.message.as_dict()})
@@ -203,8 +223,17 @@ def benchmark_parse(*, log_id: int, force: bool = False) -> str:
 
 
 def _parse_fields(log: BenchmarkLog) -> dict[str, Any]:
+    from .trust import after_parse
+
+    fields = _parse_fields_only(log)
+    fields.update(after_parse(log, fields.pop("_parsed")))
+    return fields
+
+
+def _parse_fields_only(log: BenchmarkLog) -> dict[str, Any]:
     error: Message | None = None
     data: dict[str, Any] | None = None
+    result = None
     try:
         with log.file.open("rb") as fh:
             result = parsing.parse_upload(fh, log.original_name)
@@ -228,6 +257,7 @@ def _parse_fields(log: BenchmarkLog) -> dict[str, Any]:
         "verdict_reasons": [],
         "status": JobStatus.DONE,
         "error": error.en if error else "",
+        "_parsed": result,
     }
     if data is None or data.get("throughput_gbps") is None and data.get("test") != "rdma_lat":
         fields["status"] = JobStatus.FAILED

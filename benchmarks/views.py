@@ -7,18 +7,27 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import FileResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.queue import unavailable_text, was_unqueued
+from core.templatetags.portal import bilingual
 
 from . import evidence, figures, selectors
 from .forms import ThresholdsForm, UploadForm
 from .models import BenchmarkLog, TestRun
-from .services import benchmark_ingest, test_run_create, test_run_delete, thresholds_update
+from .services import (
+    benchmark_ingest,
+    test_run_create,
+    test_run_delete,
+    test_run_update,
+    thresholds_update,
+)
 from .summary import page_summary
+from .trust import origin_for, run_trust_label
 
 
 def _run(team, pk: int) -> TestRun:  # type: ignore[no-untyped-def]
@@ -60,7 +69,11 @@ class UploadView(TeamWriteMixin, View):
     template = "benchmarks/upload.html"
 
     def get(self, request):  # type: ignore[no-untyped-def]
-        initial = {"test_run": request.GET.get("run"), "vendor": request.GET.get("vendor")}
+        initial = {
+            "test_run": request.GET.get("run"),
+            "vendor": request.GET.get("vendor"),
+            "quote": request.GET.get("quote"),
+        }
         form = UploadForm(team=self.team, initial=initial)
         return render(request, self.template, {"form": form})
 
@@ -78,28 +91,41 @@ class UploadView(TeamWriteMixin, View):
                 name=data["name"],
                 line_rate_gbps=data["line_rate_gbps"],
                 fabric=data["fabric"],
+                quote=data["quote"],
             )
+            if data["quote"] is not None and run.quote_id is None:
+                run = test_run_update(run=run, team=self.team, quote=data["quote"])
         except ValidationError as exc:
             for msg in exc.messages:
                 form.add_error(None, msg)
             return render(request, self.template, {"form": form}, status=400)
-        duplicates = self._ingest(request, run, data["files"])
+        duplicates = self._ingest(request, run, data["files"], data["witnessed"])
         if data["test_run"] is None and not run.logs.exists():
-            # Nothing was stored (every file known or refused): leave no empty run behind.
+            # Nothing was stored (every file known or refused): leave no empty run behind. Go to
+            # the run holding the files only when it is this vendor's; otherwise stay here (the
+            # messages say where each file is): never into another vendor's run.
             test_run_delete(run=run)
-            if duplicates:
+            held = {dup.test_run_id for dup in duplicates}
+            same_vendor = all(dup.test_run.vendor_id == run.vendor_id for dup in duplicates)
+            if duplicates and same_vendor and len(held) == 1:
                 return redirect("benchmarks:run", pk=duplicates[0].test_run_id)
             messages.error(request, _("No file was stored, so no test run was created."))
             return render(request, self.template, {"form": form}, status=400)
         return redirect("benchmarks:run", pk=run.pk)
 
-    def _ingest(self, request, run: TestRun, files) -> list:  # type: ignore[no-untyped-def]
+    def _ingest(self, request, run: TestRun, files, witnessed: bool) -> list:  # type: ignore[no-untyped-def]
         """Store each file; tell the user about every duplicate and refusal; return duplicates."""
         known = []
+        origin = origin_for(request.user, via="upload")
         for upload in files:
             try:
                 outcome = benchmark_ingest(
-                    team=self.team, user=request.user, test_run=run, upload=upload
+                    team=self.team,
+                    user=request.user,
+                    test_run=run,
+                    upload=upload,
+                    origin=origin,
+                    witnessed=witnessed,
                 )
             except ValidationError as exc:
                 messages.error(request, f"{upload.name}: {' '.join(exc.messages)}")
@@ -108,15 +134,32 @@ class UploadView(TeamWriteMixin, View):
                 messages.warning(request, unavailable_text(get_language()))
             known += outcome.duplicates
             for dup in outcome.duplicates:
-                messages.info(
-                    request,
-                    _("%(name)s was already uploaded (same SHA-256) as %(old)s in “%(run)s”.")
-                    % {"name": upload.name, "old": dup.original_name, "run": dup.test_run.name},
-                )
+                messages.warning(request, _duplicate_text(upload.name, dup, run))
             for refusal in outcome.refusals:
                 lang = get_language() or "zh-hans"
                 messages.error(request, refusal["zh"] if lang.startswith("zh") else refusal["en"])
         return known
+
+
+def _duplicate_text(name: str, dup: BenchmarkLog, run: TestRun) -> str:
+    """Where a byte-identical file already is; it is not added to ``run`` (nor moved)."""
+    held = dup.test_run
+    values = {
+        "name": name,
+        "old": dup.original_name,
+        "run": held.name,
+        "vendor": bilingual(held.vendor, "name"),
+        "url": reverse("benchmarks:run", args=[held.pk]),
+    }
+    if held.vendor_id == run.vendor_id:
+        return _("%(name)s was already uploaded (same SHA-256) as %(old)s in “%(run)s”.") % values
+    return (
+        _(
+            "%(name)s was not added: the same file (same SHA-256) is already held as %(old)s in "
+            "the run “%(run)s” of %(vendor)s (%(url)s). One test cannot be evidence twice."
+        )
+        % values
+    )
 
 
 class TestRunDetailView(TeamRequiredMixin, View):
@@ -143,6 +186,7 @@ class TestRunDetailView(TeamRequiredMixin, View):
                     [(log.pk, log.original_name, data[log.pk]) for log in done], line_rate_gbps=line
                 ),
                 "notes": notes,
+                "run_trust": run_trust_label([log.trust_level for log in done]),
                 "can_write": self.membership.can_write,
             },
         )

@@ -14,6 +14,35 @@ from django.utils.translation import gettext as _
 from benchmarks.models import TestRun
 from core.models import JobStatus
 
+WAIT = "wait"
+STOP = "stop"
+
+
+def acceptance_blocker(award) -> tuple[str, str] | None:  # type: ignore[no-untyped-def]
+    """Why the check cannot judge now: (WAIT, reason) while logs are parsed, (STOP, reason)
+    when waiting would not help (no log at all). None when a verdict can be given."""
+    run = TestRun.objects.filter(pk=award.acceptance_run_id).first()
+    if run is None or not run.logs.filter(is_archive=False).exists():
+        return STOP, _(
+            "No acceptance log has been uploaded yet: upload the logs of the acceptance test "
+            "run on the rented cluster."
+        )
+    logs = list(run.logs.filter(is_archive=False).values_list("status", flat=True))
+    waiting = sum(1 for status in logs if status not in (JobStatus.DONE, JobStatus.FAILED))
+    if waiting:
+        return WAIT, _("%(n)s of %(total)s acceptance log(s) are still being parsed.") % {
+            "n": waiting,
+            "total": len(logs),
+        }
+    if run.status != JobStatus.DONE:
+        return WAIT, _("The acceptance test run is still being summarised.")
+    return None
+
+
+def stopped_evidence(reason: str) -> dict[str, Any]:
+    """What an award shows when its check stopped without a verdict, and why."""
+    return {"passed": None, "stopped": True, "reasons": [reason]}
+
 
 def acceptance_evidence(award) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
     """Evidence dict with ``passed`` and ``reasons``, or None while logs are still parsing."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
@@ -118,13 +118,18 @@ def supplier_account(user) -> SupplierAccount | None:  # type: ignore[no-untyped
 
 
 def supplier_rfqs(account: SupplierAccount) -> QuerySet[Rfq]:
-    """RFQs the supplier's vendor accepted an invitation to, once published."""
+    """RFQs the supplier's vendor accepted an invitation to, once published; each carries
+    ``supplier_invitation_id`` (its kit's challenge tokens are derived from it)."""
+    own = Invitation.objects.filter(
+        rfq=OuterRef("pk"), vendor_id=account.vendor_id, accepted_at__isnull=False
+    ).order_by("pk")
     return (
         Rfq.objects.filter(
             invitations__vendor_id=account.vendor_id,
             invitations__accepted_at__isnull=False,
             state__in=[RfqState.PUBLISHED, RfqState.CLOSED, RfqState.AWARDED],
         )
+        .annotate(supplier_invitation_id=Subquery(own.values("pk")[:1]))
         .prefetch_related("gpu_models")
         .distinct()
         .order_by("-deadline", "-pk")

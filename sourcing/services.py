@@ -414,6 +414,29 @@ def _line_rate(terms: dict[str, Any]) -> Decimal | None:
     return Decimal(str(value)).quantize(Decimal("0.1")) if value else None
 
 
+def _supplier_origin(answer: Answer, account: SupplierAccount) -> dict[str, Any]:
+    """How a supplier's log came in, with what its challenge token is checked against."""
+    from benchmarks.trust import origin_for
+
+    rfq = answer.rfq
+    invitation = (
+        Invitation.objects.filter(rfq=rfq, vendor_id=account.vendor_id, accepted_at__isnull=False)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    hosts = answer.terms.get("hosts") if isinstance(answer.terms, dict) else None
+    return origin_for(
+        account.user,
+        via="supplier",
+        rfq=rfq.pk,
+        invitation=invitation,
+        published_at=rfq.published_at.timestamp() if rfq.published_at else None,
+        deadline=rfq.deadline.timestamp(),
+        bid_hosts=[str(h) for h in hosts][:256] if isinstance(hosts, list) else [],
+    )
+
+
 def answer_upload_evidence(*, answer: Answer, account: SupplierAccount, upload, now=None):  # type: ignore[no-untyped-def]
     """Store a supplier's benchmark log in the answer's test run (parsed like the team's own)."""
     from benchmarks.services import benchmark_ingest, test_run_create
@@ -440,8 +463,9 @@ def answer_upload_evidence(*, answer: Answer, account: SupplierAccount, upload, 
             answer.evidence_run = run
             answer.save(update_fields=["evidence_run"])
         outcome = benchmark_ingest(
-            team=rfq.team, user=account.user, test_run=answer.evidence_run, upload=upload
-        )
+            team=rfq.team, user=account.user, test_run=answer.evidence_run, upload=upload,
+            origin=_supplier_origin(answer, account),
+        )  # fmt: skip
         if not outcome.created:
             # The team already holds this exact file (this answer's, or any other log of the
             # team's): nothing would be attached, so say so instead of reporting an upload. The
@@ -606,6 +630,7 @@ def award_decide(*, award: Award, user, approve: bool, comment: str, now=None) -
 def award_acceptance_upload(*, award: Award, user, upload, now=None):  # type: ignore[no-untyped-def]
     """Add a log of the acceptance test on the rented cluster; the check runs after parsing."""
     from benchmarks.services import benchmark_ingest, test_run_create
+    from benchmarks.trust import origin_for
 
     now = now or timezone.now()
     if not _can_write(user):
@@ -625,13 +650,31 @@ def award_acceptance_upload(*, award: Award, user, upload, now=None):  # type: i
             )  # fmt: skip
             award.acceptance_run = run
             award.save(update_fields=["acceptance_run"])
-        outcome = benchmark_ingest(team=rfq.team, user=user, test_run=award.acceptance_run,
-                                   upload=upload)  # fmt: skip
+        outcome = benchmark_ingest(
+            team=rfq.team, user=user, test_run=award.acceptance_run, upload=upload,
+            origin=origin_for(user, via="acceptance", rfq=rfq.pk),
+        )  # fmt: skip
+        _refuse_known_elsewhere(outcome, award.acceptance_run)
         audit(rfq, AuditVerb.ACCEPTANCE_UPLOADED, user, award=award.pk,
               file=getattr(upload, "name", ""))  # fmt: skip
         # Registered after the ingest's own callbacks, so eager parsing finishes first.
         transaction.on_commit(lambda: _enqueue_check(award.pk))
     return outcome
+
+
+def _refuse_known_elsewhere(outcome, run) -> None:  # type: ignore[no-untyped-def]
+    """A file the team already holds in another run is not acceptance evidence: say where."""
+    elsewhere = [dup for dup in outcome.duplicates if dup.test_run_id != run.pk]
+    if elsewhere and not outcome.created:
+        dup = elsewhere[0]
+        raise ValidationError(
+            _(
+                "This exact file (same SHA-256) is already held as %(name)s in the run "
+                "“%(run)s”; an acceptance log must come from the acceptance test on the rented "
+                "cluster, so it was not added."
+            )
+            % {"name": dup.original_name, "run": dup.test_run.name}
+        )
 
 
 def _enqueue_check(award_id: int) -> None:
@@ -640,15 +683,28 @@ def _enqueue_check(award_id: int) -> None:
     check_acceptance.delay(award_id)
 
 
-def award_acceptance_check(*, award_id: int, now=None) -> str:
-    """Judge the acceptance run against the award's criteria: confirm, flag, or "pending"."""
-    from .acceptance import acceptance_evidence
+def award_acceptance_check(*, award_id: int, now=None, give_up: bool = False) -> str:
+    """Judge the acceptance run against the award's criteria: confirm, flag, "pending" while its
+    logs are parsed, or "stopped" with the reason stored on the award (no log at all; or still
+    parsing when ``give_up``, the task's last attempt)."""
+    from .acceptance import WAIT, acceptance_blocker, acceptance_evidence, stopped_evidence
 
     now = now or timezone.now()
     with transaction.atomic():
         award = Award.objects.select_for_update().select_related("rfq").get(pk=award_id)
         if award.state not in (AwardState.APPROVED, AwardState.CONFIRMED, AwardState.FLAGGED):
             return "skipped"
+        blocked = acceptance_blocker(award)
+        if blocked is not None:
+            kind, reason = blocked
+            if kind == WAIT and not give_up:
+                return "pending"
+            if kind == WAIT:
+                reason = _("%(reason)s The check stopped waiting; check again once they are "
+                           "parsed.") % {"reason": reason}  # fmt: skip
+            award.acceptance_evidence, award.acceptance_checked_at = stopped_evidence(reason), now
+            award.save(update_fields=["acceptance_evidence", "acceptance_checked_at"])
+            return "stopped"
         evidence = acceptance_evidence(award)
         if evidence is None:
             return "pending"

@@ -42,7 +42,8 @@ class SupplierRfqView(SupplierRequiredMixin, View):
                 initial["supplier_notes"] = answer.supplier_notes
             form = AnswerForm(initial=initial)
         return render(request, "sourcing/supplier_rfq.html", {
-            "rfq": rfq, "kit": rfq_kit(rfq), "answer": answer, "form": form,
+            "rfq": rfq, "kit": rfq_kit(rfq, getattr(rfq, "supplier_invitation_id", None)),
+            "answer": answer, "form": form,
             "open": rfq.is_open_for_answers(), "upload_form": UploadForm(),
             "logs": selectors.evidence_logs(answer), "vendor": self.vendor,
             "compliance": terms_compliance(rfq, answer.terms) if answer else [],

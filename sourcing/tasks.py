@@ -42,11 +42,18 @@ def close_rfq(rfq_id: int) -> str:
     return close_job(rfq_id)
 
 
-@shared_task(bind=True, acks_late=True, max_retries=60)
+ACCEPTANCE_RETRIES = 30  # every 10 s: five minutes, then the check stops and says why
+
+
+@shared_task(bind=True, acks_late=True, max_retries=ACCEPTANCE_RETRIES)
 def check_acceptance(self, award_id: int) -> str:  # type: ignore[no-untyped-def]
-    """Check an award's acceptance once its logs are parsed (retries while they still are)."""
-    outcome = award_acceptance_check(award_id=award_id)
-    if outcome == "pending" and not self.request.is_eager:
+    """Check an award's acceptance once its logs are parsed, retrying while they still are.
+
+    With no log at all it stops at once; on its last attempt it stops too, and either way the
+    reason is stored on the award (sourcing.services.award_acceptance_check)."""
+    last = self.request.is_eager or self.request.retries >= ACCEPTANCE_RETRIES
+    outcome = award_acceptance_check(award_id=award_id, give_up=last)
+    if outcome == "pending":
         raise self.retry(countdown=10)
     return outcome
 

@@ -249,8 +249,8 @@ class AwardActionView(TeamWriteMixin, View):
                     raise ValidationError(form.errors.as_text())
                 services.award_acceptance_upload(award=award, user=request.user,
                                                  upload=form.cleaned_data["file"])  # fmt: skip
-            elif op == "check":
-                services.award_acceptance_check(award_id=award.pk)
+            elif op == "check":  # asked by a person: never "pending" without a word
+                services.award_acceptance_check(award_id=award.pk, give_up=True)
             else:
                 raise Http404
         except ValidationError as exc:  # a Conflict too: someone decided first

@@ -66,7 +66,8 @@ class BenchmarkLogSerializer(serializers.ModelSerializer):
             "id", "test_run", "original_name", "size_bytes", "sha256", "uploaded_by",
             "uploaded_at", "is_archive", "archive", "status", "progress", "tool", "test_kind",
             "throughput_gbps", "verdict", "verdict_reasons", "error_code", "error_en", "error_zh",
-            "error_message", "archive_refusals",
+            "error_message", "archive_refusals", "integrity", "provenance", "trust_level",
+            "witnessed", "challenge",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -87,6 +88,9 @@ class UploadSerializer(serializers.Serializer):
 
     test_run = TeamPrimaryKey(queryset=TestRun.objects.all())
     files = serializers.ListField(child=serializers.FileField(), min_length=1)
+    witnessed = serializers.BooleanField(
+        required=False, default=False, help_text="A team member ran these tests on the machines."
+    )
 
 
 class UploadResultSerializer(serializers.Serializer):

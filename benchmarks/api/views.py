@@ -27,6 +27,7 @@ from ..services import (
     test_run_update,
     thresholds_update,
 )
+from ..trust import origin_for
 from . import serializers as s
 
 
@@ -93,7 +94,11 @@ class BenchmarkLogViewSet(
         # file, and a file over FILE_UPLOAD_MAX_MEMORY_SIZE (an open temporary file) cannot be.
         files = request.FILES.getlist("files") or request.FILES.getlist("file")
         upload = s.UploadSerializer(
-            data={"test_run": request.data.get("test_run"), "files": files},
+            data={
+                "test_run": request.data.get("test_run"),
+                "files": files,
+                "witnessed": request.data.get("witnessed") or False,
+            },
             context={"request": request},
         )
         upload.is_valid(raise_exception=True)
@@ -106,6 +111,8 @@ class BenchmarkLogViewSet(
                     user=request.user,
                     test_run=upload.validated_data["test_run"],
                     upload=f,
+                    origin=origin_for(request.user, via="api"),
+                    witnessed=upload.validated_data["witnessed"],
                 )
             except DjangoValidationError as exc:
                 errors.append({"file": f.name, "detail": " ".join(exc.messages)})

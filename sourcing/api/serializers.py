@@ -61,6 +61,11 @@ class SupplierRfqSerializer(RfqSerializer):
         )  # fmt: skip
         read_only_fields = fields
 
+    def get_benchmark_kit(self, rfq: Rfq) -> dict:  # type: ignore[type-arg]
+        """The supplier's own kit, with its challenge tokens (selectors.supplier_rfqs)."""
+        kit = rfq_kit(rfq, getattr(rfq, "supplier_invitation_id", None))
+        return kit.as_dict() | {"script": kit.as_text()}
+
 
 class InvitationSerializer(serializers.ModelSerializer):
     vendor_name = serializers.CharField(source="vendor.__str__", read_only=True)

@@ -1,0 +1,128 @@
+"""Bilingual findings of the integrity, re-use and challenge checks (stable codes)."""
+
+from __future__ import annotations
+
+from domain.messages import Message
+
+
+def _g(value: float) -> str:
+    return f"{value:,.3f}" if abs(value) < 100 else f"{value:,.1f}"
+
+
+def more_findings(count: int) -> Message:
+    return Message(
+        "integrity.more", f"… and {count} more such finding(s).", f"……另有 {count} 处类似问题。"
+    )
+
+
+def iperf3_interval_rate(
+    index: int, start: float, end: float, moved: float, gbps: float, expected: float
+) -> Message:
+    return Message(
+        "integrity.iperf3_interval_rate",
+        f"Interval {index + 1} ({start:.2f}–{end:.2f} s): {moved:,.0f} bytes make "
+        f"{_g(expected)} Gbit/s, but the log states {_g(gbps)} Gbit/s.",
+        f"第 {index + 1} 个区间（{start:.2f}–{end:.2f} 秒）：{moved:,.0f} 字节对应 "
+        f"{_g(expected)} Gbit/s，日志却写着 {_g(gbps)} Gbit/s。",
+    )
+
+
+def iperf3_streams_sum(index: int, summed: float, total: float, streams: int) -> Message:
+    return Message(
+        "integrity.iperf3_streams_sum",
+        f"Interval {index + 1}: the {streams} streams add up to {_g(summed)} Gbit/s, "
+        f"but [SUM] states {_g(total)} Gbit/s.",
+        f"第 {index + 1} 个区间：{streams} 条流合计 {_g(summed)} Gbit/s，"
+        f"[SUM] 却写着 {_g(total)} Gbit/s。",
+    )
+
+
+def iperf3_interval_gap(index: int, end: float, next_start: float) -> Message:
+    return Message(
+        "integrity.iperf3_interval_gap",
+        f"Interval {index + 1} starts at {next_start:.3f} s but the one before ended at "
+        f"{end:.3f} s: intervals are missing or were moved.",
+        f"第 {index + 1} 个区间从 {next_start:.3f} 秒开始，而上一区间在 {end:.3f} 秒结束："
+        "区间缺失或被挪动。",
+    )
+
+
+def iperf3_received_more(sent: float, received: float) -> Message:
+    return Message(
+        "integrity.iperf3_received_more",
+        f"The receiver reports {received:,.0f} bytes, more than the {sent:,.0f} bytes the "
+        "sender sent.",
+        f"接收端报告 {received:,.0f} 字节，多于发送端发出的 {sent:,.0f} 字节。",
+    )
+
+
+def iperf3_total_rate(received: float, duration: float, gbps: float, expected: float) -> Message:
+    return Message(
+        "integrity.iperf3_total_rate",
+        f"{received:,.0f} bytes in {duration:.2f} s make {_g(expected)} Gbit/s, but the "
+        f"summary states {_g(gbps)} Gbit/s.",
+        f"{duration:.2f} 秒内 {received:,.0f} 字节对应 {_g(expected)} Gbit/s，"
+        f"汇总却写着 {_g(gbps)} Gbit/s。",
+    )
+
+
+def iperf3_streams_total(summed: float, total: float, streams: int) -> Message:
+    return Message(
+        "integrity.iperf3_streams_total",
+        f"The {streams} streams' receiver rates add up to {_g(summed)} Gbit/s, but the summary "
+        f"states {_g(total)} Gbit/s.",
+        f"{streams} 条流的接收速率合计 {_g(summed)} Gbit/s，汇总却写着 {_g(total)} Gbit/s。",
+    )
+
+
+def nccl_algbw(size: int, half: str, time_us: float, algbw: float, expected: float) -> Message:
+    zh_half = "非原地" if half == "out-of-place" else "原地"
+    return Message(
+        "integrity.nccl_algbw",
+        f"Size {size:,} B ({half}): {size:,} B in {time_us:g} µs is {expected:.2f} GB/s, "
+        f"but algbw states {algbw:.2f} GB/s.",
+        f"消息大小 {size:,} B（{zh_half}）：{time_us:g} 微秒传输 {size:,} B "
+        f"即 {expected:.2f} GB/s，algbw 却写着 {algbw:.2f} GB/s。",
+    )
+
+
+def nccl_busbw(
+    size: int, half: str, algbw: float, busbw: float, expected: float, factor: float, ranks: int
+) -> Message:
+    zh_half = "非原地" if half == "out-of-place" else "原地"
+    return Message(
+        "integrity.nccl_busbw",
+        f"Size {size:,} B ({half}): busbw should be algbw {algbw:.2f} × {factor:.3f} (for "
+        f"{ranks} ranks) = {expected:.2f} GB/s, but the log states {busbw:.2f} GB/s.",
+        f"消息大小 {size:,} B（{zh_half}）：busbw 应为 algbw {algbw:.2f} × {factor:.3f}"
+        f"（{ranks} 个 rank）= {expected:.2f} GB/s，日志却写着 {busbw:.2f} GB/s。",
+    )
+
+
+def perftest_peak(size: int, peak: float, avg: float) -> Message:
+    return Message(
+        "integrity.perftest_peak",
+        f"Size {size:,} B: the peak {_g(peak)} Gbit/s is below the average {_g(avg)} Gbit/s.",
+        f"消息大小 {size:,} B：峰值 {_g(peak)} Gbit/s 低于平均值 {_g(avg)} Gbit/s。",
+    )
+
+
+def perftest_msgrate(size: int, rate: float, avg: float, expected: float) -> Message:
+    return Message(
+        "integrity.perftest_msgrate",
+        f"Size {size:,} B: {rate:.6f} Mpps × {size:,} B is {_g(expected)} Gbit/s, but the "
+        f"average bandwidth states {_g(avg)} Gbit/s.",
+        f"消息大小 {size:,} B：{rate:.6f} Mpps × {size:,} B 即 {_g(expected)} Gbit/s，"
+        f"平均带宽却写着 {_g(avg)} Gbit/s。",
+    )
+
+
+def perftest_latency_order(
+    size: int, low_name: str, low: float, high_name: str, high: float
+) -> Message:
+    return Message(
+        "integrity.perftest_latency_order",
+        f"Size {size:,} B: the {low_name} latency {low:.2f} µs is above the {high_name} "
+        f"{high:.2f} µs.",
+        f"消息大小 {size:,} B：{low_name} 延迟 {low:.2f} 微秒高于 {high_name} {high:.2f} 微秒。",
+    )

@@ -1,0 +1,162 @@
+"""What a raw log says about where and when it ran: hosts, addresses, tool version, start time,
+iperf3's cookie, perftest's queue pairs, nccl-tests' ranks, and any challenge token or date line.
+
+Read from the raw bytes (the head and the tail of the file, both bounded), not from the parsed
+result, because the parsers keep figures, not these identities. Every pattern is anchored on the
+tool's own labels and bounded in length, so a hostile file cannot make a match expensive.
+
+- iperf3 JSON (iperf_api.c, ``start``): ``connected[].local_host / remote_host``,
+  ``connecting_to.host``, ``version``, ``timestamp.timesecs``, ``cookie``; ``title`` and
+  ``extra_data`` sit at the top level after ``end``, hence the tail.
+- iperf3 text: ``Connecting to host H, port P``, ``local A port p connected to B port q``,
+  with ``-V`` also ``Time: …`` and ``Cookie: …``; ``--title T`` prefixes every line with ``T:``.
+- perftest: ``local address: LID … QPN 0x… PSN 0x…`` and ``remote address: …`` lines, random
+  per queue pair and per run.
+- nccl-tests: ``Rank N Group G Pid P on HOST device D`` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+HEAD_BYTES = 256 * 1024
+TAIL_BYTES = 64 * 1024
+
+TOKEN_RE = re.compile(r"\bGPK-(\d{1,12})-(\d{1,12})-([a-z0-9_]{1,32})-([0-9a-f]{16})\b")
+DATE_RE = re.compile(r"GPK-DATE[ :]+(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)")
+_STR = r'"((?:[^"\\]|\\.){0,200})"'
+_JSON = {
+    "cookie": re.compile(r'"cookie"\s*:\s*' + _STR),
+    "version": re.compile(r'"version"\s*:\s*' + _STR),
+    "system_info": re.compile(r'"system_info"\s*:\s*' + _STR),
+    "title": re.compile(r'"title"\s*:\s*' + _STR),
+    "extra_data": re.compile(r'"extra_data"\s*:\s*' + _STR),
+}
+_TIMESECS = re.compile(r'"timesecs"\s*:\s*(\d{1,12})')
+_JSON_HOSTS = re.compile(r'"(?:local_host|remote_host|host)"\s*:\s*"([^"\s]{1,100})"')
+_TEXT_CONNECTING = re.compile(r"Connecting to host (\S{1,100}), port")
+_TEXT_CONNECTED = re.compile(r"local (\S{1,100}) port \d+ connected (?:to|with) (\S{1,100}) port")
+_TEXT_COOKIE = re.compile(r"Cookie: (\S{1,100})")
+_TEXT_TIME = re.compile(r"^(?:\S{0,200}:\s*)?Time: (.{10,60})$", re.MULTILINE)
+_TEXT_VERSION = re.compile(r"^(?:\S{0,200}:\s*)?(iperf 3\.\S{1,20})", re.MULTILINE)
+_QP = re.compile(
+    r"(local|remote) address: LID\s+(\S{1,10})\s+"
+    r"QPN\s+(0x[0-9a-fA-F]{1,8})\s+PSN\s+(0x[0-9a-fA-F]{1,8})"
+)
+_PERFTEST_VERSION = re.compile(r"Version\s*:\s*(\S{1,20})")
+_NCCL_RANK = re.compile(
+    r"Rank\s+(\d{1,6})\s+(?:Group\s+\d+\s+)?Pid\s+(\d{1,10})\s+on\s+(\S{1,100})\s+device\s+(\d{1,4})"
+)
+_NCCL_VERSION = re.compile(r"NCCL version (\S{1,40})|nccl-tests version (\S{1,40})")
+
+
+@dataclass(frozen=True)
+class RawFacts:
+    is_json: bool = False
+    cookie: str | None = None
+    start_epoch_s: float | None = None
+    version: str | None = None
+    system_info: str | None = None
+    hosts: tuple[str, ...] = ()
+    title: str | None = None
+    extra_data: str | None = None
+    tokens: tuple[str, ...] = ()
+    dates: tuple[float, ...] = ()
+    queue_pairs: tuple[str, ...] = ()
+    ranks: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "cookie": self.cookie,
+            "start_epoch_s": self.start_epoch_s,
+            "version": self.version,
+            "system_info": self.system_info,
+            "hosts": list(self.hosts),
+            "title": self.title,
+            "tokens": list(self.tokens),
+            "dates": list(self.dates),
+            "queue_pairs": list(self.queue_pairs)[:16],
+            "ranks": list(self.ranks)[:64],
+        }
+
+
+def read_head_tail(stream: object, size: int) -> str:
+    """The head and (if the file is longer) the tail of a binary stream, as text."""
+    read = stream.read  # type: ignore[attr-defined]
+    seek = stream.seek  # type: ignore[attr-defined]
+    seek(0)
+    head: bytes = read(HEAD_BYTES)
+    tail = b""
+    if size > HEAD_BYTES:
+        seek(max(HEAD_BYTES, size - TAIL_BYTES))
+        tail = read(TAIL_BYTES)
+    seek(0)
+    return (head + b"\n" + tail).decode("utf-8", errors="replace")
+
+
+def _first(pattern: re.Pattern[str], text: str) -> str | None:
+    found = pattern.search(text)
+    return next((g for g in found.groups() if g), None) if found else None
+
+
+def _unique(values: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v for v in values if v))
+
+
+def _epoch(text: str) -> float | None:
+    try:
+        return parsedate_to_datetime(text.strip()).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def _iso(text: str) -> float | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def scan(text: str) -> RawFacts:
+    """Facts from the text of a log's head and tail (see ``read_head_tail``)."""
+    is_json = text.lstrip().startswith("{")
+    tokens = _unique([m.group(0) for m in TOKEN_RE.finditer(text)][:8])
+    dates = tuple(d for d in (_iso(m.group(1)) for m in DATE_RE.finditer(text)) if d)[:8]
+    queue_pairs = _unique([" ".join(m.groups()) for m in _QP.finditer(text)][:64])
+    ranks = [m.groups() for m in _NCCL_RANK.finditer(text)][:1024]
+    rank_ids = _unique([" ".join(r) for r in ranks])
+    if is_json:
+        timesecs = _first(_TIMESECS, text)
+        return RawFacts(
+            is_json=True,
+            cookie=_first(_JSON["cookie"], text),
+            start_epoch_s=float(timesecs) if timesecs else None,
+            version=_first(_JSON["version"], text),
+            system_info=_first(_JSON["system_info"], text),
+            hosts=_unique(_JSON_HOSTS.findall(text)[:64]),
+            title=_first(_JSON["title"], text),
+            extra_data=_first(_JSON["extra_data"], text),
+            tokens=tokens,
+            dates=dates,
+            queue_pairs=queue_pairs,
+            ranks=rank_ids,
+        )
+    hosts = _TEXT_CONNECTING.findall(text)[:16]
+    for local, remote in _TEXT_CONNECTED.findall(text)[:64]:
+        hosts += [local, remote]
+    hosts += [host for _rank, _pid, host, _device in ranks]
+    time_text = _first(_TEXT_TIME, text)
+    version = _first(_TEXT_VERSION, text) or _first(_NCCL_VERSION, text)
+    return RawFacts(
+        cookie=_first(_TEXT_COOKIE, text),
+        start_epoch_s=_epoch(time_text) if time_text else None,
+        version=version or _first(_PERFTEST_VERSION, text),
+        hosts=_unique(hosts),
+        tokens=tokens,
+        dates=dates,
+        queue_pairs=queue_pairs,
+        ranks=rank_ids,
+    )
