@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from domain.messages import Message
@@ -119,6 +119,11 @@ def _estimate(
     step = best.step
     nodes = max(1, math.ceil(used / cluster.gpus_per_node))
     profile = failures or default_failures(model.params, nodes)
+    # Servers the layout leaves idle are billed (the offer is rented whole) and serve as hot
+    # spares: a failed server is swapped for one of them instead of waiting for the repair.
+    idle_nodes = max(0, cluster.gpus // cluster.gpus_per_node - nodes)
+    if idle_nodes:
+        profile = replace(profile, spare_nodes=profile.spare_nodes + idle_nodes)
     good = goodput(profile, used)
     achieved = step.model_flops_per_step / step.step_s
     train_hours = wall_hours = interruptions = None

@@ -107,6 +107,7 @@ def parallel_from(data: Any) -> ParallelRequest:
         grad_reduce_bytes=_field("parallel", d, "grad_reduce_bytes", "float", False),
         dp_overlap=True if overlap is None else overlap,
         flash_attention=flash if flash is not None else True,
+        zero3_gathers_per_layer=_field("parallel", d, "zero3_gathers_per_layer", "int", False) or 1,
     )
 
 

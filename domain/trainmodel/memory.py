@@ -10,11 +10,17 @@ from domain.trainmodel.arch import first_stage_layers, mlp_matrices
 from domain.trainmodel.inputs import Layout, ModelSpec
 
 GB = 1e9
-# Mixed-precision Adam: bf16 weights 2 + grads 2 + fp32 master 4 + moments 4 + 4 (ZeRO paper,
-# Rajbhandari et al. 2020 §3.1: "16 bytes per parameter").
+# Mixed-precision Adam: bf16 weights 2 + grads + fp32 master 4 + moments 4 + 4 (ZeRO paper,
+# Rajbhandari et al. 2020 §3.1: "16 bytes per parameter" with 2-byte gradients).
 WEIGHT_BYTES = 2.0
 GRAD_BYTES = 2.0
 OPTIMIZER_BYTES = 12.0
+# Bytes per gradient element, kept in memory and reduced on the wire alike: PyTorch DDP with AMP
+# and Megatron's fp32 main grads hold and reduce fp32 (Megatron-LM's distributed optimizer notes:
+# bf16 parameters with fp32 gradients take 18 bytes per parameter, 6 + 12/d with the optimizer
+# sharded); ZeRO-3/FSDP gather bf16 parameters and reduce-scatter bf16 gradients (DeepSpeed
+# default). A workload can say otherwise with `grad_reduce_bytes`.
+DEFAULT_REDUCE_BYTES = {0: 4.0, 1: 4.0, 2: 4.0, 3: 2.0}
 # CUDA context, NCCL buffers and cuBLAS workspace (fixed), and caching-allocator fragmentation
 # (share of everything else). Assumptions, see MODEL.md.
 RUNTIME_FIXED_GB = 1.5
@@ -46,8 +52,14 @@ def params_per_rank(model: ModelSpec, layout: Layout) -> float:
     return (model.params - experts) / shards + experts / (shards * layout.ep)
 
 
-def states_bytes(model: ModelSpec, layout: Layout) -> float:
+def grad_bytes(layout: Layout, reduce_bytes: float | None) -> float:
+    """Bytes per gradient element, the same in memory as on the wire."""
+    return reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
+
+
+def states_bytes(model: ModelSpec, layout: Layout, reduce_bytes: float | None = None) -> float:
     p = params_per_rank(model, layout)
+    grad = grad_bytes(layout, reduce_bytes)
     dp = layout.dp * layout.cp  # context-parallel ranks hold the same weights: shard over both
     trainable = p
     frozen = 0.0
@@ -56,13 +68,13 @@ def states_bytes(model: ModelSpec, layout: Layout) -> float:
         frozen = p - trainable
     stage = layout.zero_stage
     if stage == 0:
-        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES)
+        per = trainable * (WEIGHT_BYTES + grad + OPTIMIZER_BYTES)
     elif stage == 1:
-        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / dp)
+        per = trainable * (WEIGHT_BYTES + grad + OPTIMIZER_BYTES / dp)
     elif stage == 2:
-        per = trainable * (WEIGHT_BYTES + (GRAD_BYTES + OPTIMIZER_BYTES) / dp)
+        per = trainable * (WEIGHT_BYTES + (grad + OPTIMIZER_BYTES) / dp)
     else:
-        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES) / dp
+        per = trainable * (WEIGHT_BYTES + grad + OPTIMIZER_BYTES) / dp
     frozen_bytes = frozen * WEIGHT_BYTES / (dp if stage == 3 else 1)
     return per + frozen_bytes
 
@@ -99,8 +111,10 @@ def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> 
     return base * (replicated + (per_token - replicated) / t + attn_sq / t)
 
 
-def memory_use(model: ModelSpec, layout: Layout, microbatches: int) -> MemoryUse:
-    states = states_bytes(model, layout)
+def memory_use(
+    model: ModelSpec, layout: Layout, microbatches: int, reduce_bytes: float | None = None
+) -> MemoryUse:
+    states = states_bytes(model, layout, reduce_bytes)
     layers = first_stage_layers(model.layers, layout.pp)
     p, v = layout.pp, layout.interleave
     in_flight = min(p, microbatches) if p > 1 else 1

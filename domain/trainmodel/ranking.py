@@ -294,6 +294,7 @@ def detail(
         assumed.append("architecture")
     rate = LLAMA3_INTERRUPTIONS_PER_GPU_HOUR / sc.mtbf_scale
     failures = _failures(offer, arch.model or gpt_shape(workload.params_b), nodes, sc)
+    idle_nodes = max(0, nodes - math.ceil(est.gpus_used / offer.gpus_per_node))
     return {
         "version": DETAIL_VERSION,
         "architecture": arch.source or "gpt_shape",
@@ -328,7 +329,9 @@ def detail(
             "checkpoint_interval_s": _num(good.checkpoint_interval_s),
             "restart_s": failures.restart_s,
             "repair_h": failures.repair_s / 3600.0,
-            "spare_nodes": failures.spare_nodes,
+            # servers the layout leaves idle serve as hot spares (api.estimate)
+            "spare_nodes": failures.spare_nodes + idle_nodes,
+            "idle_nodes": idle_nodes,
             "ettr": good.ettr,
             "availability": offer.availability,
             "goodput": good.ettr * offer.availability,

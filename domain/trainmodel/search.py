@@ -130,9 +130,9 @@ def check_request(model: ModelSpec, req: ParallelRequest) -> None:
 
 
 def _splits(
-    model: ModelSpec, cluster: Cluster, req: ParallelRequest
+    model: ModelSpec, cluster: Cluster, req: ParallelRequest, seqs: int
 ) -> Iterator[tuple[int, int, int, int]]:
-    """(tp, cp, pp, dp) candidates."""
+    """(tp, cp, pp, dp) candidates; dp <= GPUs // (tp * cp * pp) (idle GPUs allowed)."""
     gpn = min(cluster.gpus_per_node, cluster.gpus)
     tps = [req.tp] if req.tp else [t for t in _divisors(gpn)[::-1] if model.heads % t == 0]
     cps = [req.cp] if req.cp else [1]
@@ -144,8 +144,21 @@ def _splits(
                 if req.dp:
                     if used * req.dp <= cluster.gpus:
                         yield tp, cp, pp, req.dp
-                elif cluster.gpus % used == 0:
-                    yield tp, cp, pp, cluster.gpus // used
+                    continue
+                for dp in _data_parallel_degrees(cluster.gpus // used, seqs):
+                    yield tp, cp, pp, dp
+
+
+@lru_cache(maxsize=65536)
+def _data_parallel_degrees(most: int, seqs: int) -> tuple[int, ...]:
+    """Data-parallel degrees tried for one (tp, cp, pp): as many replicas as fit (GPUs left
+    over stay idle: an awkward server count is not forced into a worse split), and the largest
+    degree at or below it that splits the global batch evenly (Megatron-LM asserts the batch
+    divides by dp x microbatch; a whole batch also allows the interleaved schedule)."""
+    if most < 1:
+        return ()
+    even = next((d for d in range(most, 0, -1) if seqs % d == 0), 1)
+    return (most,) if even == most else (most, even)
 
 
 def search(
@@ -164,7 +177,7 @@ def search(
     # count, re-scaled to this one, if it is one of this search's own candidates (so the bound is
     # met by a candidate and pruning with it can never discard the layout the full search picks).
     ceiling = _seed_step_s(model, cluster, links, req, global_batch_sequences, sub_shape)
-    for tp, cp, pp, dp in _splits(model, cluster, req):
+    for tp, cp, pp, dp in _splits(model, cluster, req, global_batch_sequences):
         sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
         for ep in _eps(model, req, dp):
             for b in [req.microbatch] if req.microbatch else MICROBATCHES:
@@ -205,6 +218,7 @@ def search(
                             global_batch_sequences,
                             req.grad_reduce_bytes,
                             req.dp_overlap,
+                            req.zero3_gathers_per_layer,
                         )
                         evaluated += 1
                         if best is None or step.step_s < best.step.step_s:
@@ -267,10 +281,10 @@ def _seed_step_s(
         dp = req.dp
         if used * dp > cluster.gpus:
             return None
-    elif cluster.gpus % used:
+    elif cluster.gpus < used:
         return None
     else:
-        dp = cluster.gpus // used
+        dp = cluster.gpus // used  # the first data-parallel degree the search tries
     if seed.ep not in _eps(model, req, dp):
         return None
     if seed.microbatch not in ([req.microbatch] if req.microbatch else MICROBATCHES):
@@ -287,7 +301,10 @@ def _seed_step_s(
     if not fits:
         return None
     layout = next((lay for lay, _mem in fits if lay.recompute == seed.recompute), fits[0][0])
-    step = step_time(model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap)
+    step = step_time(
+        model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap,
+        req.zero3_gathers_per_layer,
+    )  # fmt: skip
     return step.step_s
 
 
@@ -317,6 +334,14 @@ def _interleave_degrees(layers: int, pp: int, even: bool) -> list[int]:
     return [v for v in INTERLEAVES if pipeline_splits(layers, pp * v) and (v == 1 or even)]
 
 
+def _runnable_stages(pp: int) -> tuple[int, ...]:
+    """ZeRO stages a searched layout may use: a layout the model picks must be one Megatron-LM
+    or DeepSpeed runs. DeepSpeed refuses ZeRO-2 and ZeRO-3 with its pipeline engine, and
+    Megatron-LM's distributed optimizer (the one it pairs with pipelines) is ZeRO-1. A stage
+    the workload gives is used as given (Llama 3's own stack ran FSDP with pipelines)."""
+    return (1, 2, 3) if pp == 1 else (1,)
+
+
 @lru_cache(maxsize=65536)  # memory does not depend on the network: offers share the answer
 def _fitting(
     model: ModelSpec, req: ParallelRequest, base: Layout, m: int, card_gb: float
@@ -324,7 +349,7 @@ def _fitting(
     """Per recomputation level the lowest ZeRO stage that fits; the smallest need seen; and
     whether nothing at all fits (the lightest setting: most recomputation, highest stage)."""
     recomputes = [req.recompute] if req.recompute else list(RECOMPUTE_ORDER)
-    stages = [0] if base.dp == 1 else [1, 2, 3]
+    stages = [0] if base.dp == 1 else list(_runnable_stages(base.pp))
     if req.zero_stage is not None:
         stages = [req.zero_stage]
 
@@ -335,7 +360,8 @@ def _fitting(
         )  # fmt: skip
 
     lightest = variant(recomputes[-1], stages[-1])
-    mem = memory_use(model, lightest, m)
+    rb = req.grad_reduce_bytes
+    mem = memory_use(model, lightest, m, rb)
     if mem.total_gb > card_gb:
         return [], (mem.total_gb, lightest), True
     fits: list[tuple[Layout, MemoryUse]] = []
@@ -343,13 +369,13 @@ def _fitting(
         heaviest_fails = (
             len(stages) > 1
             and rc != lightest.recompute
-            and memory_use(model, variant(rc, stages[-1]), m).total_gb > card_gb
+            and memory_use(model, variant(rc, stages[-1]), m, rb).total_gb > card_gb
         )
         if heaviest_fails:
             continue  # not even at the highest ZeRO stage
         for z in stages:
             layout = variant(rc, z)
-            mem = memory_use(model, layout, m)
+            mem = memory_use(model, layout, m, rb)
             if mem.total_gb <= card_gb:
                 fits.append((layout, mem))
                 break

@@ -154,7 +154,8 @@ def test_tensor_parallel_across_servers_is_slower_than_inside_one():
             }
         )
     )
-    assert across["breakdown_s"]["tp_comm"] > 5 * inside["breakdown_s"]["tp_comm"]
+    # tp 16 holds both servers whole: its ring drives all their NICs, still far below NVLink
+    assert across["breakdown_s"]["tp_comm"] > 1.5 * inside["breakdown_s"]["tp_comm"]
     assert across["step_time_s"] > inside["step_time_s"]
 
 
