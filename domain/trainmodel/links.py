@@ -68,6 +68,8 @@ class Links:
     spine_after: int = NO_SPINE
     spine_factor: float = 1.0
     spine_alpha_s: float = 0.0
+    # Hopper-class GPUs over NVLink run Megatron's --tp-comm-overlap (steptime).
+    tp_comm_overlap: bool = False
 
     def inter_at(self, message_bytes: float) -> float:
         """Inter-node bytes/s per rank at a message size (evidence table when given)."""
@@ -111,6 +113,7 @@ def links_for(cluster: Cluster) -> Links:
         gpus_per_node=cluster.gpus_per_node,
         basis=basis,
         table=table,
+        tp_comm_overlap=bool(gpu.fp8_tflops) and gpu.intra_kind == "nvlink",
         **spine,  # type: ignore[arg-type]
     )
 

@@ -59,6 +59,16 @@ def model_flops_per_token(model: ModelSpec) -> float:
     return 6.0 * model.active_params + attention
 
 
+def causal_saving_flops_per_token(model: ModelSpec, recompute: str) -> float:
+    """FLOPs per token a causal attention kernel skips: FlashAttention computes only the blocks
+    at or below the diagonal, half of the s^2 score and value products (6·L·h·s of the 12 in
+    training, 2 more per recomputed forward). MFU keeps PaLM's 12·L·h·s convention (published
+    MFUs use it); the time is what the GPU computes. Without flash attention (Megatron-LM of
+    2021-22) the full score matrix is computed and then masked."""
+    half = 6.0 * model.layers * model.hidden * model.seq_len
+    return half + (half / 3.0 if recompute in ("full", "selective") else 0.0)
+
+
 def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
     """Full: one more forward (2N + 4Lhs). Selective: the attention core again (4Lhs)."""
     attention_fwd = 4.0 * model.layers * model.hidden * model.seq_len
@@ -80,18 +90,22 @@ def _passes(recompute: str) -> float:
 
 def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
     return _mb_compute_s(
-        model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute
-    )
+        model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
+        layout.flash_attention,
+    )  # fmt: skip
 
 
 # Speed (docs/MODEL.md §9): the per-microbatch figures do not depend on dp, so they are cached
 # on the layout's other degrees and shared by offers of the same hardware with other node counts.
 @lru_cache(maxsize=262144)
 def _mb_compute_s(
-    model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str
-) -> float:
+    model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
+    causal: bool = True,
+) -> float:  # fmt: skip
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
+    if causal:
+        flops -= causal_saving_flops_per_token(model, recompute)
     per_gpu = tokens * flops / (tp * pp * cp)
     peak = gpu.bf16_tflops * 1e12
     gemm_s = per_gpu / (peak * compute_efficiency(gpu, model, tp))
@@ -107,7 +121,7 @@ def lower_bound_s(
     plus the pipeline bubble over them (used by the search to skip hopeless layouts)."""
     per_mb = _per_microbatch_s(
         model, cluster.gpu, links, layout.tp, layout.pp, layout.cp, layout.ep,
-        layout.microbatch, layout.recompute, layout.sequence_parallel,
+        layout.microbatch, layout.recompute, layout.sequence_parallel, layout.flash_attention,
     )  # fmt: skip
     bubble = (layout.pp - 1) / layout.interleave if layout.pp > 1 else 0.0
     return (microbatches + bubble) * per_mb
@@ -116,10 +130,11 @@ def lower_bound_s(
 @lru_cache(maxsize=262144)
 def _per_microbatch_s(
     model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, ep: int,
-    microbatch: int, recompute: str, sequence_parallel: bool,
+    microbatch: int, recompute: str, sequence_parallel: bool, causal: bool = True,
 ) -> float:  # fmt: skip
-    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute)
+    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
+    tpcp -= tp_overlap_hidden_s(model, links, tp, pp, cp, microbatch, recompute, c_mb)
     return c_mb + tpcp + ep_s
 
 
@@ -151,6 +166,23 @@ def _mb_comm_s(
         stride = tp * cp
         ep_s = (4 + 2 * extra) * layers * collective_s("a2a", size, ep, stride, links)
     return tp_s + cp_s, ep_s
+
+
+def tp_overlap_hidden_s(
+    model: ModelSpec, links: Links, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
+    compute_s: float,
+) -> float:  # fmt: skip
+    """Tensor-parallel traffic of one microbatch hidden under its GEMMs. Megatron-LM's
+    `--tp-comm-overlap` (Transformer Engine userbuffers) splits each TP all-gather /
+    reduce-scatter into chunks pipelined with the GEMM that consumes or produces them; it runs
+    on Hopper-class GPUs over NVLink inside a server (links.tp_comm_overlap). As for the other
+    overlaps, OVERLAP_EFFICIENCY of the shorter of the two is hidden."""
+    if not links.tp_comm_overlap or tp <= 1 or tp > links.gpus_per_node:
+        return 0.0
+    extra = 1 if recompute == "full" else 0
+    activation = microbatch * model.seq_len / cp * model.hidden * ACT_BYTES
+    tp_s = (4 + 2 * extra) * model.layers / pp * collective_s("ar", activation, tp, 1, links)
+    return OVERLAP_EFFICIENCY * min(compute_s, tp_s)
 
 
 def _dp_exposed_s(
@@ -259,6 +291,9 @@ def step_time(
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
     c_mb = microbatch_compute_s(model, cluster.gpu, layout)
     tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
+    tpcp_mb -= tp_overlap_hidden_s(
+        model, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute, c_mb
+    )
     rb = grad_bytes(layout, reduce_bytes)
     dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap, gathers_per_layer)
     zero3_mb = dp / m if layout.zero_stage == 3 else 0.0
