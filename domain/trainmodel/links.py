@@ -135,7 +135,9 @@ def placement(n: int, stride: int, gpus_per_node: int) -> tuple[int, int]:
         return n, 1
     local = max(1, gpus_per_node // stride) if stride < gpus_per_node else 1
     local = min(local, n)
-    return local, max(1, n // local)
+    return local, max(
+        1, -(-n // local)
+    )  # a group that does not fill its last server still spans it
 
 
 def collective_s(kind: str, size_bytes: float, n: int, stride: int, links: Links) -> float:

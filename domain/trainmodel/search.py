@@ -7,7 +7,8 @@ stage or more recomputation never makes the same layout faster)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,6 +21,7 @@ from domain.trainmodel.memory import MemoryUse, memory_use
 from domain.trainmodel.steptime import StepTime, lower_bound_s, step_time
 
 MICROBATCHES = (1, 2, 4, 8)
+GoodputOf = Callable[[int], float]  # GPUs a layout uses -> the goodput of the job on them
 INTERLEAVES = (1, 2, 3, 4, 6, 8)
 RECOMPUTE_ORDER = ("none", "selective", "full")
 
@@ -29,6 +31,23 @@ class Candidate:
     layout: Layout
     step: StepTime
     memory: MemoryUse
+    # What the search minimises: wall seconds per useful sequence, the step time over the
+    # sequences it processes (layouts with other dp round the batch otherwise and may leave
+    # GPUs idle, so step times alone do not compare) over the goodput of the GPUs it uses
+    # (more GPUs fail more often).
+    score: float
+
+
+def _score(step: StepTime, layout: Layout, goodput_of: GoodputOf | None) -> float:
+    per_sequence = step.step_s / _sequences(layout, step.microbatches)
+    if goodput_of is None:
+        return per_sequence
+    good = goodput_of(layout.tp * layout.pp * layout.dp * layout.cp)
+    return per_sequence / good if good > 0 else math.inf
+
+
+def _sequences(layout: Layout, microbatches: int) -> int:
+    return microbatches * layout.dp * layout.microbatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +186,7 @@ def search(
     links: Links,
     req: ParallelRequest,
     global_batch_sequences: int,
+    goodput_of: GoodputOf | None = None,
 ) -> SearchResult:
     best: Candidate | None = None
     evaluated = pruned = 0
@@ -176,7 +196,9 @@ def search(
     # An upper bound on the best step time: the best layout of the same hardware at another node
     # count, re-scaled to this one, if it is one of this search's own candidates (so the bound is
     # met by a candidate and pruning with it can never discard the layout the full search picks).
-    ceiling = _seed_step_s(model, cluster, links, req, global_batch_sequences, sub_shape)
+    ceiling = _seed_step_s(
+        model, cluster, links, req, global_batch_sequences, sub_shape, goodput_of
+    )
     for tp, cp, pp, dp in _splits(model, cluster, req, global_batch_sequences):
         sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
         for ep in _eps(model, req, dp):
@@ -197,7 +219,11 @@ def search(
                         sp,
                         req.flash_attention,
                     )
-                    if _hopeless(lower_bound_s(model, cluster, links, base, m), best, ceiling):
+                    seqs = m * dp * b
+                    good = goodput_of(tp * pp * dp * cp) if goodput_of is not None else 1.0
+                    per = seqs * good if good > 0 else 0.0  # a zero goodput: no bound
+                    bound = lower_bound_s(model, cluster, links, base, m) / per if per else 0.0
+                    if _hopeless(bound, best, ceiling):
                         pruned += 1  # even its cheapest recomputation computes too long
                         continue
                     found = _fitting(model, req, base, m, card)
@@ -206,7 +232,9 @@ def search(
                         break
                     for layout, mem in found[0]:
                         # Branch and bound: compute, in-layer traffic and bubble already too slow.
-                        bound = lower_bound_s(model, cluster, links, layout, m)
+                        bound = (
+                            lower_bound_s(model, cluster, links, layout, m) / per if per else 0.0
+                        )
                         if _hopeless(bound, best, ceiling):
                             pruned += 1
                             continue
@@ -221,8 +249,9 @@ def search(
                             req.zero3_gathers_per_layer,
                         )
                         evaluated += 1
-                        if best is None or step.step_s < best.step.step_s:
-                            best = Candidate(layout, step, mem)
+                        candidate = Candidate(layout, step, mem, _score(step, layout, goodput_of))
+                        if best is None or candidate.score < best.score:
+                            best = candidate
                     need = found[1]
                     if need is not None and (smallest is None or need[0] < smallest[0]):
                         smallest = need
@@ -239,10 +268,10 @@ def search(
 
 
 def _hopeless(bound: float, best: Candidate | None, ceiling: float | None) -> bool:
-    """A candidate whose lower bound reaches the best step so far cannot win (ties keep the
-    earlier one), nor one whose bound exceeds the seed's step (a candidate at least that fast
-    exists; equality is kept, so the earliest of equal layouts still wins)."""
-    if best is not None and bound >= best.step.step_s:
+    """A candidate whose lower bound (seconds per sequence) reaches the best so far cannot win
+    (ties keep the earlier one), nor one whose bound exceeds the seed's (a candidate at least
+    that fast exists; equality is kept, so the earliest of equal layouts still wins)."""
+    if best is not None and bound >= best.score:
         return True
     return ceiling is not None and bound > ceiling
 
@@ -260,6 +289,7 @@ def _seed_step_s(
     req: ParallelRequest,
     seqs: int,
     sub_shape: tuple[object, ...],
+    goodput_of: GoodputOf | None = None,
 ) -> float | None:
     """The step time of the sub-shape's earlier best layout at this node count, when that
     layout is one of this search's candidates (same enumeration rules), else None."""
@@ -305,7 +335,7 @@ def _seed_step_s(
         model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap,
         req.zero3_gathers_per_layer,
     )  # fmt: skip
-    return step.step_s
+    return _score(step, layout, goodput_of)
 
 
 def _eps(model: ModelSpec, req: ParallelRequest, dp: int) -> list[int]:
