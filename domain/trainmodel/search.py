@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from domain.messages import Message
 from domain.trainmodel.arch import pipeline_splits
@@ -164,20 +165,22 @@ def _splits(
                     if used * req.dp <= cluster.gpus:
                         yield tp, cp, pp, req.dp
                     continue
-                for dp in _data_parallel_degrees(cluster.gpus // used, seqs):
+                spare = (cluster.gpus - cluster.gpus_per_node) // used
+                for dp in _data_parallel_degrees(cluster.gpus // used, spare):
                     yield tp, cp, pp, dp
 
 
 @lru_cache(maxsize=65536)
-def _data_parallel_degrees(most: int, seqs: int) -> tuple[int, ...]:
-    """Data-parallel degrees tried for one (tp, cp, pp): as many replicas as fit (GPUs left
-    over stay idle: an awkward server count is not forced into a worse split), and the largest
-    degree at or below it that splits the global batch evenly (Megatron-LM asserts the batch
-    divides by dp x microbatch; a whole batch also allows the interleaved schedule)."""
+def _data_parallel_degrees(most: int, spare: int) -> tuple[int, ...]:
+    """Data-parallel degrees tried for one (tp, cp, pp): the largest that fits on the GPUs
+    (those left over stay idle: an awkward server count is not forced into a worse split), and
+    the largest that leaves one server idle as a hot spare (no wait for the vendor's repair
+    after a failure, which can be worth more than the server's throughput). The global batch
+    is rounded up to whole microbatches per replica; the search scores seconds per sequence,
+    so the rounding is not counted as a gain."""
     if most < 1:
         return ()
-    even = next((d for d in range(most, 0, -1) if seqs % d == 0), 1)
-    return (most,) if even == most else (most, even)
+    return (most, spare) if 1 <= spare < most else (most,)
 
 
 def search(
@@ -199,42 +202,30 @@ def search(
     ceiling = _seed_step_s(
         model, cluster, links, req, global_batch_sequences, sub_shape, goodput_of
     )
+    bounds = _Bounds(model, cluster, links)
     for tp, cp, pp, dp in _splits(model, cluster, req, global_batch_sequences):
         sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
         for ep in _eps(model, req, dp):
-            for b in [req.microbatch] if req.microbatch else MICROBATCHES:
+            for b in _microbatches(req, global_batch_sequences, dp):
                 m = -(-global_batch_sequences // (dp * b))  # batch rounded up to whole microbatches
                 nothing_fits = False
+                good = goodput_of(tp * pp * dp * cp) if goodput_of is not None else 1.0
+                per = m * dp * b * good if good > 0 else 0.0  # a zero goodput: no bound
+                rc0 = req.recompute or "none"
                 for v in _interleaves(model, req, pp, m):
-                    base = Layout(
-                        tp,
-                        pp,
-                        dp,
-                        cp,
-                        ep,
-                        0,
-                        b,
-                        req.recompute or "none",
-                        v,
-                        sp,
-                        req.flash_attention,
-                    )
-                    seqs = m * dp * b
-                    good = goodput_of(tp * pp * dp * cp) if goodput_of is not None else 1.0
-                    per = seqs * good if good > 0 else 0.0  # a zero goodput: no bound
-                    bound = lower_bound_s(model, cluster, links, base, m) / per if per else 0.0
+                    degrees = (tp, pp, cp, ep, b, rc0, sp, req.flash_attention)
+                    bound = bounds.of(degrees, v, m) / per if per else 0.0
                     if _hopeless(bound, best, ceiling):
                         pruned += 1  # even its cheapest recomputation computes too long
                         continue
+                    base = Layout(tp, pp, dp, cp, ep, 0, b, rc0, v, sp, req.flash_attention)
                     found = _fitting(model, req, base, m, card)
                     if found[2] and v == 1:
                         nothing_fits = True  # more interleave or a bigger microbatch: more memory
                         break
                     for layout, mem in found[0]:
                         # Branch and bound: compute, in-layer traffic and bubble already too slow.
-                        bound = (
-                            lower_bound_s(model, cluster, links, layout, m) / per if per else 0.0
-                        )
+                        bound = bounds(layout, m) / per if per else 0.0
                         if _hopeless(bound, best, ceiling):
                             pruned += 1
                             continue
@@ -265,6 +256,49 @@ def search(
     if smallest is None:
         return SearchResult(best, evaluated, None, None, pruned)
     return SearchResult(best, evaluated, smallest[0], smallest[1], pruned)
+
+
+_PER_MB: dict[tuple[object, ...], dict[tuple[object, ...], float]] = {}
+
+
+class _Bounds:
+    """steptime.lower_bound_s with its per-microbatch time kept per layout degrees for one
+    search (hashing the model, GPU and links on every call cost more than the bound itself)."""
+
+    def __init__(self, model: ModelSpec, cluster: Cluster, links: Links) -> None:
+        self.args = (model, cluster, links)
+        # shared by the searches of every offer with this model, GPU and network
+        shape = (model, cluster.gpu, links)
+        if shape not in _PER_MB and len(_PER_MB) > _SEEDS_MAX:
+            _PER_MB.clear()
+        self.per_mb = _PER_MB.setdefault(shape, {})
+
+    def __call__(self, layout: Layout, microbatches: int) -> float:
+        key = (
+            layout.tp, layout.pp, layout.cp, layout.ep, layout.microbatch, layout.recompute,
+            layout.sequence_parallel, layout.flash_attention,
+        )  # fmt: skip
+        return self.of(key, layout.interleave, microbatches)
+
+    def of(self, key: tuple[Any, ...], interleave: int, microbatches: int) -> float:
+        """The bound from the degrees (tp, pp, cp, ep, microbatch, recompute, sp, flash)."""
+        pp = key[1]
+        bubble = (pp - 1) / interleave if pp > 1 else 0.0
+        per = self.per_mb.get(key)
+        if per is None:
+            tp, _pp, cp, ep, b, rc, sp, flash = key
+            layout = Layout(tp, pp, 1, cp, ep, 0, b, rc, interleave, sp, flash)
+            per = self.per_mb[key] = lower_bound_s(*self.args, layout, 1) / (1 + bubble)
+        return (microbatches + bubble) * per
+
+
+def _microbatches(req: ParallelRequest, seqs: int, dp: int) -> list[int]:
+    """Microbatch sizes tried: the given one, else those no larger than a replica's share of
+    the batch (a bigger one only pads the batch)."""
+    if req.microbatch:
+        return [req.microbatch]
+    share = -(-seqs // dp)
+    return [b for b in MICROBATCHES if b == 1 or b <= share]
 
 
 def _hopeless(bound: float, best: Candidate | None, ceiling: float | None) -> bool:
@@ -314,10 +348,10 @@ def _seed_step_s(
     elif cluster.gpus < used:
         return None
     else:
-        dp = cluster.gpus // used  # the first data-parallel degree the search tries
+        dp = cluster.gpus // used  # the first degree the search tries
     if seed.ep not in _eps(model, req, dp):
         return None
-    if seed.microbatch not in ([req.microbatch] if req.microbatch else MICROBATCHES):
+    if seed.microbatch not in _microbatches(req, seqs, dp):
         return None
     m = -(-seqs // (dp * seed.microbatch))
     if seed.interleave not in _interleaves(model, req, pp, m):

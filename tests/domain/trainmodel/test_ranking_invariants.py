@@ -71,7 +71,10 @@ def test_one_more_server_at_the_same_price_costs_at_most_its_share(
     more = _cost(key, replace(offer, nodes=offer.nodes + 1))
     if math.isinf(base):
         return  # nothing fit: one more server may make it fit
-    assert more <= base * (offer.nodes + 1) / offer.nodes * TOL
+    # within 0.1%: per (tp, cp, pp) the search tries the dp of all servers and of all but one
+    # (a hot spare), not every smaller count, so a layout leaving two servers idle at N may be
+    # matched at N + 1 only by a hair slower one
+    assert more <= base * (offer.nodes + 1) / offer.nodes * 1.001
 
 
 @pytest.mark.parametrize("offer", OFFERS[::5], ids=[o.id for o in OFFERS[::5]])

@@ -231,7 +231,7 @@ def test_the_cost_model_seed_example_maps_onto_v2_and_keeps_its_direction():
     results = [tm.estimate(*from_costmodel(work, offer)) for offer in (slow, fast)]
     assert all(isinstance(r, tm.Estimate) for r in results)
     a, b = results
-    assert a.gpus_used == b.gpus_used == 64
+    assert a.gpus_used <= b.gpus_used == 64  # the slow offer may keep a server as a hot spare
     assert a.step.step_s > 1.5 * b.step.step_s
     assert a.step.dp_exposed_s > a.step.compute_s  # A is dominated by exposed communication
     measured = Offer(
