@@ -152,7 +152,26 @@ def check_request(model: ModelSpec, req: ParallelRequest) -> None:
 def _splits(
     model: ModelSpec, cluster: Cluster, req: ParallelRequest, seqs: int
 ) -> Iterator[tuple[int, int, int, int]]:
-    """(tp, cp, pp, dp) candidates; dp <= GPUs // (tp * cp * pp) (idle GPUs allowed)."""
+    """(tp, cp, pp, dp) candidates; dp <= GPUs // (tp * cp * pp) (idle GPUs allowed). The
+    splits on every server come first, those keeping a spare server after them: the best of
+    the first prunes most of the second."""
+    spares: list[tuple[int, int, int, int]] = []
+    for tp, cp, pp in _degrees(model, cluster, req):
+        used = tp * cp * pp
+        if req.dp:
+            if used * req.dp <= cluster.gpus:
+                yield tp, cp, pp, req.dp
+            continue
+        spare = (cluster.gpus - cluster.gpus_per_node) // used
+        most, *rest = _data_parallel_degrees(cluster.gpus // used, spare)
+        yield tp, cp, pp, most
+        spares.extend((tp, cp, pp, dp) for dp in rest)
+    yield from spares
+
+
+def _degrees(
+    model: ModelSpec, cluster: Cluster, req: ParallelRequest
+) -> Iterator[tuple[int, int, int]]:
     gpn = min(cluster.gpus_per_node, cluster.gpus)
     tps = [req.tp] if req.tp else [t for t in _divisors(gpn)[::-1] if model.heads % t == 0]
     cps = [req.cp] if req.cp else [1]
@@ -160,14 +179,7 @@ def _splits(
         for cp in cps:
             pps = [req.pp] if req.pp else _pipeline_degrees(model.layers, tp * cp, cluster.gpus)
             for pp in pps:
-                used = tp * cp * pp
-                if req.dp:
-                    if used * req.dp <= cluster.gpus:
-                        yield tp, cp, pp, req.dp
-                    continue
-                spare = (cluster.gpus - cluster.gpus_per_node) // used
-                for dp in _data_parallel_degrees(cluster.gpus // used, spare):
-                    yield tp, cp, pp, dp
+                yield tp, cp, pp
 
 
 @lru_cache(maxsize=65536)
