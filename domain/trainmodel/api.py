@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from domain.messages import Message
@@ -108,7 +108,14 @@ def _estimate(
         )
     seqs = _global_batch_sequences(model, parallel)
     links = links_for(cluster)
-    found = search(model, cluster, links, parallel, seqs)
+    goodputs: dict[int, float] = {}
+
+    def goodput_of(gpus: int) -> float:
+        if gpus not in goodputs:
+            goodputs[gpus] = goodput(_profile(model, cluster, failures, gpus), gpus).goodput
+        return goodputs[gpus]
+
+    found = search(model, cluster, links, parallel, seqs, goodput_of)
     card = cluster.gpu.memory_gb
     if found.best is None:
         return _no_fit(found.smallest_need_gb, card, found.evaluated, model, cluster, seqs)
@@ -117,8 +124,7 @@ def _estimate(
     used = layout.tp * layout.pp * layout.dp * layout.cp
     peak = cluster.gpu.bf16_tflops * 1e12
     step = best.step
-    nodes = max(1, math.ceil(used / cluster.gpus_per_node))
-    profile = failures or default_failures(model.params, nodes)
+    profile = _profile(model, cluster, failures, used)
     good = goodput(profile, used)
     achieved = step.model_flops_per_step / step.step_s
     train_hours = wall_hours = interruptions = None
@@ -145,6 +151,18 @@ def _estimate(
         wall_hours=wall_hours,
         expected_interruptions=interruptions,
     )
+
+
+def _profile(model: ModelSpec, cluster: Cluster, failures: Failures | None, used: int) -> Failures:
+    """The failure profile of a job on `used` GPUs. Servers the layout leaves idle are billed
+    (the offer is rented whole) and serve as hot spares: a failed server is swapped for one of
+    them instead of waiting for the repair."""
+    nodes = max(1, math.ceil(used / cluster.gpus_per_node))
+    profile = failures or default_failures(model.params, nodes)
+    idle_nodes = max(0, cluster.gpus // cluster.gpus_per_node - nodes)
+    if idle_nodes:
+        profile = replace(profile, spare_nodes=profile.spare_nodes + idle_nodes)
+    return profile
 
 
 def _step_tokens(step: StepTime, layout: Layout, model: ModelSpec) -> float:

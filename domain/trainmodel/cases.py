@@ -6,7 +6,8 @@ an object with `fits: false`, `reason` and `error` (bilingual messages) instead 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from domain.messages import Message
@@ -50,6 +51,43 @@ def _field(owner: str, data: Mapping[str, Any], name: str, kind: str, required: 
     return value
 
 
+class _Tracked(Mapping[str, Any]):
+    """A case's JSON object that remembers which keys the parser read: a key nobody read names
+    something the model does not express, and the case is refused with its name instead of
+    answered as if the key were not there."""
+
+    def __init__(self, owner: str, data: Mapping[str, Any]) -> None:
+        self.owner = owner
+        self.data = data
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        return self.data.get(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def unread(self) -> list[str]:
+        return [
+            f"{self.owner}.{k}" if self.owner != "case" else str(k)
+            for k in self.data
+            if k not in self.read and str(k) not in IGNORED_KEYS and not str(k).startswith("_")
+        ]
+
+
+# Keys a case may carry that are about the case, not the run.
+IGNORED_KEYS = frozenset({"id", "source", "note", "notes", "comment"})
+_TRACKED: ContextVar[list[_Tracked] | None] = ContextVar("_TRACKED", default=None)
+
+
 def _object(owner: str, value: Any, required: bool = True) -> Mapping[str, Any] | None:
     if value is None and not required:
         return None
@@ -59,7 +97,12 @@ def _object(owner: str, value: Any, required: bool = True) -> Mapping[str, Any] 
             f"{owner} must be a JSON object.",
             f"{owner} 必须是 JSON 对象。",
         )
-    return value
+    seen = _TRACKED.get()
+    if seen is None:
+        return value
+    tracked = _Tracked(owner, value)
+    seen.append(tracked)
+    return tracked
 
 
 def model_from(data: Any, precision: Any = None) -> ModelSpec:
@@ -121,13 +164,35 @@ def parallel_from(data: Any) -> ParallelRequest:
         ep=_field("parallel", d, "ep", "int", False),
         zero_stage=_field("parallel", d, "zero_stage", "int", False),
         sequence_parallel=_field("parallel", d, "sequence_parallel", "bool", False),
-        interleave=_field("parallel", d, "interleave", "int", False),
+        interleave=_interleave(d),
         microbatch=_field("parallel", d, "microbatch", "int", False),
         recompute=_field("parallel", d, "recompute", "str", False),
         grad_reduce_bytes=_field("parallel", d, "grad_reduce_bytes", "float", False),
         dp_overlap=True if overlap is None else overlap,
         flash_attention=flash if flash is not None else True,
+        zero3_gathers_per_layer=_field("parallel", d, "zero3_gathers_per_layer", "int", False) or 1,
     )
+
+
+# Megatron-LM's virtual pipeline (`--num-layers-per-virtual-pipeline-stage`, the model chunks per
+# GPU) is the interleave of the schedule under other names.
+INTERLEAVE_ALIASES = ("vp", "virtual_pipeline", "virtual_pipeline_size")
+
+
+def _interleave(d: Mapping[str, Any]) -> int | None:
+    found = {
+        name: value
+        for name in ("interleave", *INTERLEAVE_ALIASES)
+        if (value := _field("parallel", d, name, "int", False)) is not None
+    }
+    if len(set(found.values())) > 1:
+        names = ", ".join(f"{k}={v}" for k, v in found.items())
+        raise problem(
+            "parallel_interleave_conflict",
+            f"parallel gives the virtual pipeline twice with different values ({names}).",
+            f"parallel 中虚拟流水线（交错数）给了两个不同的值（{names}）。",
+        )
+    return next(iter(found.values()), None)
 
 
 def failures_from(data: Any) -> Failures | None:
@@ -188,6 +253,44 @@ def run_case(data: Any, table: dict[str, GpuSpec] | None = None) -> Estimate | N
         failures_from(d.get("failures")),
         _field("case", d, "train_tokens", "float", False),
     )
+
+
+def unexpressed(data: Any, table: dict[str, GpuSpec] | None = None) -> list[str]:
+    """The keys of a case that no part of the model reads (after parsing it in full): what
+    the case asks for that the model cannot express. Raises TrainModelError on bad input."""
+    token = _TRACKED.set([])
+    try:
+        d = _object("case", data)
+        assert d is not None
+        model_from(d.get("model"), d.get("precision"))
+        cluster_from(d, table)
+        parallel_from(d.get("parallel"))
+        failures_from(d.get("failures"))
+        _field("case", d, "train_tokens", "float", False)
+        return [key for tracked in _TRACKED.get() or [] for key in tracked.unread()]
+    finally:
+        _TRACKED.reset(token)
+
+
+def not_modelled(case_id: Any, keys: list[str]) -> dict[str, Any]:
+    """`fits: false` for a case asking for what the model cannot express: no number is given."""
+    names = ", ".join(keys)
+    return {
+        "id": case_id,
+        "fits": False,
+        "reason": f"Not modelled: {names}. The model cannot express this case, so it gives no "
+        "estimate rather than one that ignores it.",
+        "reason_zh": f"模型未涵盖：{names}。模型无法表达该情形，因此不给出估计，"
+        "而不是忽略这些字段给出一个不可信的数字。",
+        "not_modelled": keys,
+        "step_time_s": None,
+        "tokens_per_s": None,
+        "mfu": None,
+        "hfu": None,
+        "memory_gb_per_gpu": None,
+        "layout": None,
+        "breakdown_s": None,
+    }
 
 
 def _r(x: float, digits: int = 6) -> float:
@@ -266,6 +369,21 @@ def predict_case(data: Any, table: dict[str, GpuSpec] | None = None) -> dict[str
     """One output object; never raises on bad input."""
     case_id = data.get("id") if isinstance(data, Mapping) else None
     try:
+        missing = unexpressed(data, table)
+        if missing:
+            return not_modelled(case_id, missing)
         return estimate_dict(case_id, run_case(data, table))
     except TrainModelError as exc:
         return error_dict(case_id, exc.messages)
+    except (ArithmeticError, ValueError, TypeError, KeyError) as exc:
+        # A case that reaches a corner the model's formulas do not cover: answered, not fatal.
+        return error_dict(
+            case_id,
+            (
+                Message(
+                    "case_not_evaluable",
+                    f"The model could not evaluate this case ({type(exc).__name__}: {exc}).",
+                    f"模型无法评估该情形（{type(exc).__name__}：{exc}）。",
+                ),
+            ),
+        )

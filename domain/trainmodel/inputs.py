@@ -97,6 +97,9 @@ class ParallelRequest:
     grad_reduce_bytes: float | None = None
     dp_overlap: bool = True
     flash_attention: bool = True
+    # ZeRO-3 parameter all-gathers per layer: 1 for a flattened FSDP unit (PyTorch FSDP, current
+    # DeepSpeed); DeepSpeed's ZeRO-3 of 2021 gathered every parameter tensor on its own.
+    zero3_gathers_per_layer: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,10 @@ FABRIC_EFFICIENCY = {"ib": 0.96, "roce": 0.92, "tcp": 0.35}
 FABRIC_ALPHA_S = {"ib": 5e-6, "roce": 8e-6, "tcp": 50e-6}
 # NVLink: ~370 of 450 GB/s effective ring busbw on H100 (NCCL maintainers, nccl-tests#290), 0.82.
 # PCIe and HCCS: the same share assumed (no published figure in the validation set).
+# One ring step across servers with NCCL's Simple protocol (the one large transfers use): NCCL's
+# own tuning model puts it at 9.6 us per step over the network (src/graph/tuning.cc, hwLat NET,
+# Ring, Simple), above the one-hop alpha of small messages.
+RING_STEP_ALPHA_S = 9.6e-6
 INTRA_EFFICIENCY = {"nvlink": 0.82, "pcie": 0.80, "hccs": 0.80}
 INTRA_ALPHA_S = {"nvlink": 3e-6, "pcie": 5e-6, "hccs": 5e-6}
 
@@ -64,6 +68,8 @@ class Links:
     spine_after: int = NO_SPINE
     spine_factor: float = 1.0
     spine_alpha_s: float = 0.0
+    # Hopper-class GPUs over NVLink run Megatron's --tp-comm-overlap (steptime).
+    tp_comm_overlap: bool = False
 
     def inter_at(self, message_bytes: float) -> float:
         """Inter-node bytes/s per rank at a message size (evidence table when given)."""
@@ -107,6 +113,7 @@ def links_for(cluster: Cluster) -> Links:
         gpus_per_node=cluster.gpus_per_node,
         basis=basis,
         table=table,
+        tp_comm_overlap=bool(gpu.fp8_tflops) and gpu.intra_kind == "nvlink",
         **spine,  # type: ignore[arg-type]
     )
 
@@ -128,31 +135,78 @@ def placement(n: int, stride: int, gpus_per_node: int) -> tuple[int, int]:
         return n, 1
     local = max(1, gpus_per_node // stride) if stride < gpus_per_node else 1
     local = min(local, n)
-    return local, max(1, n // local)
+    return local, max(
+        1, -(-n // local)
+    )  # a group that does not fill its last server still spans it
 
 
 def collective_s(kind: str, size_bytes: float, n: int, stride: int, links: Links) -> float:
     """Seconds for one collective of `size_bytes` (the full buffer S) among `n` ranks."""
     if n <= 1 or size_bytes <= 0:
         return 0.0
+    return collective_latency_s(kind, n, stride, links) + transfer_s(
+        kind, size_bytes, n, stride, links
+    )
+
+
+def transfer_s(kind: str, size_bytes: float, n: int, stride: int, links: Links) -> float:
+    """The bandwidth part of one collective: its per-rank volume over the slowest link."""
+    if n <= 1 or size_bytes <= 0:
+        return 0.0
     local, nodes = placement(n, stride, links.gpus_per_node)
-    steps = _STEPS[kind]
-    inter_alpha, inter_bps = links.inter_alpha_s, 0.0
-    if nodes > 1:
-        inter_bps = links.inter_at(size_bytes)
-        if nodes > links.spine_after:  # no rails and more servers than one rack: the spine
-            inter_alpha += links.spine_alpha_s
-            inter_bps *= links.spine_factor
-    latency = steps * ((local - 1) * links.intra_alpha_s + (nodes - 1) * inter_alpha)
     volume = _VOLUME[kind] * (n - 1) / n * size_bytes
     if nodes == 1:
-        return latency + volume / links.intra_bps
+        return volume / links.intra_bps
+    inter_bps = links.inter_at(size_bytes)
+    if nodes > links.spine_after:  # no rails and more servers than one rack: the spine
+        inter_bps *= links.spine_factor
     if kind == "a2a":
-        # Peers inside the server go over NVLink, the rest over the NICs, at the same time.
+        # Every rank sends its own share to the other servers at once: each gets its share of
+        # the NICs. Peers inside the server go over NVLink, the rest over the NICs, together.
         intra = (local - 1) / n * size_bytes / links.intra_bps
         inter = (n - local) / n * size_bytes / inter_bps
-        return latency + max(intra, inter)
-    return latency + volume / inter_bps
+        return max(intra, inter)
+    return volume / group_bps(inter_bps, local, links)
+
+
+def collective_latency_s(kind: str, n: int, stride: int, links: Links) -> float:
+    """The latency part of one collective: what it costs whatever its size."""
+    if n <= 1:
+        return 0.0
+    local, nodes = placement(n, stride, links.gpus_per_node)
+    if nodes == 1:
+        return _STEPS[kind] * (local - 1) * links.intra_alpha_s
+    inter_alpha = links.inter_alpha_s
+    if nodes > links.spine_after:
+        inter_alpha += links.spine_alpha_s
+    if kind == "a2a":
+        return _STEPS[kind] * ((local - 1) * links.intra_alpha_s + (nodes - 1) * inter_alpha)
+    return ring_latency_s(kind, local, nodes, inter_alpha, links)
+
+
+def group_bps(per_gpu_bps: float, local: int, links: Links) -> float:
+    """Per-rank bus bandwidth of a ring crossing servers with `local` ranks in each server.
+
+    NCCL runs one channel per NIC and drives every NIC of the server (NVIDIA/nccl#412: one HDR
+    NIC under eight GPUs gives 24 GB/s busbw per rank; nccl-tests#309: eight 400G NICs give
+    ~470 GB/s busbw per rank on two servers). In a ring only one edge per channel leaves a
+    server, so a group's busbw per rank is the network share of the server its `local` ranks
+    hold: the other gpus_per_node/local groups of the same kind (one per tensor-parallel
+    rank) run at the same time and share the NICs. A group with one rank per server gets one
+    GPU's share; a group holding the whole server gets all its NICs, up to the NVLink busbw
+    the intra-server edges of the ring allow."""
+    return min(per_gpu_bps * local, links.intra_bps)
+
+
+def ring_latency_s(kind: str, local: int, nodes: int, inter_alpha: float, links: Links) -> float:
+    """Latency of a collective crossing servers. All-gather and reduce-scatter run NCCL's
+    ring: each of its n - 1 steps waits for the slowest edge, an inter-server one, so every
+    step pays the network's alpha. All-reduce runs NCCL's tree across servers (the default at
+    scale), whose depth grows with log2 of the servers, inside a server a chain."""
+    if kind in ("ag", "rs"):
+        return (local * nodes - 1) * max(inter_alpha, RING_STEP_ALPHA_S)
+    depth = math.ceil(math.log2(nodes)) if nodes > 1 else 0
+    return _STEPS[kind] * ((local - 1) * links.intra_alpha_s + depth * inter_alpha)
 
 
 def p2p_s(size_bytes: float, crosses_nodes: bool, links: Links) -> float:

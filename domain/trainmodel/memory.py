@@ -13,11 +13,17 @@ from domain.trainmodel.moe import params_per_rank as moe_params_per_rank
 from domain.trainmodel.precision import fp8_saved_activations
 
 GB = 1e9
-# Mixed-precision Adam: bf16 weights 2 + grads 2 + fp32 master 4 + moments 4 + 4 (ZeRO paper,
-# Rajbhandari et al. 2020 §3.1: "16 bytes per parameter").
+# Mixed-precision Adam: bf16 weights 2 + grads + fp32 master 4 + moments 4 + 4 (ZeRO paper,
+# Rajbhandari et al. 2020 §3.1: "16 bytes per parameter" with 2-byte gradients).
 WEIGHT_BYTES = 2.0
 GRAD_BYTES = 2.0
 OPTIMIZER_BYTES = 12.0
+# Bytes per gradient element, kept in memory and reduced on the wire alike: PyTorch DDP with AMP
+# and Megatron's fp32 main grads hold and reduce fp32 (Megatron-LM's distributed optimizer notes:
+# bf16 parameters with fp32 gradients take 18 bytes per parameter, 6 + 12/d with the optimizer
+# sharded); ZeRO-3/FSDP gather bf16 parameters and reduce-scatter bf16 gradients (DeepSpeed
+# default). A workload can say otherwise with `grad_reduce_bytes`.
+DEFAULT_REDUCE_BYTES = {0: 4.0, 1: 4.0, 2: 4.0, 3: 2.0}
 # CUDA context, NCCL buffers and cuBLAS workspace (fixed), and caching-allocator fragmentation
 # (share of everything else). Assumptions, see MODEL.md.
 RUNTIME_FIXED_GB = 1.5
@@ -45,16 +51,25 @@ def params_per_rank(model: ModelSpec, layout: Layout) -> float:
     return moe_params_per_rank(model, layout)
 
 
-def states_bytes(model: ModelSpec, layout: Layout) -> float:
+def grad_bytes(layout: Layout, reduce_bytes: float | None) -> float:
+    """Bytes per gradient element, the same in memory as on the wire."""
+    return reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
+
+
+def states_bytes(model: ModelSpec, layout: Layout, reduce_bytes: float | None = None) -> float:
     """Weights, gradients and optimizer states of one GPU: the non-expert weights sharded over
     dp x cp, a MoE's routed experts over their expert-data-parallel group (moe.param_groups)."""
     groups = param_groups(model, layout) if model.moe is not None else None
     if groups is None:
-        return _group_states_bytes(model, layout, params_per_rank(model, layout), None)
-    return sum(_group_states_bytes(model, layout, p, group) for p, group in groups)
+        p = params_per_rank(model, layout)
+        return _group_states_bytes(model, layout, p, None, reduce_bytes)
+    return sum(_group_states_bytes(model, layout, p, g, reduce_bytes) for p, g in groups)
 
 
-def _group_states_bytes(model: ModelSpec, layout: Layout, p: float, group: int | None) -> float:
+def _group_states_bytes(
+    model: ModelSpec, layout: Layout, p: float, group: int | None, reduce_bytes: float | None
+) -> float:
+    grad = grad_bytes(layout, reduce_bytes)
     # context-parallel ranks hold the same weights: shard over both
     dp = group if group is not None else layout.dp * layout.cp
     trainable = p
@@ -64,13 +79,13 @@ def _group_states_bytes(model: ModelSpec, layout: Layout, p: float, group: int |
         frozen = p - trainable
     stage = layout.zero_stage
     if stage == 0:
-        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES)
+        per = trainable * (WEIGHT_BYTES + grad + OPTIMIZER_BYTES)
     elif stage == 1:
-        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / dp)
+        per = trainable * (WEIGHT_BYTES + grad + OPTIMIZER_BYTES / dp)
     elif stage == 2:
-        per = trainable * (WEIGHT_BYTES + (GRAD_BYTES + OPTIMIZER_BYTES) / dp)
+        per = trainable * (WEIGHT_BYTES + (grad + OPTIMIZER_BYTES) / dp)
     else:
-        per = trainable * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES) / dp
+        per = trainable * (WEIGHT_BYTES + grad + OPTIMIZER_BYTES) / dp
     frozen_bytes = frozen * WEIGHT_BYTES / (dp if stage == 3 else 1)
     return per + frozen_bytes
 
@@ -110,8 +125,10 @@ def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> 
     return base * (replicated + (per_token - replicated) / t + attn_sq / t)
 
 
-def memory_use(model: ModelSpec, layout: Layout, microbatches: int) -> MemoryUse:
-    states = states_bytes(model, layout)
+def memory_use(
+    model: ModelSpec, layout: Layout, microbatches: int, reduce_bytes: float | None = None
+) -> MemoryUse:
+    states = states_bytes(model, layout, reduce_bytes)
     layers = first_stage_layers(model.layers, layout.pp)
     p, v = layout.pp, layout.interleave
     in_flight = min(p, microbatches) if p > 1 else 1

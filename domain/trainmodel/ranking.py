@@ -6,12 +6,13 @@ H100 at mfu 0.45 (api.REFERENCE_*). What changes is where the training rate come
 layout search (memory, tensor / pipeline / data parallelism, links, failures and goodput) instead
 of COST-MODEL.md's first-order formula.
 
-`rank` first runs the first-order ranking (domain.costmodel.rank): it checks every offer's
-inputs, converts currencies, bills whole offers, carries the network warnings and gives the
-hourly cost. Then every offer it ranked gets v2's estimate: the training rate, the step time
-split, the job's wall time and cost, and a JSON breakdown (`OfferResult.model_detail`). Offers on
-which no layout fits, or which v2 refuses, become problems with v2's bilingual reason. The
-offers are ranked again by the new cost per ETH.
+One cost path: `rank` bills every offer (domain.costmodel.billing.bill: input checks, currency
+conversion, whole-offer billing through domain/money.py, the network figure and warnings), gets
+each billed offer's training rate from the layout search (the step split, the job's wall time and
+cost, a JSON breakdown in `OfferResult.model_detail`), divides the bill by it (cost per ETH) and
+sorts. Eligibility and ties are decided on these results by rankings/decision.py. Offers on which
+no layout fits, or which the model refuses, become problems with its bilingual reason.
+COST-MODEL.md's first-order rate is not computed on this path.
 
 Speed: identical hardware shapes (GPU, servers, NICs, fabric, evidence, storage, repair) are
 estimated once per call, and `estimate` itself is memoised across calls.
@@ -25,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from domain import costmodel as cm
+from domain.costmodel.billing import BilledOffer, bill
 from domain.messages import Message
 from domain.trainmodel.api import Estimate, NoFit, estimate
 from domain.trainmodel.costmodel_adapter import from_costmodel, gpt_shape
@@ -109,31 +111,52 @@ def rank(
     bad = _scenario_problems(scenario)
     if bad:
         raise cm.ModelInputError(bad)
-    first = cm.rank(workload, offers, gpus, fx_to_cny=fx_to_cny, scenario=scenario)
-    by_id: dict[str, cm.Offer] = {}
-    for offer in offers:
-        if isinstance(offer, cm.Offer):
-            by_id.setdefault(offer.id, offer)
+    bills = bill(workload, offers, gpus, fx_to_cny=fx_to_cny, scenario=scenario)
     judge = _Judge(workload, scenario, arch, dict(specs) if specs is not None else None)
-    problems = list(first.problems)
-    figures: list[tuple[float, str, cm.OfferResult, dict[str, Any]]] = []
-    for result in first.results:
-        offer = by_id[result.offer_id]
+    problems = list(bills.problems)
+    rows: list[tuple[float, str, dict[str, Any]]] = []
+    for billed in bills.offers:
+        offer = billed.offer
         verdict = judge(offer)
         if isinstance(verdict, tuple):
-            problems.append(cm.OfferProblem(result.offer_id, verdict))
+            problems.append(cm.OfferProblem(offer.id, verdict))
             continue
         low_est: Estimate | tuple[Message, ...] = verdict
         if offer.measured_gbps is not None and offer.measured_p50_gbps is not None:
             low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
-        changes = _figures(result, offer, verdict, low_est, workload, scenario, arch)
-        figures.append((changes["cost_per_eth"], result.offer_id, result, changes))
-    figures.sort(key=lambda row: (row[0], row[1]))
+        fields = _result_fields(billed, verdict, low_est, workload, scenario, arch)
+        rows.append((fields["cost_per_eth"], offer.id, fields))
+    rows.sort(key=lambda row: (row[0], row[1]))
     ranked = tuple(
-        replace(result, rank=i, **changes)
-        for i, (_cost, _id, result, changes) in enumerate(figures, start=1)
+        cm.OfferResult(rank=i, **fields) for i, (_cost, _id, fields) in enumerate(rows, start=1)
     )
     return cm.RankingOutcome(ranked, tuple(problems))
+
+
+def _result_fields(
+    billed: BilledOffer,
+    est: Estimate,
+    low_est: Estimate | tuple[Message, ...],
+    workload: cm.Workload,
+    sc: cm.Scenario,
+    arch: Architecture,
+) -> dict[str, Any]:
+    """Every OfferResult field but the rank: the bill's, the training rate's, the cost's."""
+    offer = billed.offer
+    return {
+        "offer_id": offer.id,
+        "currency": billed.currency,
+        "hourly_cost": billed.hourly_cost,
+        "bandwidth_gbps": billed.bandwidth_gbps,
+        "bandwidth_basis": billed.bandwidth_basis,
+        "oversubscription": billed.oversubscription,
+        "warnings": billed.warnings,
+        # COST-MODEL.md's first-order traffic figures are retired: the step split below
+        # (model_detail) says where the time goes
+        "volume_bytes": 0.0,
+        "tokens_per_gpu_to_hide_comm": math.nan,
+        **_figures(billed.hourly_cost, offer, est, low_est, workload, sc, arch),
+    }
 
 
 class _Judge:
@@ -229,7 +252,7 @@ def _num(value: float | None) -> float | None:
 
 
 def _figures(
-    r: cm.OfferResult,
+    hourly_cost: float,
     offer: cm.Offer,
     est: Estimate,
     low_est: Estimate | tuple[Message, ...],
@@ -240,14 +263,14 @@ def _figures(
     """The OfferResult fields v2 replaces, and its breakdown."""
     avail = offer.availability
     eth = est.eth_per_hour * avail / sc.mfu_scale
-    cost = r.hourly_cost / eth if eth > 0 else math.inf
+    cost = hourly_cost / eth if eth > 0 else math.inf
     low = cost
     if isinstance(low_est, Estimate) and low_est.eth_per_hour > 0:
-        low = min(cost, r.hourly_cost / (low_est.eth_per_hour * avail / sc.mfu_scale))
+        low = min(cost, hourly_cost / (low_est.eth_per_hour * avail / sc.mfu_scale))
     step = est.step
     comm = step.tp_comm_s + step.pp_comm_s + step.dp_exposed_s + step.ep_comm_s
     wall = None if est.train_hours is None else est.train_hours / (est.goodput.ettr * avail)
-    job_cost = None if wall is None else r.hourly_cost * wall
+    job_cost = None if wall is None else hourly_cost * wall
     interruptions = est.expected_interruptions
     if interruptions is not None and est.wall_hours:
         interruptions = interruptions * (wall or 0.0) / est.wall_hours
@@ -297,6 +320,7 @@ def detail(
         assumed.append("architecture")
     rate = LLAMA3_INTERRUPTIONS_PER_GPU_HOUR / sc.mtbf_scale
     failures = _failures(offer, arch.model or gpt_shape(workload.params_b), nodes, sc)
+    idle_nodes = max(0, nodes - math.ceil(est.gpus_used / offer.gpus_per_node))
     return {
         "version": DETAIL_VERSION,
         "architecture": arch.source or "gpt_shape",
@@ -331,7 +355,9 @@ def detail(
             "checkpoint_interval_s": _num(good.checkpoint_interval_s),
             "restart_s": failures.restart_s,
             "repair_h": failures.repair_s / 3600.0,
-            "spare_nodes": failures.spare_nodes,
+            # servers the layout leaves idle serve as hot spares (api.estimate)
+            "spare_nodes": failures.spare_nodes + idle_nodes,
+            "idle_nodes": idle_nodes,
             "ettr": good.ettr,
             "availability": offer.availability,
             "goodput": good.ettr * offer.availability,

@@ -10,8 +10,14 @@ from functools import lru_cache
 from domain.trainmodel.arch import stage_imbalance
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
-from domain.trainmodel.links import Links, collective_s, p2p_s
-from domain.trainmodel.memory import params_per_rank
+from domain.trainmodel.links import (
+    Links,
+    collective_latency_s,
+    collective_s,
+    p2p_s,
+    transfer_s,
+)
+from domain.trainmodel.memory import grad_bytes, params_per_rank
 from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
 from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 
@@ -22,10 +28,6 @@ from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 # Both constants were fitted once over all A100 compute cases (MODEL.md §Calibration).
 SHARD_HALF_WIDTH = 160.0
 ELEMENTWISE_BYTES = 24.0
-# Bytes per gradient element on the wire: PyTorch DDP with AMP and Megatron's fp32 main grads
-# reduce fp32; ZeRO-3/FSDP gather bf16 parameters and reduce-scatter bf16 gradients (DeepSpeed
-# default). A workload can say otherwise with `grad_reduce_bytes`.
-DEFAULT_REDUCE_BYTES = {0: 4.0, 1: 4.0, 2: 4.0, 3: 2.0}
 PARAM_BYTES = 2.0
 ACT_BYTES = 2.0
 BUCKET_BYTES = 25e6  # PyTorch DDP bucket_cap_mb default (25 MB)
@@ -60,6 +62,16 @@ def model_flops_per_token(model: ModelSpec) -> float:
     return 6.0 * model.active_params + attention
 
 
+def causal_saving_flops_per_token(model: ModelSpec, recompute: str) -> float:
+    """FLOPs per token a causal attention kernel skips: FlashAttention computes only the blocks
+    at or below the diagonal, half of the s^2 score and value products (6·L·h·s of the 12 in
+    training, 2 more per recomputed forward). MFU keeps PaLM's 12·L·h·s convention (published
+    MFUs use it); the time is what the GPU computes. Without flash attention (Megatron-LM of
+    2021-22) the full score matrix is computed and then masked."""
+    half = 6.0 * model.layers * model.hidden * model.seq_len
+    return half + (half / 3.0 if recompute in ("full", "selective") else 0.0)
+
+
 def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
     """Full: one more forward (2N + 4Lhs). Selective: the attention core again (4Lhs)."""
     attention_fwd = 4.0 * model.layers * model.hidden * model.seq_len
@@ -81,18 +93,22 @@ def _passes(recompute: str) -> float:
 
 def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
     return _mb_compute_s(
-        model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute
-    )
+        model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
+        layout.flash_attention,
+    )  # fmt: skip
 
 
 # Speed (docs/MODEL.md §9): the per-microbatch figures do not depend on dp, so they are cached
 # on the layout's other degrees and shared by offers of the same hardware with other node counts.
 @lru_cache(maxsize=262144)
 def _mb_compute_s(
-    model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str
-) -> float:
+    model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
+    causal: bool = True,
+) -> float:  # fmt: skip
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
+    if causal:
+        flops -= causal_saving_flops_per_token(model, recompute)
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
@@ -111,7 +127,7 @@ def lower_bound_s(
     plus the pipeline bubble over them (used by the search to skip hopeless layouts)."""
     per_mb = _per_microbatch_s(
         model, cluster.gpu, links, layout.tp, layout.pp, layout.cp, layout.ep,
-        layout.microbatch, layout.recompute, layout.sequence_parallel,
+        layout.microbatch, layout.recompute, layout.sequence_parallel, layout.flash_attention,
     )  # fmt: skip
     bubble = (layout.pp - 1) / layout.interleave if layout.pp > 1 else 0.0
     return (microbatches + bubble) * per_mb
@@ -120,10 +136,11 @@ def lower_bound_s(
 @lru_cache(maxsize=262144)
 def _per_microbatch_s(
     model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, ep: int,
-    microbatch: int, recompute: str, sequence_parallel: bool,
+    microbatch: int, recompute: str, sequence_parallel: bool, causal: bool = True,
 ) -> float:  # fmt: skip
-    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute)
+    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
+    tpcp -= tp_overlap_hidden_s(model, links, tp, pp, cp, microbatch, recompute, c_mb)
     return c_mb + tpcp + exposed_a2a_s(model, ep_s, c_mb)
 
 
@@ -159,6 +176,23 @@ def _mb_comm_s(
     return tp_s + cp_s, ep_s
 
 
+def tp_overlap_hidden_s(
+    model: ModelSpec, links: Links, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
+    compute_s: float,
+) -> float:  # fmt: skip
+    """Tensor-parallel traffic of one microbatch hidden under its GEMMs. Megatron-LM's
+    `--tp-comm-overlap` (Transformer Engine userbuffers) splits each TP all-gather /
+    reduce-scatter into chunks pipelined with the GEMM that consumes or produces them; it runs
+    on Hopper-class GPUs over NVLink inside a server (links.tp_comm_overlap). As for the other
+    overlaps, OVERLAP_EFFICIENCY of the shorter of the two is hidden."""
+    if not links.tp_comm_overlap or tp <= 1 or tp > links.gpus_per_node:
+        return 0.0
+    extra = 1 if recompute == "full" else 0
+    activation = microbatch * model.seq_len / cp * model.hidden * ACT_BYTES
+    tp_s = (4 + 2 * extra) * model.layers / pp * collective_s("ar", activation, tp, 1, links)
+    return OVERLAP_EFFICIENCY * min(compute_s, tp_s)
+
+
 def _dp_exposed_s(
     model: ModelSpec,
     layout: Layout,
@@ -167,6 +201,7 @@ def _dp_exposed_s(
     microbatches: int,
     reduce_bytes: float,
     overlap: bool,
+    gathers_per_layer: int = 1,
 ) -> float:
     params = params_per_rank(model, layout)
     if model.trainable_params_b is not None:
@@ -178,16 +213,9 @@ def _dp_exposed_s(
     weights = params * PARAM_BYTES
     bwd_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     if layout.zero_stage == 3:
-        layers = max(1, round(model.layers / layout.pp))
-        gather = collective_s("ag", weights / layers, n, stride, links) * layers
-        reduce = collective_s("rs", grads / layers, n, stride, links) * layers
-        regathers = 2 if layout.recompute == "full" else 1
-        fwd_c, bwd_c = mb_compute_s * (1 - bwd_share), mb_compute_s * bwd_share
-        if overlap:  # prefetch hides part of each phase's traffic under that phase's compute
-            per_mb = _overlapped(fwd_c, gather) + _overlapped(bwd_c, regathers * gather + reduce)
-        else:
-            per_mb = mb_compute_s + (1 + regathers) * gather + reduce
-        return microbatches * (per_mb - mb_compute_s)
+        return microbatches * _zero3_exposed_s(
+            model, layout, links, mb_compute_s, (grads, weights), overlap, gathers_per_layer
+        )
     # DDP: 25 MB buckets; ZeRO-1/2 and FSDP: one bucket (unit) per transformer layer.
     per_layer = max(1.0, round(model.layers / layout.pp))
     buckets = max(1.0, grads / BUCKET_BYTES) if layout.zero_stage == 0 else per_layer
@@ -197,14 +225,58 @@ def _dp_exposed_s(
     else:
         traffic = collective_s("rs", grads / buckets, n, stride, links) * buckets
         gather = collective_s("ag", weights / buckets, n, stride, links) * buckets
+    # DeepSpeed's ZeRO-2 keeps only its shard of the gradients, so it reduce-scatters after
+    # every micro-step's backward instead of once per step; ZeRO-1 and DDP accumulate locally
+    # and reduce once. DeepSpeed runs ZeRO-2 without pipelines only; a stage 2 given with a
+    # pipeline is a custom stack like Llama 3's, which accumulates fp32 gradients over the
+    # micro-batches and reduce-scatters once (arXiv:2407.21783 §3.3.4).
+    reductions = microbatches if layout.zero_stage == 2 and layout.pp == 1 else 1
     if not overlap:
-        return traffic + gather
+        return reductions * traffic + gather
     last = traffic / buckets
-    exposed = max(last, _overlapped(bwd_share * mb_compute_s, traffic) - bwd_share * mb_compute_s)
+    bwd_c = bwd_share * mb_compute_s
+    exposed = reductions * max(last, _overlapped(bwd_c, traffic) - bwd_c)
     if gather:
         fwd_c = (1 - bwd_share) * mb_compute_s
         exposed += max(gather / buckets, _overlapped(fwd_c, gather) - fwd_c)
     return exposed
+
+
+def _zero3_exposed_s(
+    model: ModelSpec,
+    layout: Layout,
+    links: Links,
+    mb_compute_s: float,
+    sizes: tuple[float, float],
+    overlap: bool,
+    gathers_per_layer: int,
+) -> float:
+    """ZeRO-3 time per microbatch beyond its compute: per layer the parameters are all-gathered
+    in forward, again in backward (and for the recomputed forward), and the gradients
+    reduce-scattered, in `gathers_per_layer` collectives each (1: a flattened FSDP unit per layer;
+    DeepSpeed's ZeRO-3 of 2021 gathered each parameter tensor on its own). Each collective is a
+    ring over all n ranks whose n - 1 steps each pay the network's latency (links.ring_latency_s):
+    at a fixed model size the per-step chunk shrinks as 1/n while the steps grow as n, so this
+    latency grows with the group while the compute per GPU shrinks at a fixed global batch (the
+    collapse of Megatron-LM SC'21 Table 2's ZeRO-3 rows). Prefetch hides part of the transfers
+    under compute; the latency of one fetch after another sits on the critical path."""
+    grads, weights = sizes
+    n, stride = layout.dp * layout.cp, layout.tp
+    layers = max(1, round(model.layers / layout.pp))
+    units = layers * max(1, gathers_per_layer)
+    gather = units * transfer_s("ag", weights / units, n, stride, links)
+    reduce = layers * transfer_s("rs", grads / layers, n, stride, links)
+    gather_lat = units * collective_latency_s("ag", n, stride, links)
+    reduce_lat = layers * collective_latency_s("rs", n, stride, links)
+    regathers = 2 if layout.recompute == "full" else 1
+    bwd_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
+    fwd_c, bwd_c = mb_compute_s * (1 - bwd_share), mb_compute_s * bwd_share
+    latency = (1 + regathers) * gather_lat + reduce_lat
+    if overlap:  # prefetch hides part of each phase's transfers under that phase's compute
+        per_mb = _overlapped(fwd_c, gather) + _overlapped(bwd_c, regathers * gather + reduce)
+    else:
+        per_mb = mb_compute_s + (1 + regathers) * gather + reduce
+    return per_mb + latency - mb_compute_s
 
 
 def _overlapped(compute_s: float, traffic_s: float) -> float:
@@ -221,14 +293,18 @@ def step_time(
     global_batch_sequences: int,
     reduce_bytes: float | None = None,
     dp_overlap: bool = True,
+    gathers_per_layer: int = 1,
 ) -> StepTime:
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
     c_mb = microbatch_compute_s(model, cluster.gpu, layout)
     tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
     ep_mb = exposed_a2a_s(model, ep_mb, c_mb)
-    rb = reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
-    dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap)
+    tpcp_mb -= tp_overlap_hidden_s(
+        model, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute, c_mb
+    )
+    rb = grad_bytes(layout, reduce_bytes)
+    dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap, gathers_per_layer)
     zero3_mb = dp / m if layout.zero_stage == 3 else 0.0
     t_mb = c_mb + tpcp_mb + ep_mb + zero3_mb
     p, v = layout.pp, layout.interleave

@@ -21,8 +21,10 @@ from domain.trainmodel.failures import (
 
 DATA = Path(__file__).resolve().parent / "data"
 MFU_MEDIAN_GOAL = 0.10
-MFU_MAX_GOAL = 0.25
-# The FP8 / MoE runs (tokens/s per GPU): none silently off by more than 35% (issue goals).
+# v3 (docs/MODEL.md §12): no case silently off by more than 35%. v2 met 25% only because every
+# rank of a cross-server ring was timed at one GPU's share of the NICs, which is not the physics.
+MFU_MAX_GOAL = 0.35
+# The FP8 / MoE runs (tokens/s per GPU): none silently off by more than 35% either.
 MODERN_MAX_GOAL = 0.35
 DALY_GOAL = 0.01
 

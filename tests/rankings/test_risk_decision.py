@@ -101,10 +101,10 @@ def test_the_recommendation_is_the_best_eligible_demo_offer(hostile_demo):
     summary = ranking_decision(run)
     assert summary["recommended"] == best and not summary["all_excluded"]
     assert {r.label for r in summary["excluded"]} >= {"unlicensed 4×400G IB", "absurd NIC"}
-    # Training-time model v2 (MODEL.md §15): for the 7B demo job the 4x200G IB and 100G RoCE
-    # offers cost the same per ETH within the uncertainty range (<= 1.4% apart), so the
-    # headline names the tie instead of a clear winner (COST-MODEL.md put RoCE clearly ahead).
-    assert summary["headline"]["code"] == "tie"
+    # Training model v3 (MODEL.md §4): a data-parallel ring drives every NIC of the server, so
+    # the 100G RoCE offer is clearly ahead again for the 7B demo job (under v2, which timed
+    # each rank at one GPU's NIC share, it tied with the 4x200G IB offer).
+    assert summary["headline"]["code"] == "recommend_clear"
     assert "100G RoCE" in summary["headline"]["en"] and "100G RoCE" in summary["headline"]["zh"]
     assert "严重：排除" in summary["policy_note"]["zh"]
 

@@ -124,10 +124,6 @@ def test_a_missing_file_exits_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one modern run (GPT3-20B, tp 2) waits for the per-rank network share of links.py",
-)
 def test_validate_model_prints_every_case_and_meets_the_goals(capsys):
     call_command("validate_model")  # exits 1 while a goal is missed
     out = capsys.readouterr().out
@@ -153,7 +149,10 @@ def test_the_example_file_runs_dense_moe_and_no_fit_cases(capsys):
     assert rows["spec-example-175b"]["fits"] is True
     assert rows["llama3-70b-searched-with-failures"]["ettr"] > 0.9
     moe = rows["deepseek-v3-style-moe"]
-    assert moe["fits"] is True and moe["layout"]["ep"] > 1 and moe["breakdown_s"]["ep_comm"] > 0
+    # the search may keep experts unsharded (ep 1) when the all-to-alls cost more than they
+    # save; expert parallelism, when chosen, pays its all-to-alls
+    assert moe["fits"] is True
+    assert (moe["layout"]["ep"] > 1) == (moe["breakdown_s"]["ep_comm"] > 0)
     assert rows["70b-on-one-4090-server"]["fits"] is False
 
 

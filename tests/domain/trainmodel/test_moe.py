@@ -12,7 +12,6 @@ from domain.trainmodel.arch import stage_imbalance, stage_layers, uneven_pipelin
 from domain.trainmodel.cases import predict_case
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, MoeSpec, ParallelRequest
 from domain.trainmodel.memory import (
-    GRAD_BYTES,
     OPTIMIZER_BYTES,
     WEIGHT_BYTES,
     layer_activation_bytes,
@@ -95,8 +94,9 @@ def test_expert_optimizer_states_are_sharded_over_the_expert_data_parallel_group
     experts = (LAYERS - 3) * ROUTED_PER_LAYER
     dense = (14e9 - experts) / 2
     local = experts / 4
-    per_dense = WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / 4  # ZeRO-1 over dp = 4
-    per_expert = WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / 2  # over EDP = 2, not 4
+    grad = 4.0  # ZeRO-1 keeps fp32 main gradients (the bytes they are reduced in)
+    per_dense = WEIGHT_BYTES + grad + OPTIMIZER_BYTES / 4  # ZeRO-1 over dp = 4
+    per_expert = WEIGHT_BYTES + grad + OPTIMIZER_BYTES / 2  # over EDP = 2, not 4
     assert states_bytes(model, _layout()) == pytest.approx(dense * per_dense + local * per_expert)
     more = states_bytes(_moe(dense_layers=6), _layout())
     assert more > states_bytes(model, _layout())  # fewer experts: more replicated weights
@@ -190,9 +190,9 @@ def _moe_case(overlap: bool) -> dict[str, object]:
             },
         },
         "parallel": {
-            "tp": 1,
+            "tp": 2,
             "pp": 1,
-            "dp": 64,
+            "dp": 32,
             "ep": 16,
             "microbatch": 1,
             "zero_stage": 1,

@@ -154,7 +154,8 @@ def test_tensor_parallel_across_servers_is_slower_than_inside_one():
             }
         )
     )
-    assert across["breakdown_s"]["tp_comm"] > 5 * inside["breakdown_s"]["tp_comm"]
+    # tp 16 holds both servers whole: its ring drives all their NICs, still far below NVLink
+    assert across["breakdown_s"]["tp_comm"] > 1.5 * inside["breakdown_s"]["tp_comm"]
     assert across["step_time_s"] > inside["step_time_s"]
 
 
@@ -232,7 +233,7 @@ def test_the_cost_model_seed_example_maps_onto_v2_and_keeps_its_direction():
     results = [tm.estimate(*from_costmodel(work, offer)) for offer in (slow, fast)]
     assert all(isinstance(r, tm.Estimate) for r in results)
     a, b = results
-    assert a.gpus_used == b.gpus_used == 64
+    assert a.gpus_used <= b.gpus_used == 64  # the slow offer may keep a server as a hot spare
     assert a.step.step_s > 1.5 * b.step.step_s
     assert a.step.dp_exposed_s > a.step.compute_s  # A is dominated by exposed communication
     measured = Offer(
