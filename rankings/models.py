@@ -41,6 +41,9 @@ class RankingRun(TeamScoped, Job):
     problems = models.JSONField(_("problems"), default=list, blank=True, editable=False)
     # The recommendation: policy used, recommended offer, tie, headline (see rankings/decision.py)
     decision = models.JSONField(_("decision"), default=dict, blank=True, editable=False)
+    # What the run page shows besides the result rows, computed by the job (rankings/page_data.py):
+    # the sensitivity sweep, the chart figures per language and the snapshot values the page needs
+    page_data = models.JSONField(_("page data"), default=dict, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
