@@ -3,6 +3,8 @@ same validation as the policy page, `RiskPolicyForm`, and the same audit entry).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.forms.models import model_to_dict
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -51,6 +53,11 @@ class RiskPolicyView(APIView):
         membership = request_membership(request)
         if not membership.is_admin:
             raise PermissionDenied(_("Only a team admin can change the team's risk policy."))
+        if not isinstance(request.data, Mapping):  # the JSON parser refuses these already
+            return Response(
+                {"detail": _("The request body must be an object with the policy's fields.")},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         row = self._row(membership.team)
         data = {**model_to_dict(row, fields=FIELDS), **request.data} if partial else request.data
         form = RiskPolicyForm(data, instance=row)
