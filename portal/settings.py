@@ -299,6 +299,12 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},
     "close-due-rfqs": {"task": "sourcing.tasks.close_due_rfqs", "schedule": 60},
     "requeue-stale-jobs": {"task": "core.tasks.requeue_stale_jobs", "schedule": 60},
+    # jobs whose publishing failed while the broker was down: sent within seconds of its return
+    "requeue-unsent-jobs": {
+        "task": "core.tasks.requeue_stale_jobs",
+        "schedule": 5,
+        "kwargs": {"unsent_only": True},
+    },
 }
 
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
