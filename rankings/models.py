@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
 
 from core.models import Job, TeamScoped
 from domain import eligibility
@@ -182,6 +183,8 @@ class TeamRiskPolicy(TeamScoped):
     )  # fmt: skip
     premium_cap_pct = models.FloatField(_("premium cap (percent of cost)"), default=20.0)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    # every saved version, who saved it and when: the team's policy history page compares them
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         verbose_name = _("risk policy")

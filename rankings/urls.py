@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.RankingListView.as_view(), name="list"),
     path("new/", views.RankingStartView.as_view(), name="start"),
     path("risk-policy/", views.RiskPolicyView.as_view(), name="policy"),
+    path("risk-policy/history/", views.RiskPolicyHistoryView.as_view(), name="policy_history"),
     path("glossary/", views.GlossaryView.as_view(), name="glossary"),
     path("<int:pk>/", views.RankingDetailView.as_view(), name="detail"),
     path("<int:pk>/status/", views.RankingStatusView.as_view(), name="status"),

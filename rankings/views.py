@@ -33,7 +33,7 @@ from .page_data import (
     language_charts,
     page_inputs,
 )
-from .policy import policy_save
+from .policy import policy_history, policy_save
 from .selectors import (
     money_marks,
     ranking_decision,
@@ -365,3 +365,12 @@ class RiskPolicyView(TeamRequiredMixin, View):
         policy_save(form=form, user=request.user)
         messages.success(request, _("The team's risk policy is saved; new rankings use it."))
         return redirect("rankings:policy")
+
+
+class RiskPolicyHistoryView(TeamRequiredMixin, View):
+    """Every saved version of the team's risk policy, newest first: who, when, and each
+    changed field before and after. Every member of the team reads it."""
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        page = policy_history(team=self.team, page_number=request.GET.get("page"))
+        return render(request, "rankings/risk_policy_history.html", {"page": page})

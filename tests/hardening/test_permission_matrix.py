@@ -159,6 +159,7 @@ ROUTES: dict[str, R] = {
     "rankings:whatif_save": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "rankings:recompute": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "rankings:policy": R({"GET": READ, "POST": ADMIN}),
+    "rankings:policy_history": R(G_READ),
     # reports pages
     "reports:list": R(G_READ),
     "reports:dashboard": R(G_READ),
