@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -313,6 +314,15 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="portal@localhost")
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"
+# Every page and answer (portal/security.py): scripts from the portal's own files only.
+CONTENT_SECURITY_POLICY = env.str(
+    "CONTENT_SECURITY_POLICY",
+    default="; ".join((
+        "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:", "font-src 'self'", "connect-src 'self'", "object-src 'none'",
+        "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'",
+    )),
+)  # fmt: skip
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 # Container healthchecks call these over plain HTTP from inside the container: no HTTPS redirect

@@ -149,9 +149,11 @@ def test_the_benchmark_charts_embed_their_json_escaped(hostile, client_as, analy
         reverse("benchmarks:log", args=[hostile["log"].pk]),
     ):
         body = client.get(url).content.decode()
-        for block in re.findall(r"<script[^>]*>(.*?)</script>", body, re.S):
-            if "Plotly.newPlot" in block:
-                assert "<" not in block.replace("\\u003c", ""), url
+        assert "Plotly.newPlot" not in body, url  # figures are data blocks (core/figures.py)
+        blocks = re.findall(r'<script id="figure-[^"]*" type="application/json">(.*?)</script>',
+                            body, re.S)  # fmt: skip
+        for block in blocks:
+            assert "<" not in block, url
 
 
 def test_the_api_returns_the_text_as_data_not_markup(hostile, api_as, analyst_a):  # type: ignore[no-untyped-def]
