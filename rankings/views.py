@@ -108,6 +108,9 @@ class RankingStartView(TeamWriteMixin, View):
 
 # Offers per page of a finished run's results table (a ranking may hold thousands).
 RESULTS_PER_PAGE = 50
+# Offers up to which the what-if computes a scenario in the request (a few seconds at most);
+# a larger run's scenario is saved as a run and computed by the job.
+WHATIF_LIVE_OFFERS = 60
 
 
 def _render_section(  # type: ignore[no-untyped-def]
@@ -289,6 +292,21 @@ class RankingWhatIfView(TeamRequiredMixin, View):
         if not run.snapshot:
             return JsonResponse({"results": [], "problems": [], "html": "", "scenario": {}})
         scenario = scenario_from(request.GET, run.snapshot)
+        offers = len(run.snapshot.get("offers") or ())
+        if offers > WHATIF_LIVE_OFFERS:
+            # a live preview would run the model in the request for every offer: the scenario
+            # is computed by the job instead, once saved as a run (the saved one is the page's)
+            if scenario == saved_scenario(run.snapshot):
+                return JsonResponse({"results": [], "problems": [], "html": "",
+                                     "scenario": scenario, "is_saved": True})  # fmt: skip
+            text = _(
+                "This ranking has %(n)s offers, too many to compute a scenario while you wait: "
+                "save it as a new ranking run and it is computed in the background."
+            ) % {"n": offers}
+            return JsonResponse({
+                "results": [], "problems": [text], "html": "", "refused": True,
+                "scenario": scenario, "scenario_text": scenario_text(run.snapshot, scenario),
+            }, status=400)  # fmt: skip
         shown = RankingRun(
             pk=run.pk, team_id=run.team_id, status=run.status, label=run.label,
             finished_at=run.finished_at, snapshot=scenario_snapshot(run.snapshot, scenario),

@@ -142,6 +142,12 @@
         if (mine !== asked) return;  // a later move is on its way
         section.classList.remove("loading");
         if (data.is_saved) { swap(saved); showScenario(""); return; }  // back at the saved run
+        if (data.refused) {  // too many offers to compute here: saving it runs the job
+          var note = document.getElementById("whatif-note");
+          if (note) note.textContent = (data.problems || []).join(" ");
+          showScenario(data.scenario_text || "—");
+          return;
+        }
         swap(data.html);
         showScenario(data.scenario_text || "—");
       })

@@ -206,3 +206,28 @@ def test_a_ranking_of_2000_large_moe_offers_renders_paged_from_stored_results_in
     headline = html.split('class="headline"')[1].split("</p>")[0]
     assert 'data-offer="x2000"' in html and best.label in headline
     assert f"draw the {CHART_OFFERS} cheapest of 2000 offers" in html
+
+
+def test_the_what_if_of_a_large_run_is_not_computed_in_the_request(
+    seed_run, analyst_a, client_as, monkeypatch
+):  # type: ignore[no-untyped-def]
+    """Beyond WHATIF_LIVE_OFFERS offers a scenario is refused with a message pointing to saving
+    it as a run (computed by the job); the saved settings answer at once. No model call."""
+    from rankings.views import WHATIF_LIVE_OFFERS
+
+    snapshot = seed_run.snapshot
+    first = snapshot["offers"][0]
+    snapshot["offers"] = [
+        {**first, "id": f"copy{i}"} for i in range(WHATIF_LIVE_OFFERS + 1)
+    ]  # fmt: skip
+    RankingRun.objects.filter(pk=seed_run.pk).update(snapshot=snapshot)
+    _model_raises(monkeypatch)
+    client = client_as(analyst_a)
+    client.cookies["django_language"] = "en"
+    url = reverse("rankings:whatif", args=[seed_run.pk])
+    refused = client.get(url, {"overlap": "0.9"})
+    assert refused.status_code == 400 and refused.json()["refused"] is True
+    assert "save it as a new ranking run" in refused.json()["problems"][0]
+    assert refused.json()["scenario"] == {"overlap": 0.9}
+    saved = client.get(url, {"overlap": "0.5"}).json()
+    assert saved["is_saved"] is True and saved["html"] == ""
