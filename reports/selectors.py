@@ -21,8 +21,9 @@ from quotes.choices import BandwidthBilling
 from quotes.models import Quote
 from rankings.inputs import InputFileError
 from rankings.models import RankingResult, RankingRun
+from rankings.page_data import is_current
 from rankings.selectors import ranking_lesson
-from rankings.whatif import sensitivity_rows
+from rankings.whatif import sensitivity_rows, stored_sensitivity
 from serving.selectors import serving_report_section
 from vendors.models import Vendor
 from vendors.selectors import vendor_findings, vendor_prefetch
@@ -113,7 +114,13 @@ class ReportData:
         }
 
 
-def _sensitivity(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+def _sensitivity(
+    snapshot: dict[str, Any], stored: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The run's sensitivity sweep: the one its job stored (rankings/page_data.py), else (a run
+    from before) swept again here, in the report's job."""
+    if is_current(stored):
+        return stored_sensitivity((stored or {}).get("sensitivity"))
     if not snapshot or not snapshot.get("offers"):
         return []
     try:
@@ -266,7 +273,7 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
         workload=dict(snapshot.get("workload") or {}),
         fx_to_cny={k: float(v) for k, v in (snapshot.get("fx_to_cny") or {}).items()},
         gpus=dict(snapshot.get("gpus") or {}),
-        sensitivity=_sensitivity(snapshot),
+        sensitivity=_sensitivity(snapshot, run.page_data),
         vendors=_vendor_sections(run, offers),
         unverified=unverified,
         problems=list(run.problems or []),

@@ -231,3 +231,15 @@ def test_the_what_if_of_a_large_run_is_not_computed_in_the_request(
     assert refused.json()["scenario"] == {"overlap": 0.9}
     saved = client.get(url, {"overlap": "0.5"}).json()
     assert saved["is_saved"] is True and saved["html"] == ""
+
+
+def test_the_report_uses_the_stored_sweep(seed_run, monkeypatch):  # type: ignore[no-untyped-def]
+    import reports.selectors
+
+    def swept(*_a, **_k):  # type: ignore[no-untyped-def]
+        raise AssertionError("the report swept again")
+
+    monkeypatch.setattr(reports.selectors, "sensitivity_rows", swept)
+    data = reports.selectors.report_data(run=seed_run)
+    assert [r["key"] for r in data.sensitivity] == ["overlap", "mfu", "bandwidth"]
+    assert data.sensitivity.verdict is not None
