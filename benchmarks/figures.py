@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from django.utils.translation import gettext as _
 
+from core.figures import figure_block
 from domain import formatting
 
 from .evidence import series_name, size_label, total_name
@@ -288,7 +289,7 @@ def bar_text(gbps: float) -> str:
 def to_html(fig: go.Figure | None) -> str:
     if fig is None:
         return ""
-    return fig.to_html(include_plotlyjs=False, full_html=False, config={"responsive": True})
+    return figure_block(fig, {"responsive": True})
 
 
 def run_figures(

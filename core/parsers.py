@@ -1,5 +1,8 @@
 """The API's JSON parser, bounded: a deeply nested body is a 400 with a clear message.
 
+A body that is not a JSON object (`[]`, `5`, `"x"`, `true`, `null`) is a 400 too: every endpoint
+takes an object, and code reading one from a list or a number answered a 500.
+
 It also refuses NUL characters (``\u0000``) anywhere in the body's strings and keys: PostgreSQL
 cannot hold them in text, so any lookup or write with one was a 500 (a fuzzed quote's GPU key).
 
@@ -35,6 +38,10 @@ class BoundedJSONParser(JSONParser):
             data = super().parse(io.BytesIO(body), media_type, parser_context)
         except RecursionError as exc:  # unreachable with the bound; kept as the last guard
             raise ParseError("JSON nested too deeply.") from exc
+        if not isinstance(data, dict):
+            # every body of this API is an object; `[]`, `5`, `"x"`, `true` or `null` is a 400
+            zh = (get_language() or "").startswith("zh")
+            raise ParseError(NOT_OBJECT_ZH if zh else NOT_OBJECT_EN)
         if b"\\u0000" in body or b"\x00" in body:
             where = _nul_field(data)
             if where is not None:
@@ -45,6 +52,8 @@ class BoundedJSONParser(JSONParser):
         return data
 
 
+NOT_OBJECT_EN = "The request body must be a JSON object ({...}) with the fields of this endpoint."
+NOT_OBJECT_ZH = "请求体必须是包含该接口字段的 JSON 对象（{...}）。"
 NUL_EN = "Text in the request contains a null character (\\u0000), which cannot be stored."
 NUL_ZH = "请求中的文本含有 NUL 字符（\\u0000），无法保存。"
 

@@ -29,6 +29,7 @@ twelve-month term (8 %), so 2 % of the cost is its expected price. Teams change 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -136,6 +137,18 @@ def policy_problems(policy: RiskPolicy) -> list[Message]:
                 "policy_unverified",
                 "Unverified bandwidth needs a severity or 'none'.",
                 "未验证带宽须指定严重程度或“none”。",
+            )
+        )
+    amounts = [policy.premium_cap_pct]
+    for severity in SEVERITIES:
+        amounts += [policy.rule(severity).premium_pct, policy.rule(severity).premium_cny_month]
+    if any(x != 0 and abs(x) < sys.float_info.min for x in amounts):  # 1e-320: float noise
+        out.append(
+            Message(
+                "policy_subnormal",
+                "A premium or cap is too close to 0 to be a real value (e.g. 1e-320): enter 0 "
+                "or a usual value.",
+                "风险溢价或上限过于接近 0（如 1e-320），不是有效数值：请输入 0 或常见数值。",
             )
         )
     if not 0 <= policy.premium_cap_pct <= 100:

@@ -13,6 +13,7 @@ ranges are wide enough for either). Pure Python.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -75,6 +76,8 @@ VERSION_BOUNDS: Mapping[str, Bound] = {
     "storage_price_tb_month": Bound("storage price per TB and month", "存储每 TB 月价", "", 0),
     "bandwidth_price": Bound("public bandwidth price", "公网带宽单价", "", 0),
     "fx_to_cny": Bound("rate to CNY", "人民币汇率", "", 0, None, None, None, above_min=True),
+    # hours to replace a failed server: 0 is no repair at all, a month is the longest SLA seen
+    "repair_hours": Bound("repair time", "修复时间", " hours", 0, 720, 0.5, 168, above_min=True),
 }
 
 # Typical rent per GPU and month in CNY (2025-26 market, the seeds' range); soft bounds are a fifth
@@ -149,10 +152,37 @@ def _show(x: float) -> str:
     return f"{x:,.6g}" if abs(x) < 1e6 else f"{x:,.0f}"
 
 
+def subnormal(x: float) -> bool:
+    """A float so close to 0 that it has lost precision (1e-320): never a typed amount."""
+    return x != 0 and abs(x) < sys.float_info.min
+
+
+def number_problem(value: Any) -> Message | None:
+    """Why a JSON value is not a usable number: true/false (JSON booleans are not numbers,
+    though Python reads True as 1) or a subnormal float. None when it is fine or not a number
+    at all (the field's own parsing says so)."""
+    if isinstance(value, bool):
+        return Message("number_boolean", f"{str(value).lower()} is not a number; enter a number.",
+                       f"{str(value).lower()} 不是数字；请输入数字。")  # fmt: skip
+    try:
+        x = float(Decimal(str(value))) if value is not None and value != "" else 0.0
+    except (InvalidOperation, ValueError, TypeError):
+        return None
+    if subnormal(x):
+        return Message("number_subnormal",
+                       f"{value} is too close to 0 to be a real amount; enter 0 or a usual value.",
+                       f"{value} 过于接近 0，不是有效数值；请输入 0 或常见数值。")  # fmt: skip
+    return None
+
+
 def _check(name: str, x: float, b: Bound) -> Finding | None:
     label = f"{b.en} {_show(x)}{b.unit}"
     label_zh = f"{b.zh} {_show(x)}{_unit_zh(b.unit)}"
     low_bad = b.hard_min is not None and (x <= b.hard_min if b.above_min else x < b.hard_min)
+    # -0 is not "0": a sign typed on an amount that cannot be negative, and a subnormal value
+    # (1e-320) next to a lower bound of 0 is noise, not a quantity
+    if b.hard_min is not None and b.hard_min >= 0:
+        low_bad = low_bad or (x == 0 and math.copysign(1.0, x) < 0) or subnormal(x)
     if low_bad or (b.hard_max is not None and x > b.hard_max):
         rng = _range(b)
         return Finding(HARD, name, x, low=low_bad, message=Message(

@@ -53,9 +53,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # a body above DATA_UPLOAD_MAX_MEMORY_SIZE under /api/: 413 in JSON, not the HTML 400 page
+    "portal.limits.ApiBodyLimitMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -297,6 +300,12 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},
     "close-due-rfqs": {"task": "sourcing.tasks.close_due_rfqs", "schedule": 60},
     "requeue-stale-jobs": {"task": "core.tasks.requeue_stale_jobs", "schedule": 60},
+    # jobs whose publishing failed while the broker was down: sent within seconds of its return
+    "requeue-unsent-jobs": {
+        "task": "core.tasks.requeue_stale_jobs",
+        "schedule": 5,
+        "kwargs": {"unsent_only": True},
+    },
 }
 
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
@@ -305,6 +314,15 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="portal@localhost")
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"
+# Every page and answer (portal/security.py): scripts from the portal's own files only.
+CONTENT_SECURITY_POLICY = env.str(
+    "CONTENT_SECURITY_POLICY",
+    default="; ".join((
+        "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:", "font-src 'self'", "connect-src 'self'", "object-src 'none'",
+        "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'",
+    )),
+)  # fmt: skip
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 # Container healthchecks call these over plain HTTP from inside the container: no HTTPS redirect

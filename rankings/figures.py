@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from .inputs import short_label
 
@@ -158,6 +160,14 @@ def tornado_figure(rows: Sequence[dict[str, Any]], *, labels: dict[str, str]) ->
         uniformtext={"minsize": 9, "mode": "show"},
     )
     return fig
+
+
+def to_data(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plain JSON ({"data", "layout"}): what a run stores and ranking.js draws."""
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    data: dict[str, Any] = json.loads(pio.to_json(fig, validate=False))
+    return {"data": data.get("data", []), "layout": data.get("layout", {})}
 
 
 def to_div(fig: go.Figure) -> str:

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
 
 from core.models import Job, TeamScoped
 from domain import eligibility
@@ -41,6 +42,9 @@ class RankingRun(TeamScoped, Job):
     problems = models.JSONField(_("problems"), default=list, blank=True, editable=False)
     # The recommendation: policy used, recommended offer, tie, headline (see rankings/decision.py)
     decision = models.JSONField(_("decision"), default=dict, blank=True, editable=False)
+    # What the run page shows besides the result rows, computed by the job (rankings/page_data.py):
+    # the sensitivity sweep, the chart figures per language and the snapshot values the page needs
+    page_data = models.JSONField(_("page data"), default=dict, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -179,6 +183,8 @@ class TeamRiskPolicy(TeamScoped):
     )  # fmt: skip
     premium_cap_pct = models.FloatField(_("premium cap (percent of cost)"), default=20.0)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    # every saved version, who saved it and when: the team's policy history page compares them
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         verbose_name = _("risk policy")

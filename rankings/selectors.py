@@ -36,6 +36,7 @@ def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untype
     )
     return (
         ranking_runs(team=team)
+        .defer("snapshot", "page_data")  # every offer's inputs and the stored page: not listed
         .annotate(offers=Count("results"))
         .prefetch_related(leaders)
         .order_by("-created_at", "-pk")
@@ -43,12 +44,15 @@ def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untype
 
 
 def ranking_detail(*, team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]
-    """The run of the run page, without its snapshot (every offer's inputs, loaded only when
-    the page's results section is rendered) but with the workload name the title shows."""
+    """The run of the run page, without its snapshot (every offer's inputs) and its stored page
+    data (loaded only when the page's results section is rendered) but with the workload name
+    the title shows."""
     return (
         ranking_runs(team=team)
-        .defer("snapshot")
-        .annotate(workload_name=KT("snapshot__workload_name"))
+        .defer("snapshot", "page_data")
+        .annotate(
+            workload_name=KT("snapshot__workload_name"), page_version=KT("page_data__version")
+        )
         .get(pk=pk)
     )
 

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from core.models import JobStatus
 from domain import costmodel as cm
 from domain import eligibility, money
 from domain.messages import Message
@@ -384,12 +385,37 @@ def ranking_compute(*, run_id: int, progress: Callable[[int], None] | None = Non
         snapshot = snapshot_build(workload=run.workload, quotes=_run_quotes(run), fx=run.fx_to_cny)
         RankingRun.objects.filter(pk=run.pk).update(snapshot=snapshot)
         run.snapshot = snapshot
-    report(40)
+    report(30)
     outcome, problems, decisions, decision = compute_snapshot(run.snapshot)
-    report(70)
-    _save_results(run, outcome, problems, decisions, decision)
+    report(45)
+    rows = result_rows(run, outcome, decisions)
+    from .page_data import page_data_build  # it imports the what-if, which imports this module
+
+    # the page's sweep and charts (rankings/page_data.py): the page never runs the model
+    page = page_data_build(run.snapshot, rows, lambda share: report(45 + int(share * 24)))
+    report(70)  # everything computed, nothing written yet
+    _save_results(run, rows, problems, decision, page)
     report(100)
     return run
+
+
+def ranking_recompute(*, run: RankingRun) -> RankingRun:
+    """Compute a finished run again over its own snapshot (same results), by the job path: for
+    a run stored before its page's sweep and charts were (`page_data.is_current`)."""
+    with transaction.atomic():
+        RankingRun.objects.filter(pk=run.pk).update(
+            status=JobStatus.PENDING, progress=0, error="", finished_at=None
+        )
+        transaction.on_commit(lambda: _enqueue_fresh(run))
+    run.refresh_from_db()
+    return run
+
+
+def _enqueue_fresh(run: RankingRun) -> bool:
+    """Send a run a user asked to compute again: its attempts start from zero."""
+    from core import jobs
+
+    return jobs.submit("rank", run, fresh=True)
 
 
 def compute_snapshot(
@@ -415,19 +441,21 @@ def compute_snapshot(
 
 def _save_results(
     run: RankingRun,
-    outcome: cm.RankingOutcome,
+    rows: list[RankingResult],
     problems: list[dict],  # type: ignore[type-arg]
-    decisions: list[OfferDecision],
     decision: dict[str, Any],
+    page: dict[str, Any],
 ) -> None:
-    rows = result_rows(run, outcome, decisions)
     with transaction.atomic():
         RankingRun.objects.select_for_update().filter(pk=run.pk).first()
         RankingResult.objects.filter(run=run).delete()
         RankingResult.objects.bulk_create(rows, batch_size=1000)
-        RankingRun.objects.filter(pk=run.pk).update(problems=problems, decision=decision)
+        RankingRun.objects.filter(pk=run.pk).update(
+            problems=problems, decision=decision, page_data=page
+        )
     run.problems = problems
     run.decision = decision
+    run.page_data = page
 
 
 def result_rows(

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -16,17 +17,23 @@ from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from core.models import JobStatus
 from core.queue import unavailable_text, was_unqueued
-from domain import costmodel as cm
 from domain.eligibility import DEFAULT_POLICY
 
-from . import figures
-from .chart_labels import chart_labels
 from .decision import policy_note
 from .forms import RankingStartForm, RiskPolicyForm
 from .inputs import InputFileError
 from .models import RankingRun, TeamRiskPolicy
-from .policy import policy_save
+from .page_data import (
+    CHART_OFFERS,
+    PAGE_DATA_VERSION,
+    chart_figures,
+    is_current,
+    language_charts,
+    page_inputs,
+)
+from .policy import policy_history, policy_save
 from .selectors import (
     money_marks,
     ranking_decision,
@@ -35,7 +42,13 @@ from .selectors import (
     ranking_overview,
     team_risk_policy,
 )
-from .services import compute_snapshot, outcome_dict, ranking_start, result_rows
+from .services import (
+    compute_snapshot,
+    outcome_dict,
+    ranking_recompute,
+    ranking_start,
+    result_rows,
+)
 from .whatif import (
     control_rows,
     ranking_start_scenario,
@@ -43,7 +56,7 @@ from .whatif import (
     scenario_from,
     scenario_snapshot,
     scenario_text,
-    sensitivity_rows,
+    stored_sensitivity,
 )
 
 
@@ -93,45 +106,93 @@ class RankingStartView(TeamWriteMixin, View):
         return render(request, "rankings/ranking_start.html", {"form": form}, status=400)
 
 
-def _charts(run: RankingRun, results: list, *, tornado: bool = True) -> dict:  # type: ignore[type-arg]
-    """The run page's figures and sensitivity rows (the sensitivity sweeps around the saved run
-    only: a scenario leaves it out)."""
-    labels = chart_labels()
-    rows: list = []  # type: ignore[type-arg]
-    if tornado:
-        try:
-            rows = sensitivity_rows(run.snapshot)
-        except (cm.ModelInputError, InputFileError):
-            rows = []
-    return {
-        "charts": {
-            "breakdown": figures.to_div(
-                figures.cost_breakdown_figure(results, labels=labels["breakdown"])
-            ),
-            "bandwidth": figures.to_div(
-                figures.cost_vs_bandwidth_figure(results, labels=labels["bandwidth"])
-            ),
-            "tornado": figures.to_div(figures.tornado_figure(rows, labels=labels["tornado"]))
-            if rows
-            else "",
-        },
-        "tornado": rows,
-    }
+# Offers per page of a finished run's results table (a ranking may hold thousands).
+RESULTS_PER_PAGE = 50
+# Offers up to which the what-if computes a scenario in the request (a few seconds at most);
+# a larger run's scenario is saved as a run and computed by the job.
+WHATIF_LIVE_OFFERS = 60
 
 
-def _render_section(request, run: RankingRun, results: list, *, scenario: str = "") -> str:  # type: ignore[no-untyped-def, type-arg]
-    """The finished section of the run page: one template for the saved run and a scenario."""
-    ctx: dict = {"run": run, "results": results, "charts": {}, "scenario": scenario}  # type: ignore[type-arg]
-    if results:
-        ctx.update(_charts(run, results, tornado=not scenario))
-        ctx.update(ranking_lesson(results))
+def _render_section(  # type: ignore[no-untyped-def]
+    request,
+    run: RankingRun,
+    rows: list,
+    *,
+    page,
+    stored: dict,
+    scenario: str = "",  # type: ignore[type-arg]
+    every: list | None = None,  # type: ignore[type-arg]
+) -> str:
+    """The finished section of the run page: one template for the saved run and a scenario.
+
+    `rows` are the results on this `page` of the table; `stored` is what the job stored for
+    the page (rankings/page_data.py) or, for a scenario, the same computed with it. The lesson
+    and the decision name offers of any page: a scenario's are all in `every`, a saved run's
+    are read by their own small queries."""
+    ctx: dict = {"run": run, "results": rows, "charts": {}, "scenario": scenario}  # type: ignore[type-arg]
+    ctx["results_page"] = page
+    ctx["chart_offers"] = CHART_OFFERS
+    ctx["stored_current"] = bool(scenario) or is_current(stored)
+    if rows:
+        ctx["charts"] = language_charts(stored, get_language())
+        ctx["tornado"] = stored_sensitivity(stored.get("sensitivity"))
+        ctx.update(_lesson(run, rows, every))
         for row in ctx["result_rows"]:
             _risk_lines(row)
-        money_marks(run.snapshot or {}, ctx["result_rows"])
-        ctx["tax_basis"] = (run.snapshot or {}).get("tax_basis")  # None: a run from before VAT
-        ctx["overlap"] = (run.snapshot or {}).get("workload", {}).get("overlap", 0.5)
-    ctx["decision"] = ranking_decision(run, results)
+        money_marks(stored.get("marks") or {}, ctx["result_rows"])
+        ctx["tax_basis"] = stored.get("tax_basis")  # None: a run from before VAT
+        ctx["overlap"] = stored.get("overlap", 0.5)
+    named = every if every is not None else _decision_rows(run, rows)
+    ctx["decision"] = ranking_decision(run, named)
     return render_to_string("rankings/_finished.html", ctx, request=request)
+
+
+def _lesson(run: RankingRun, rows: list, every: list | None) -> dict:  # type: ignore[type-arg]
+    """The table rows of this page, and the cheapest-rent and recommended offers of the whole
+    run (`every` result of a scenario; a saved run's two read by two small queries)."""
+    if every is not None:
+        lesson = ranking_lesson(every)
+        lesson["result_rows"] = lesson["result_rows"][: len(rows)]
+        return lesson
+    light = run.results.defer("model_detail", "warnings")
+    ends = [
+        r
+        for r in (
+            light.filter(recommended=True).first(),
+            light.order_by("hourly_cost", "rank").first(),
+        )
+        if r is not None
+    ]
+    lesson = ranking_lesson(ends)
+    lesson["result_rows"] = ranking_lesson(rows)["result_rows"]
+    return lesson
+
+
+def _decision_rows(run: RankingRun, rows: list) -> list:  # type: ignore[type-arg]
+    """The rows the decision names (recommended, tied, excluded) and this page's rows."""
+    named = run.results.filter(
+        Q(recommended=True) | Q(tie_with_winner=True) | Q(eligible=False)
+    ).defer("model_detail", "warnings")
+    seen = {r.pk for r in rows}
+    return [*rows, *(r for r in named if r.pk not in seen)]
+
+
+def _page_number(request) -> int:  # type: ignore[no-untyped-def]
+    """The table page asked for (1 when unreadable; past the end: the Paginator's last)."""
+    try:
+        return max(1, int(request.GET.get("page") or 1))
+    except (TypeError, ValueError):
+        return 1
+
+
+def _stored(run: RankingRun) -> dict:  # type: ignore[type-arg]
+    """What the job stored for the page; for a run from before it did, the snapshot values the
+    page shows (no sweep, no charts: the page offers to compute the run again)."""
+    data = RankingRun.objects.filter(pk=run.pk).values_list("page_data", flat=True).first() or {}
+    if is_current(data):
+        return data
+    snapshot = RankingRun.objects.filter(pk=run.pk).values_list("snapshot", flat=True).first()
+    return page_inputs(snapshot or {})
 
 
 def _risk_lines(row: dict) -> None:  # type: ignore[type-arg]
@@ -151,23 +212,28 @@ def _risk_lines(row: dict) -> None:  # type: ignore[type-arg]
 
 
 def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyped-def]
-    """The run page's results (decision, problems, table, figures, sensitivity) as HTML,
-    rendered once per finished run and language.
+    """The run page's results (decision, problems, a page of the table, figures, sensitivity)
+    as HTML, rendered once per finished run, table page and language from what the job stored.
 
     A finished run's snapshot, problems and results no longer change (computing it again gives
-    it a new finished_at, hence a new key), and the sensitivity sweep, three Plotly figures and
-    the table of every offer are nearly all of the page's time.
-    """
+    it a new finished_at, hence a new key)."""
+    number = _page_number(request)
     stamp = run.finished_at.timestamp() if run.finished_at else 0
-    key = f"ranking-section:v5:{run.team_id}:{run.pk}:{run.status}:{stamp}:{get_language()}"
+    key = (
+        f"ranking-section:v6:{run.team_id}:{run.pk}:{run.status}:{stamp}:{number}:{get_language()}"
+    )
     html = cache.get(key)
     if html is not None:
         return html  # type: ignore[no-any-return]
-    results = list(run.results.order_by("rank"))
+    page = Paginator(run.results.order_by("rank"), RESULTS_PER_PAGE).get_page(number)
+    stored = _stored(run)
+    rows = list(page.object_list)
+    whatif = stored.get("whatif") or {}
     html = render_to_string("rankings/_whatif.html", {
-        "run": run, "section": mark_safe(_render_section(request, run, results)),  # noqa: S308 - our own rendered template
-        "controls": control_rows(run.snapshot) if results and run.snapshot else [],
-        "saved_scenario": scenario_text(run.snapshot, saved_scenario(run.snapshot)),
+        "run": run,
+        "section": mark_safe(_render_section(request, run, rows, page=page, stored=stored)),  # noqa: S308 - our own rendered template
+        "controls": control_rows(whatif) if rows and whatif else [],
+        "saved_scenario": scenario_text(whatif, saved_scenario(whatif)),
     }, request=request)  # fmt: skip
     cache.set(key, html, timeout=6 * 3600)
     return html
@@ -179,10 +245,28 @@ class RankingDetailView(TeamRequiredMixin, View):
         ctx: dict = {"run": run}  # type: ignore[type-arg]
         if run.is_finished:
             ctx["finished_section"] = mark_safe(_finished_section(request, run))  # noqa: S308 - our own rendered template
+            stored = str(getattr(run, "page_version", "") or "")  # ranking_detail's annotation
+            old = stored != str(PAGE_DATA_VERSION)
+            ctx["needs_recompute"] = run.status == JobStatus.DONE and old
         ctx["can_write"] = self.membership.can_write
         ctx["status_url"] = reverse("rankings:status", args=[run.pk])
         ctx["whatif_url"] = reverse("rankings:whatif", args=[run.pk])
         return render(request, "rankings/ranking_detail.html", ctx)
+
+
+class RankingRecomputeView(TeamWriteMixin, View):
+    """Compute a finished run again by its job (same snapshot): a run stored before its page's
+    sensitivity and charts were gets them; the page never computes them itself."""
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = RankingRun.objects.for_team(self.team).filter(pk=pk).only("pk", "status").first()
+        if run is None:
+            raise Http404
+        if run.is_finished:
+            run = ranking_recompute(run=run)
+            if was_unqueued(run):
+                messages.warning(request, unavailable_text(get_language()))
+        return redirect("rankings:detail", pk=run.pk)
 
 
 class RankingStatusView(TeamRequiredMixin, View):
@@ -208,6 +292,21 @@ class RankingWhatIfView(TeamRequiredMixin, View):
         if not run.snapshot:
             return JsonResponse({"results": [], "problems": [], "html": "", "scenario": {}})
         scenario = scenario_from(request.GET, run.snapshot)
+        offers = len(run.snapshot.get("offers") or ())
+        if offers > WHATIF_LIVE_OFFERS:
+            # a live preview would run the model in the request for every offer: the scenario
+            # is computed by the job instead, once saved as a run (the saved one is the page's)
+            if scenario == saved_scenario(run.snapshot):
+                return JsonResponse({"results": [], "problems": [], "html": "",
+                                     "scenario": scenario, "is_saved": True})  # fmt: skip
+            text = _(
+                "This ranking has %(n)s offers, too many to compute a scenario while you wait: "
+                "save it as a new ranking run and it is computed in the background."
+            ) % {"n": offers}
+            return JsonResponse({
+                "results": [], "problems": [text], "html": "", "refused": True,
+                "scenario": scenario, "scenario_text": scenario_text(run.snapshot, scenario),
+            }, status=400)  # fmt: skip
         shown = RankingRun(
             pk=run.pk, team_id=run.team_id, status=run.status, label=run.label,
             finished_at=run.finished_at, snapshot=scenario_snapshot(run.snapshot, scenario),
@@ -217,6 +316,9 @@ class RankingWhatIfView(TeamRequiredMixin, View):
         except InputFileError as exc:
             return JsonResponse({"results": [], "problems": [str(exc)]}, status=400)
         results = result_rows(shown, outcome, decisions)
+        page = Paginator(results, RESULTS_PER_PAGE).get_page(1)
+        # the scenario's own figures, drawn like the job draws a run's (no sweep: saved run only)
+        stored = {**page_inputs(shown.snapshot), "charts": {get_language(): chart_figures(results)}}
         text = scenario_text(run.snapshot, scenario)
         labels = {
             o["id"]: f"{o.get('vendor', '')} · {o.get('label', '')}" for o in run.snapshot["offers"]
@@ -230,7 +332,10 @@ class RankingWhatIfView(TeamRequiredMixin, View):
             "scenario_text": text,
             "is_saved": scenario == saved_scenario(run.snapshot),
             "recommended": shown.decision.get("recommended"),
-            "html": _render_section(request, shown, results, scenario=text or "-"),
+            "html": _render_section(
+                request, shown, list(page.object_list), page=page, stored=stored,
+                scenario=text or "-", every=results,
+            ),
         })  # fmt: skip
 
 
@@ -278,3 +383,12 @@ class RiskPolicyView(TeamRequiredMixin, View):
         policy_save(form=form, user=request.user)
         messages.success(request, _("The team's risk policy is saved; new rankings use it."))
         return redirect("rankings:policy")
+
+
+class RiskPolicyHistoryView(TeamRequiredMixin, View):
+    """Every saved version of the team's risk policy, newest first: who, when, and each
+    changed field before and after. Every member of the team reads it."""
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        page = policy_history(team=self.team, page_number=request.GET.get("page"))
+        return render(request, "rankings/risk_policy_history.html", {"page": page})

@@ -8,7 +8,7 @@ first) and the domain's verdict on whether the winner holds.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -134,12 +134,16 @@ def _ranks(costs: dict[str, float | None]) -> dict[str, int]:
     return {oid: i for i, (_c, oid) in enumerate(ranked, start=1)}
 
 
-def _label(p: ParameterSensitivity) -> str:
-    head = {"overlap": _("overlap"), "mfu": _("MFU ×"), "bandwidth": _("bandwidth ×")}
-    return f"{head.get(p.parameter, p.parameter)} {p.low_setting:g} … {p.high_setting:g}"
+_HEADS = {"overlap": gettext_lazy("overlap"), "mfu": gettext_lazy("MFU ×"),
+          "bandwidth": gettext_lazy("bandwidth ×")}  # fmt: skip
+
+# Rankings one sweep runs (`sensitivity_data`): its own base, and the domain's base and its low
+# and high setting of each of the three inputs; each one done moves the job's progress on.
+SWEEP_RANKS = 8
 
 
 def _row(p: ParameterSensitivity, winner: str, full: dict[str, str]) -> dict[str, Any]:
+    """One parameter's row as plain JSON, in no language (`stored_sensitivity` adds the words)."""
     low = {s.offer_id: s.low for s in p.offers}
     high = {s.offer_id: s.high for s in p.offers}
     rank_low, rank_high = _ranks(low), _ranks(high)
@@ -153,40 +157,66 @@ def _row(p: ParameterSensitivity, winner: str, full: dict[str, str]) -> dict[str
             "low_rank": rank_low.get(s.offer_id), "high_rank": rank_high.get(s.offer_id),
         })  # fmt: skip
     mine = next(o for o in offers if o["is_winner"])
-    row: dict[str, Any] = {"key": p.parameter, "label": _label(p), "offers": offers}
+    row: dict[str, Any] = {"key": p.parameter, "offers": offers}
     for side, value, other in (
         ("low", p.low_setting, p.winner_low),
         ("high", p.high_setting, p.winner_high),
     ):
-        flips = other != winner
         row[f"{side}_value"] = value
         row[f"{side}_setting"] = f"{value:g}"
         row[f"{side}_pct"] = mine[f"{side}_pct"] or 0.0
         row[f"{side}_cost"] = mine[side]
-        row[f"{side}_flips"] = flips
+        row[f"{side}_flips"] = other != winner
         row[f"{side}_winner"] = other or ""
-        winner_changes = _("winner changes")
-        row[f"{side}_text"] = f"{winner_changes} → {other}" if flips else ""
     return row
 
 
-def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
-    """Per input (overlap, mfu, bandwidth), every offer's cost per ETH change (%) at its low and
-    high setting, the winner's first, and whether another offer would win there."""
+def _words(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored row with the words of the active language: its label and what changes."""
+    head = _HEADS.get(row["key"], row["key"])
+    out = {**row, "label": f"{head} {row['low_value']:g} … {row['high_value']:g}"}
+    for side in ("low", "high"):
+        flips = _("winner changes")
+        out[f"{side}_text"] = f"{flips} → {row[f'{side}_winner']}" if row[f"{side}_flips"] else ""
+    return out
+
+
+def _counted(ranker: Callable[..., Any], progress: Callable[[float], None]) -> Callable[..., Any]:
+    """The ranker, reporting the share of the sweep's rankings done after each one."""
+    done = [0]
+
+    def rank(*args: Any, **kwargs: Any) -> Any:
+        out = ranker(*args, **kwargs)
+        done[0] += 1
+        progress(min(1.0, done[0] / SWEEP_RANKS))
+        return out
+
+    return rank
+
+
+def sensitivity_data(
+    snapshot: Mapping[str, Any], progress: Callable[[float], None] | None = None
+) -> dict[str, Any]:
+    """The sweep as plain JSON (what the ranking job stores on the run): per input (overlap,
+    mfu, bandwidth), every shown offer's cost per ETH change (%) at its low and high setting,
+    the winner's first, whether another offer would win there, and the domain's verdict.
+    `progress` gets the share done (0..1) after each ranking of the sweep. Runs the model."""
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
     # The ranking the run used (rank_snapshot: v2's layout search, memory and failures), so the
     # chart never disagrees with the table; offers the job does not fit are problems there.
     ranker = partial(v2.rank, arch=snapshot_architecture(snapshot),
                      specs=snapshot_v2_gpus(snapshot["gpus"]))  # fmt: skip
+    if progress is not None:
+        ranker = _counted(ranker, progress)
+    empty: dict[str, Any] = {"rows": []}
     try:
         base = ranker(workload, offers, gpus, fx_to_cny=fx)
     except cm.ModelInputError:
-        return SensitivityRows()
+        return empty
+    if not base.results:
+        return empty
     kept = {r.offer_id for r in base.results}
     offers = [o for o in offers if o.id in kept]
-    rows = SensitivityRows()
-    if not base.results:
-        return rows
     people = {str(o.get("id")): o for o in snapshot["offers"]}
     names: dict[str, str] = {}
     full: dict[str, str] = {}
@@ -199,17 +229,41 @@ def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
     shown = [replace(o, id=names.get(o.id, o.id)) for o in offers]
     result = sensitivity(workload, shown, gpus, fx_to_cny=fx, ranker=ranker)
     if result.base_winner is None:
-        return rows
+        return empty
+    rows = []
     for p in result.parameters:
         row = _row(p, result.base_winner, full)
         row["offers"] = row["offers"][:TORNADO_OFFERS]
         rows.append(row)
-    rows.verdict = result.verdict
-    rows.robust = result.robust
-    rows.winner = result.base_winner
-    rows.currency = result.currency or ""
-    rows.winner_flat = all(not r["low_pct"] and not r["high_pct"] for r in rows)
+    return {
+        "rows": rows,
+        "verdict": result.verdict.as_dict(),
+        "robust": result.robust,
+        "winner": result.base_winner,
+        "currency": result.currency or "",
+        "winner_flat": all(not r["low_pct"] and not r["high_pct"] for r in rows),
+    }
+
+
+def stored_sensitivity(data: Mapping[str, Any] | None) -> SensitivityRows:
+    """The tornado rows of a stored sweep (`sensitivity_data`) in the active language."""
+    data = data or {}
+    rows = SensitivityRows(_words(r) for r in data.get("rows") or ())
+    if not rows:
+        return rows
+    verdict = data.get("verdict")
+    rows.verdict = Message(verdict["code"], verdict["en"], verdict["zh"]) if verdict else None
+    rows.robust = bool(data.get("robust"))
+    rows.winner = str(data.get("winner") or "")
+    rows.currency = str(data.get("currency") or "")
+    rows.winner_flat = bool(data.get("winner_flat"))
     return rows
+
+
+def sensitivity_rows(snapshot: Mapping[str, Any]) -> SensitivityRows:
+    """The sweep of `sensitivity_data` with the words of the active language (the PDF report;
+    the run page reads the sweep its job stored). Runs the model."""
+    return stored_sensitivity(sensitivity_data(snapshot))
 
 
 def ranking_start_scenario(*, run: RankingRun, user, scenario: Mapping[str, float]) -> RankingRun:  # type: ignore[no-untyped-def]

@@ -21,7 +21,8 @@ from domain.credentials import Severity
 from quotes.models import Quote
 from rankings.inputs import InputFileError
 from rankings.models import RankingResult, RankingRun
-from rankings.whatif import sensitivity_rows
+from rankings.page_data import is_current
+from rankings.whatif import sensitivity_rows, stored_sensitivity
 from vendors.models import Vendor
 from vendors.selectors import vendor_findings, vendor_prefetch
 
@@ -104,7 +105,13 @@ class ReportData:
         return None if rate is None else amount * float(rate)
 
 
-def _sensitivity(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+def _sensitivity(
+    snapshot: dict[str, Any], stored: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The run's sensitivity sweep: the one its job stored (rankings/page_data.py), else (a run
+    from before) swept again here, in the report's job."""
+    if is_current(stored):
+        return stored_sensitivity((stored or {}).get("sensitivity"))
     if not snapshot or not snapshot.get("offers"):
         return []
     try:
@@ -239,7 +246,7 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
         workload=dict(snapshot.get("workload") or {}),
         fx_to_cny={k: float(v) for k, v in (snapshot.get("fx_to_cny") or {}).items()},
         gpus=dict(snapshot.get("gpus") or {}),
-        sensitivity=_sensitivity(snapshot),
+        sensitivity=_sensitivity(snapshot, run.page_data),
         vendors=vendors,
         unverified=unverified,
         problems=list(run.problems or []),

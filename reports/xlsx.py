@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import unicodedata
 from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
@@ -117,9 +118,20 @@ def text_only(ws: Any, row: int) -> None:
             cell.data_type = "s"
 
 
+def formula_like(value: str) -> bool:
+    """Text a spreadsheet could run as a formula: starting with = + - @ (or a tab or CR), also
+    in a compatibility form that NFKC folds to one of them (full-width ＝ ＋ － ＠, small ﹦ ﹢
+    ﹣ ﹫, super- and subscript ⁼ ⁺ ₌ ₊), or the minus sign −, which spreadsheet apps read as -."""
+    head = unicodedata.normalize("NFKC", value[:4])
+    return head.startswith(FORMULA_STARTS) or value.startswith(MINUS_SIGN)
+
+
+MINUS_SIGN = "\u2212"
+
+
 def csv_safe(value: Any) -> Any:
     """CSV has no cell types: text starting like a formula gets a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and formula_like(value):
         return "'" + value
     return value
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 import plotly.graph_objects as go
 
+from core.figures import figure_block
 from domain import serving as sv
 
 COMPUTE = "#2f6db5"
@@ -133,4 +134,4 @@ def month_line_figure(outcome: sv.MixedPlanOutcome, *, labels: dict[str, str]) -
 
 
 def to_div(fig: go.Figure) -> str:
-    return fig.to_html(include_plotlyjs=False, full_html=False, config={"displaylogo": False})
+    return figure_block(fig, {"displaylogo": False})

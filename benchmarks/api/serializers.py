@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from vendors.models import DataCentre, Vendor
@@ -78,9 +80,50 @@ class BenchmarkLogSerializer(serializers.ModelSerializer):
 
 
 class BenchmarkLogDetailSerializer(BenchmarkLogSerializer):
+    """A log with its parsed result as a summary: every figure, not the per-interval arrays (a
+    day-long log holds 86,400 intervals per stream, megabytes of JSON); the intervals are paged
+    by ``/api/v1/benchmarks/{id}/intervals/`` (``intervals_url``)."""
+
+    result = serializers.SerializerMethodField()
+    intervals_url = serializers.SerializerMethodField()
+
     class Meta(BenchmarkLogSerializer.Meta):
-        fields = [*BenchmarkLogSerializer.Meta.fields, "result"]
+        fields = [*BenchmarkLogSerializer.Meta.fields, "result", "intervals_url"]
         read_only_fields = fields
+
+    def get_result(self, obj: BenchmarkLog) -> dict[str, Any] | None:
+        from ..summary import page_summary
+
+        # the stored page summary; a log parsed before it existed: built from its result
+        summary = obj.summary if obj.summary is not None else page_summary(obj.result)
+        if summary is None:
+            return None
+        return {k: v for k, v in summary.items() if k not in API_SUMMARY_LEFT_OUT}
+
+    def get_intervals_url(self, obj: BenchmarkLog) -> str:
+        return f"/api/v1/benchmarks/{obj.pk}/intervals/"
+
+
+# The page summary's downsampled chart lines: one per stream, thousands of points each.
+API_SUMMARY_LEFT_OUT = ("chart_series",)
+
+
+class IntervalRowSerializer(serializers.Serializer):
+    interval = serializers.IntegerField()
+    start_s = serializers.FloatField(allow_null=True)
+    end_s = serializers.FloatField(allow_null=True)
+    gbps = serializers.FloatField(allow_null=True)
+    stream_gbps = serializers.ListField(child=serializers.FloatField(allow_null=True))
+
+
+class IntervalPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    next = serializers.CharField(allow_null=True)
+    previous = serializers.CharField(allow_null=True)
+    streams = serializers.ListField(child=serializers.CharField())
+    results = IntervalRowSerializer(many=True)
 
 
 class UploadSerializer(serializers.Serializer):

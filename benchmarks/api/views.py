@@ -8,6 +8,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from accounts.middleware import request_membership
@@ -72,9 +73,35 @@ class BenchmarkLogViewSet(
     search_fields = ["original_name", "sha256"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        return selectors.benchmark_log_list(team=_team(self.request)).order_by(
-            "-uploaded_at", "-pk"
-        )
+        qs = selectors.benchmark_log_list(team=_team(self.request)).order_by("-uploaded_at", "-pk")
+        # the result (every interval) is never read whole: the detail answers its summary
+        return qs.defer("result") if self.action in ("retrieve", "intervals") else qs
+
+    @extend_schema(responses={200: s.IntervalPageSerializer})
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def intervals(self, request, pk=None):  # type: ignore[no-untyped-def]
+        """One page (``?page=``, INTERVALS_PER_PAGE rows) of the log's interval table: number,
+        start and end time, total and per-stream Gbit/s; only that page is read."""
+        log = self.get_object()
+        table = selectors.log_interval_page(log, request.GET.get("page"))
+        if table is None:
+            empty = {"count": 0, "page": 1, "pages": 1, "next": None, "previous": None}
+            return Response({**empty, "streams": [], "results": []})
+        page = table.page
+        url = request.build_absolute_uri()
+        return Response({
+            "count": page.paginator.count, "page": page.number,
+            "pages": page.paginator.num_pages,
+            "next": replace_query_param(url, "page", page.next_page_number())
+            if page.has_next() else None,
+            "previous": replace_query_param(url, "page", page.previous_page_number())
+            if page.has_previous() else None,
+            "streams": table.streams,
+            "results": [
+                {"interval": n, "start_s": a, "end_s": b, "gbps": g, "stream_gbps": per}
+                for n, a, b, g, per in table.rows
+            ],
+        })  # fmt: skip
 
     def get_serializer_class(self):  # type: ignore[no-untyped-def]
         if self.action == "create":

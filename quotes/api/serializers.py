@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from django.db import models
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
@@ -14,6 +15,33 @@ from vendors.models import DataCentre, Vendor
 from ..models import GpuModel, Quote, QuoteVersion, WorkloadProfile
 from ..services import VERSION_FIELDS
 from ..validation import plausibility_check, quote_version_errors
+
+
+class _Strict:
+    """A number field that refuses JSON true/false (DRF's FloatField reads True as 1.0) and
+    subnormal floats (1e-320): domain.plausibility.number_problem."""
+
+    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+        problem = plausibility.number_problem(data)
+        if problem is not None:
+            raise serializers.ValidationError(problem.text(get_language()))
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+
+class StrictFloatField(_Strict, serializers.FloatField):
+    pass
+
+
+class StrictDecimalField(_Strict, serializers.DecimalField):
+    pass
+
+
+# The model serializers' number fields, strict (the quote terms and the workload)
+STRICT_NUMBERS = {
+    **serializers.ModelSerializer.serializer_field_mapping,
+    models.FloatField: StrictFloatField,
+    models.DecimalField: StrictDecimalField,
+}
 
 
 class GpuModelSerializer(serializers.ModelSerializer):
@@ -29,6 +57,7 @@ VAT_RATE_CHOICE_ERROR = _("The VAT rate must be one of 0, 6, 9 or 13 (percent); 
 
 
 class QuoteTermsSerializer(serializers.ModelSerializer):
+    serializer_field_mapping = STRICT_NUMBERS
     gpu = serializers.SlugRelatedField(
         slug_field="key",
         queryset=GpuModel.objects.all(),
@@ -193,6 +222,7 @@ def quote_list_answers(rows: list[tuple], context: dict) -> list[dict]:  # type:
 
 
 class WorkloadProfileSerializer(serializers.ModelSerializer):
+    serializer_field_mapping = STRICT_NUMBERS
     # soft bounds of domain/plausibility.py: unusual values need confirm_outliers true
     confirm_outliers = serializers.BooleanField(write_only=True, required=False, default=False)
 

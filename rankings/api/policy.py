@@ -3,7 +3,10 @@ same validation as the policy page, `RiskPolicyForm`, and the same audit entry).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.forms.models import model_to_dict
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -15,6 +18,7 @@ from rest_framework.views import APIView
 from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api_schema import PortalAutoSchema
+from domain import plausibility
 
 from ..decision import policy_note
 from ..forms import RiskPolicyForm
@@ -22,6 +26,7 @@ from ..models import TeamRiskPolicy
 from ..policy import policy_save
 
 FIELDS = RiskPolicyForm._meta.fields
+NUMBER_FIELDS = {f for f in FIELDS if f.endswith(("_pct", "_cny_month"))}
 
 
 def _body(row: TeamRiskPolicy) -> dict:  # type: ignore[type-arg]
@@ -51,6 +56,18 @@ class RiskPolicyView(APIView):
         membership = request_membership(request)
         if not membership.is_admin:
             raise PermissionDenied(_("Only a team admin can change the team's risk policy."))
+        if not isinstance(request.data, Mapping):  # the JSON parser refuses these already
+            return Response(
+                {"detail": _("The request body must be an object with the policy's fields.")},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        numbers = {
+            key: [problem.text(get_language())]
+            for key, value in request.data.items()
+            if key in NUMBER_FIELDS and (problem := plausibility.number_problem(value)) is not None
+        }
+        if numbers:  # true is not 1, 1e-320 is not a premium
+            return Response(numbers, status=status.HTTP_400_BAD_REQUEST)
         row = self._row(membership.team)
         data = {**model_to_dict(row, fields=FIELDS), **request.data} if partial else request.data
         form = RiskPolicyForm(data, instance=row)

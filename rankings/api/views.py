@@ -46,8 +46,8 @@ class RankingRunViewSet(TeamScopedViewSet):
     filterset_fields = ["status", "workload"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        # the snapshot (every offer's inputs) is not part of the answer
-        qs = super().get_queryset().defer("snapshot")
+        # the snapshot (every offer's inputs) and the stored page are not part of the answer
+        qs = super().get_queryset().defer("snapshot", "page_data")
         qs = qs.annotate(saved_tax_basis=KT("snapshot__tax_basis"))  # the run's money basis
         return qs if self.action == "retrieve" else qs.prefetch_related(*_RELATED)
 

@@ -77,14 +77,30 @@
         { displaylogo: false, responsive: true, displayModeBar: !narrow });
     });
   }
-  fitCharts(root);
+  // The figures come as JSON data blocks (stored by the ranking job, or computed for a what-if):
+  // each `.chart-figure` box is drawn from its block; no inline script runs.
+  function drawFigures(scope) {
+    if (!window.Plotly) return Promise.resolve();
+    var drawn = [];
+    scope.querySelectorAll(".chart-figure").forEach(function (box) {
+      var block = document.getElementById(box.dataset.figure);
+      if (!block || box.dataset.drawn) return;
+      var figure = JSON.parse(block.textContent);
+      box.dataset.drawn = "1";
+      drawn.push(Plotly.newPlot(box, figure.data || [], figure.layout || {},
+        { displaylogo: false, responsive: true }));
+    });
+    return Promise.all(drawn);
+  }
+  // the saved run's section as served (before drawing), for the what-if's Reset
+  var section = document.getElementById("finished-section");
+  var saved = section ? section.innerHTML : "";
+  drawFigures(root).then(function () { fitCharts(root); });
 
   // What-if: the server computes the scenario as it computes a run (same code path) and renders
   // the run page's own finished section; it replaces the saved one, and Reset puts it back.
   var box = document.getElementById("whatif");
-  var section = document.getElementById("finished-section");
   if (!box || !section) return;
-  var saved = section.innerHTML;
   var banner = document.getElementById("scenario-banner");
   var bannerText = document.getElementById("scenario-text");
   var saveForm = document.getElementById("scenario-save");
@@ -96,15 +112,10 @@
   var timer = null;
   var asked = 0;
 
-  // Plotly's figures come as <div> + <script>: scripts set by innerHTML never run, so copy them.
+  // A section set by innerHTML brings its figures as data blocks: draw them, then fit them.
   function swap(html) {
     section.innerHTML = html;
-    section.querySelectorAll("script").forEach(function (old) {
-      var s = document.createElement("script");
-      s.text = old.text;
-      old.parentNode.replaceChild(s, old);
-    });
-    fitCharts(section);
+    drawFigures(section).then(function () { fitCharts(section); });
   }
 
   function inputs() { return box.querySelectorAll("input[type=range]"); }
@@ -131,6 +142,12 @@
         if (mine !== asked) return;  // a later move is on its way
         section.classList.remove("loading");
         if (data.is_saved) { swap(saved); showScenario(""); return; }  // back at the saved run
+        if (data.refused) {  // too many offers to compute here: saving it runs the job
+          var note = document.getElementById("whatif-note");
+          if (note) note.textContent = (data.problems || []).join(" ");
+          showScenario(data.scenario_text || "—");
+          return;
+        }
         swap(data.html);
         showScenario(data.scenario_text || "—");
       })

@@ -157,7 +157,9 @@ ROUTES: dict[str, R] = {
     "rankings:status": R(G_READ, k(pk="ranking"), obj=True),
     "rankings:whatif": R(G_READ, k(pk="ranking"), obj=True),
     "rankings:whatif_save": R({"POST": WRITE}, k(pk="ranking"), obj=True),
+    "rankings:recompute": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "rankings:policy": R({"GET": READ, "POST": ADMIN}),
+    "rankings:policy_history": R(G_READ),
     # reports pages
     "reports:list": R(G_READ),
     "reports:dashboard": R(G_READ),
@@ -231,6 +233,7 @@ ROUTES: dict[str, R] = {
     "benchmark-thresholds": R({"GET": READ, "PUT": WRITE, "PATCH": WRITE}),
     "benchmark-list": R(API_LIST),
     "benchmark-detail": R(G_READ, k(pk="log"), obj=True),
+    "benchmark-intervals": R(G_READ, k(pk="log"), obj=True),
     "test-run-list": R(API_LIST),
     "test-run-detail": R(API_DETAIL, k(pk="test_run"), obj=True),
     "test-run-logs": R(G_READ, k(pk="test_run"), obj=True),

@@ -132,12 +132,14 @@ def test_the_ranking_charts_embed_their_json_escaped(hostile, client_as, analyst
         .get(reverse("rankings:detail", args=[hostile["ranking"].pk]))
         .content.decode()
     )
-    scripts = re.findall(r"<script[^>]*>(.*?)</script>", body, re.S)
-    plotly = [s for s in scripts if "Plotly.newPlot" in s]
-    assert plotly, "the ranking page has no chart"
-    for block in plotly:
-        assert "<" not in block.replace("\\u003c", ""), "a chart's JSON holds a raw '<'"
-    assert any("\\u003cscript\\u003e" in b or "\\u003cimg" in b for b in plotly)
+    # the figures are JSON data blocks drawn by ranking.js, never inline script
+    blocks = re.findall(r'<script id="figure-[^"]*" type="application/json">(.*?)</script>', body,
+                        re.S)  # fmt: skip
+    assert blocks, "the ranking page has no chart"
+    assert "Plotly.newPlot" not in body
+    for block in blocks:
+        assert "<" not in block, "a chart's JSON holds a raw '<'"
+    assert any("\\u003Cscript\\u003E" in b or "\\u003Cimg" in b for b in blocks)
 
 
 def test_the_benchmark_charts_embed_their_json_escaped(hostile, client_as, analyst_a):  # type: ignore[no-untyped-def]
@@ -147,9 +149,11 @@ def test_the_benchmark_charts_embed_their_json_escaped(hostile, client_as, analy
         reverse("benchmarks:log", args=[hostile["log"].pk]),
     ):
         body = client.get(url).content.decode()
-        for block in re.findall(r"<script[^>]*>(.*?)</script>", body, re.S):
-            if "Plotly.newPlot" in block:
-                assert "<" not in block.replace("\\u003c", ""), url
+        assert "Plotly.newPlot" not in body, url  # figures are data blocks (core/figures.py)
+        blocks = re.findall(r'<script id="figure-[^"]*" type="application/json">(.*?)</script>',
+                            body, re.S)  # fmt: skip
+        for block in blocks:
+            assert "<" not in block, url
 
 
 def test_the_api_returns_the_text_as_data_not_markup(hostile, api_as, analyst_a):  # type: ignore[no-untyped-def]

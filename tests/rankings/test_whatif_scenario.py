@@ -5,6 +5,7 @@ scenario can be saved as a new run computed by the normal job path."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -36,12 +37,12 @@ FLIP = {"bandwidth_scale": "4", "overlap": "1", "mfu_scale": "0.5"}
 
 
 def _labels(figure_html: str) -> list[str]:
-    """The offer names of the first Plotly figure in a piece of HTML, in drawing order."""
-    start = figure_html.index("Plotly.newPlot(")
-    data = figure_html[figure_html.index("[", start) :]
-    decoder = json.JSONDecoder()
-    traces, _end = decoder.raw_decode(data)
-    return list(traces[0]["y"])
+    """The offer names of the first figure in a piece of HTML (its JSON data block), in drawing
+    order."""
+    block = re.search(r'<script id="figure-[^"]*" type="application/json">(.*?)</script>',
+                      figure_html, re.S)  # fmt: skip
+    assert block, "no figure in the HTML"
+    return list(json.loads(block.group(1))["data"][0]["y"])
 
 
 def test_a_scenario_that_changes_the_winner_moves_badge_headline_table_and_chart(
