@@ -19,13 +19,17 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from accounts.choices import Role
 from accounts.models import Membership
 from accounts.services import user_create
+from domain import rfq_rules
+from domain.messages import Message
 from domain.rfq_rules import (
     CONTROL_CHARACTERS,
     RfqTiming,
     has_control_characters,
     published_change_refusals,
+    requirement_problems,
 )
 
 from .choices import ACTIVE_AWARD_STATES, AuditVerb, AwardState, MailStatus, RfqState
@@ -40,7 +44,8 @@ class Conflict(ValidationError):
 RFQ_FIELDS = (
     "title", "workload", "nodes", "min_internode_gbps", "fabric", "require_pfc", "require_ecn",
     "region", "term_months", "min_availability", "min_trial_days", "deadline", "sealed",
-    "required_evidence", "kit_pairs", "kit_duration_s", "weights", "notes",
+    "required_evidence", "kit_pairs", "kit_duration_s", "weights", "notes", "mandatory",
+    "nonconforming",
 )  # fmt: skip
 WEIGHT_KEYS = ("cost", "network", "diligence", "sla")
 
@@ -119,6 +124,11 @@ def _rfq_clean(rfq: Rfq) -> None:
         raise ValidationError(
             {"required_evidence": _("Choose among iperf3, ib_write_bw and ib_write_lat.")}
         )
+    mandatory = rfq.mandatory if isinstance(rfq.mandatory, list) else ["?"]
+    problems = requirement_problems([str(m) for m in mandatory], rfq.nonconforming)
+    if problems:
+        lang = get_language()
+        raise ValidationError({"mandatory": " ".join(m.text(lang) for m in problems)})
     rfq.full_clean(exclude=["team", "gpu_models"])
 
 
@@ -536,8 +546,13 @@ def award_propose(  # type: ignore[no-untyped-def]
     min_line_fraction: float = 0.9,
     min_pairs: int | None = None,
     trial_days: int | None = None,
+    override_reason: str = "",
     now=None,
 ) -> Award:
+    """Propose an award; to a knocked-out or excluded bidder only with a written override
+    reason, and then only a second admin can approve it (`award_decide`)."""
+    from .evaluation import answer_blockers
+
     now = now or timezone.now()
     if not _can_write(user):
         raise ValidationError(_("Only analysts and admins can propose an award."))
@@ -545,8 +560,15 @@ def award_propose(  # type: ignore[no-untyped-def]
         raise ValidationError(_("An award can be proposed once the RFQ is closed."))
     if answer.rfq_id != rfq.pk:
         raise ValidationError({"answer": _("This answer belongs to another RFQ.")})
+    blockers = answer_blockers(rfq, answer)
+    override_reason = (override_reason or "").strip()
+    lang = get_language()
+    if blockers and not override_reason:
+        raise ValidationError(rfq_rules.award_refusal(blockers).text(lang), "blocked")
     award = Award(
         rfq=rfq, answer=answer, rationale=rationale, proposed_by=user, proposed_at=now,
+        blockers=[m.as_dict() for m in blockers],
+        override_reason=override_reason if blockers else "",
         min_line_fraction=min_line_fraction, min_pairs=min_pairs or rfq.kit_pairs,
         trial_days=rfq.min_trial_days if trial_days is None else trial_days,
     )  # fmt: skip
@@ -563,11 +585,30 @@ def award_propose(  # type: ignore[no-untyped-def]
         award.save()
         audit(rfq, AuditVerb.AWARD_PROPOSED, user, award=award.pk, vendor=str(answer.vendor),
               rationale=rationale)  # fmt: skip
+        if blockers:
+            audit(rfq, AuditVerb.AWARD_OVERRIDE_PROPOSED, user, award=award.pk,
+                  vendor=str(answer.vendor), override_reason=award.override_reason,
+                  overridden=[m.text(lang) for m in blockers])  # fmt: skip
     return award
 
 
-def award_decide(*, award: Award, user, approve: bool, comment: str, now=None) -> Award:  # type: ignore[no-untyped-def]
+def _override_refusal(award: Award, user, confirm_override: bool) -> None:  # type: ignore[no-untyped-def]
+    membership = Membership.objects.filter(user=user).first()
+    refusal = rfq_rules.override_approval_refusal(
+        proposer_id=award.proposed_by_id, approver_id=user.pk,
+        approver_is_admin=membership is not None and membership.role == Role.ADMIN,
+        confirmed=confirm_override,
+    )  # fmt: skip
+    if refusal is not None:
+        raise ValidationError(refusal.text(get_language()), refusal.code)
+
+
+def award_decide(  # type: ignore[no-untyped-def]
+    *, award: Award, user, approve: bool, comment: str, confirm_override: bool = False, now=None
+) -> Award:
     """The approver (a different analyst or admin) approves or rejects, always with a comment.
+    An award that overrides the rules (``award.blockers``) is approved only by an admin other
+    than the proposer who confirms the override; the approval is audited as such.
 
     Exactly one decision per award: the award row is locked and its state read inside the
     transaction, so of two simultaneous decisions the second sees the first and gets `Conflict`.
@@ -589,6 +630,8 @@ def award_decide(*, award: Award, user, approve: bool, comment: str, now=None) -
                 % {"state": locked.get_state_display()},
                 "already_decided",
             )
+        if approve and locked.blockers:
+            _override_refusal(locked, user, confirm_override)
         locked.state = AwardState.APPROVED if approve else AwardState.REJECTED
         locked.decided_by, locked.decided_at = user, now
         locked.decision_comment = comment.strip()
@@ -600,6 +643,11 @@ def award_decide(*, award: Award, user, approve: bool, comment: str, now=None) -
             locked.rfq.state = RfqState.AWARDED
         verb = AuditVerb.AWARD_APPROVED if approve else AuditVerb.AWARD_REJECTED
         audit(locked.rfq, verb, user, award=locked.pk, comment=locked.decision_comment)
+        if approve and locked.blockers:
+            lang = get_language()
+            audit(locked.rfq, AuditVerb.AWARD_OVERRIDE_APPROVED, user, award=locked.pk,
+                  override_reason=locked.override_reason, comment=locked.decision_comment,
+                  overridden=[Message(**m).text(lang) for m in locked.blockers])  # fmt: skip
     return locked
 
 
