@@ -204,7 +204,8 @@ class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
                 if not form.is_valid():
                     raise ValidationError(form.errors.as_text())
                 d = dict(form.cleaned_data)
-                answer = next(a for a in answers if str(a.pk) == d.pop("answer"))
+                chosen = d.pop("answer")  # once: not inside the search (a 500 on the 2nd one)
+                answer = next(a for a in answers if str(a.pk) == chosen)
                 services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
                 messages.success(request, _("Award proposed; waiting for an approver."))
             elif op in EXTRA_OPS:

@@ -260,3 +260,16 @@ def test_the_api_refuses_an_award_to_an_excluded_bidder_and_takes_an_override(
     evaluation = api.get(f"/api/v1/rfqs/{rfq.pk}/evaluation/").json()
     row = next(r for r in evaluation["rows"] if r["answer_id"] == excluded.pk)
     assert row["status"] == "excluded" and row["position"] is None
+
+
+def test_proposing_the_second_answer_on_the_page_works_and_a_refusal_is_a_message(
+    excluded_event, analyst_a, client_as
+):
+    rfq, (excluded, clean) = excluded_event
+    client = client_as(analyst_a)
+    form = {"min_line_fraction": "0.9", "min_pairs": "3", "trial_days": "7"}
+    refused = client.post(f"/sourcing/{rfq.pk}/propose/", form | {"answer": excluded.pk},
+                          follow=True)  # fmt: skip
+    assert refused.status_code == 200 and "refused" in refused.content.decode()
+    made = client.post(f"/sourcing/{rfq.pk}/propose/", form | {"answer": clean.pk}, follow=True)
+    assert made.status_code == 200 and rfq.awards.get().answer == clean
