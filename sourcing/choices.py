@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class RfqState(models.TextChoices):
@@ -90,7 +91,7 @@ class AuditVerb(models.TextChoices):
 
 class MailStatus(models.TextChoices):
     PENDING = "pending", _("Sending")
-    SENT = "sent", _("Sent")
+    SENT = "sent", pgettext_lazy("mail status", "Sent")  # not "Sent" (time) of the tables
     FAILED = "failed", _("Failed")
 
 

@@ -90,13 +90,21 @@ class InviteForm(CapfirstLabels, forms.Form):
         self.fields["vendor"].queryset = Vendor.objects.for_team(team)
 
 
+class VatIncludedSelect(forms.NullBooleanSelect):
+    """Yes / no / not stated, showing a stored True or False as chosen (a plain Select shows
+    a stored True as "not stated" when the bid is revised)."""
+
+    def __init__(self, attrs=None):  # type: ignore[no-untyped-def]
+        super().__init__(attrs)
+        self.choices = list(VAT_INCLUDED_CHOICES)  # unknown / true / false, as this widget reads
+
+
 class AnswerForm(CapfirstLabels, forms.ModelForm):
     """The offer terms, with the quote version's own fields and labels; the VAT terms as on the
     quote form, so the bid is compared on the team's tax basis (domain/money.py)."""
 
     prices_include_vat = forms.NullBooleanField(
-        required=False, label=_("prices include VAT"),
-        widget=forms.Select(choices=VAT_INCLUDED_CHOICES),
+        required=False, label=_("prices include VAT"), widget=VatIncludedSelect,
     )  # fmt: skip
     vat_rate = forms.TypedChoiceField(
         required=False, label=_("VAT rate (%)"), coerce=int, empty_value=None,

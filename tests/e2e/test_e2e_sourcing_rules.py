@@ -60,6 +60,7 @@ def _looks(page, live_server, name: str) -> None:  # type: ignore[no-untyped-def
     """The page in both languages at both widths: screenshots, and nothing wider than 390 px
     but the tables' own scroll boxes."""
     SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-as-shown.png"), full_page=True)  # with messages
     for lang in ("en", "zh-hans"):
         page.context.add_cookies([{"name": "django_language", "value": lang,
                                    "url": live_server.url}])  # fmt: skip

@@ -157,6 +157,8 @@ def test_a_supplier_enters_the_vat_terms_on_the_bid_form(rfq, suppliers, client)
     assert (terms["prices_include_vat"], terms["vat_rate"], terms["invoice_type"]) == (
         True, 13, "special",
     )  # fmt: skip
+    revise = client.get(f"/sourcing/supplier/rfqs/{rfq.pk}/").content.decode()
+    assert '<option value="true" selected>' in revise  # the stored terms, not "not stated"
 
 
 # --- the risk policy and awards ------------------------------------------------------------
