@@ -342,13 +342,23 @@ OVERRIDE_NOT_CONFIRMED = Message(
 
 
 def award_refusal(blockers: Sequence[Message]) -> Message:
-    """The refusal of an award to a blocked bidder, naming every reason and the way out."""
+    """The refusal of an award to a blocked bidder: why in one line each (the policy's findings
+    are counted, not repeated: the evaluation lists them), and the way out."""
+    excluded = sum(1 for m in blockers if m.code == "risk_excluded")
+    others = [m for m in blockers if m.code != "risk_excluded"]
+    en = [m.en for m in others]
+    zh = [m.zh for m in others]
+    if excluded:
+        en.append(
+            f"Excluded by the team's risk policy: {excluded} finding(s), listed in the evaluation."
+        )
+        zh.append(f"被团队风险策略排除：{excluded} 项问题，详见评估表。")
     return Message(
         "award.blocked",
-        "An award to this bidder is refused. " + " ".join(m.en for m in blockers)
+        "An award to this bidder is refused. " + " ".join(en)
         + " To award it anyway, give a written override reason; a second team admin must "
         "approve the override.",
-        "不能授标给该投标人。" + "".join(m.zh for m in blockers)
+        "不能授标给该投标人。" + "".join(zh)
         + "如仍要授标，请填写越权理由，并由另一位团队管理员批准。",
     )  # fmt: skip
 

@@ -191,7 +191,7 @@ def test_an_award_to_an_excluded_bidder_is_refused_without_an_override(excluded_
     rfq, (excluded, _clean) = excluded_event
     with pytest.raises(ValidationError, match="refused") as info:
         award_propose(rfq=rfq, user=analyst_a, answer=excluded)
-    assert "risk policy" in " ".join(info.value.messages)
+    assert "Excluded by the team's risk policy" in " ".join(info.value.messages)
     assert not rfq.awards.exists()
 
 
