@@ -23,7 +23,11 @@ from vendors.models import Vendor
 
 pytestmark = pytest.mark.e2e
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+CORPUS = next(  # ../shared/corpus beside the checkout (a worktree sits one folder deeper)
+    (p / "shared" / "corpus" for p in Path(__file__).resolve().parents
+     if (p / "shared" / "corpus").is_dir()),
+    Path("/nonexistent"),
+)  # fmt: skip
 GPU_KEY = "H800-SXM"  # a key of the GPU reference table (quotes/migrations/0002_gpu_table.py)
 TITLE = "E2E 64×H800 RFQ"
 # Distinct prices, so their absence from a page proves something: (first answer, revision).

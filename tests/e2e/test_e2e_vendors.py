@@ -30,7 +30,8 @@ def test_demo_user_sees_vendor_badges_and_seed_red_flags(page, live_server, demo
 
     page.select_option("select[name=language]", "en")
     page.wait_for_load_state("networkidle")
-    assert "Due-diligence findings" in page.content()
+    # the language switch reloads the page: wait for the English text, not for a quiet network
+    page.get_by_text("Due-diligence findings").first.wait_for()
     shot(page, "seed-vendor-en")
     # every asset came from the portal itself
     assert not [u for u in failed_requests if not u.startswith(live_server.url)]
