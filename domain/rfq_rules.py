@@ -10,8 +10,11 @@ early, so it is refused like unsealing.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
+from typing import Any
 
 from .messages import Message
 
@@ -118,3 +121,254 @@ def single_line(text: str, limit: int = 200) -> str:
     cleaned = "".join(" " if unicodedata.category(ch) in _CONTROL else ch for ch in text)
     collapsed = " ".join(cleaned.split())
     return collapsed[:limit]
+
+
+# ---------------------------------------------------------------------------------------------
+# Bids against the RFQ's requirements: gaps, mandatory requirements, knock-out
+
+REQUIREMENT_KEYS = ("gpu", "nodes", "bandwidth", "fabric", "availability", "term", "trial")
+KNOCK_OUT = "knock_out"  # a bid failing a mandatory requirement is not ranked (default)
+RANK_LAST = "rank_last"  # ... or is ranked after every conforming bid
+NONCONFORMING_MODES = (KNOCK_OUT, RANK_LAST)
+
+CONFORMING = "conforming"
+KNOCKED_OUT = "knocked_out"
+RANKED_LAST = "ranked_last"
+
+# The fabric an RFQ asks for -> the bid fabrics that meet it, and its name in both languages.
+FABRIC_WANTED: dict[str, tuple[frozenset[str], str, str]] = {
+    "ib": (frozenset({"ib"}), "InfiniBand", "InfiniBand"),
+    "roce": (frozenset({"roce"}), "RoCE", "RoCE"),
+    "rdma": (
+        frozenset({"ib", "roce"}),
+        "any RDMA (InfiniBand or RoCE)",
+        "任一 RDMA（InfiniBand 或 RoCE）",
+    ),
+    "tcp": (frozenset({"tcp"}), "TCP / Ethernet", "TCP / 以太网"),
+}
+FABRIC_NAMES = {"ib": "InfiniBand", "roce": "RoCE", "tcp": "TCP"}
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What an RFQ asks of every bid; ``mandatory`` holds the keys a bid must meet."""
+
+    gpu_models: tuple[str, ...] = ()
+    nodes: int = 1
+    min_internode_gbps: float = 0.0
+    fabric: str = ""
+    min_availability: Decimal = Decimal(0)
+    term_months: int = 12
+    min_trial_days: int = 0
+    mandatory: frozenset[str] = frozenset()
+    nonconforming: str = KNOCK_OUT
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One requirement a bid does not meet; ``mandatory`` when the RFQ says it must."""
+
+    key: str
+    message: Message
+    mandatory: bool
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a bid stands against the requirements: conforming, knocked out or ranked last."""
+
+    status: str
+    gaps: tuple[Gap, ...]
+
+    @property
+    def mandatory_gaps(self) -> tuple[Gap, ...]:
+        return tuple(g for g in self.gaps if g.mandatory)
+
+    @property
+    def ranked(self) -> bool:
+        return self.status != KNOCKED_OUT
+
+
+def requirement_problems(mandatory: Sequence[str], nonconforming: str) -> list[Message]:
+    """What is wrong with the mandatory set and the mode of an RFQ (empty when fine)."""
+    out: list[Message] = []
+    unknown = sorted(set(mandatory) - set(REQUIREMENT_KEYS))
+    if unknown:
+        out.append(
+            Message(
+                "rfq.mandatory_unknown",
+                f"Unknown requirement(s) {', '.join(unknown)}: choose among "
+                f"{', '.join(REQUIREMENT_KEYS)}.",
+                f"无法识别的要求 {'、'.join(unknown)}：请从 {'、'.join(REQUIREMENT_KEYS)} 中选择。",
+            )
+        )
+    if nonconforming not in NONCONFORMING_MODES:
+        out.append(
+            Message(
+                "rfq.nonconforming_unknown",
+                "Say what happens to a bid that fails a mandatory requirement: knocked out or "
+                "ranked after every conforming bid.",
+                "请选择未满足必备要求的报价如何处理：淘汰，或排在所有合规报价之后。",
+            )
+        )
+    return out
+
+
+def _num(value: Any) -> Decimal:
+    try:
+        number = Decimal(str(value if value not in (None, "") else 0))
+    except ArithmeticError:
+        return Decimal(0)
+    return number if number.is_finite() else Decimal(0)
+
+
+def _g(value: Any) -> str:
+    """A number the way people write it: 1,600 / 0.995 / 400 (no trailing zeros)."""
+    number = _num(value)
+    if number == number.to_integral_value():
+        return f"{int(number):,}"
+    return f"{number.normalize():f}"
+
+
+def _gap(req: Requirements, key: str, en: str, zh: str) -> Gap:
+    return Gap(key, Message(f"rfq.gap_{key}", en, zh), key in req.mandatory)
+
+
+def _gpu_gap(req: Requirements, terms: Mapping[str, Any]) -> Gap | None:
+    gpu = str(terms.get("gpu") or "")
+    if not req.gpu_models or gpu in req.gpu_models:
+        return None
+    keys = ", ".join(req.gpu_models)
+    return _gap(req, "gpu", f"GPU {gpu or '—'} quoted, one of {keys} required.",
+                f"报价 GPU 为 {gpu or '—'}，要求为 {keys} 之一。")  # fmt: skip
+
+
+def _size_gaps(req: Requirements, terms: Mapping[str, Any]) -> list[Gap]:
+    out = []
+    nodes = int(_num(terms.get("nodes")))
+    if nodes < req.nodes:
+        out.append(_gap(req, "nodes", f"{nodes:,} servers quoted, {req.nodes:,} required.",
+                        f"报价 {nodes:,} 台服务器，要求 {req.nodes:,} 台。"))  # fmt: skip
+    per_node = _num(terms.get("nic_gbps")) * _num(terms.get("nics_per_node"))
+    need = _num(req.min_internode_gbps)
+    if per_node < need:
+        out.append(_gap(
+            req, "bandwidth",
+            f"{_g(per_node)} Gbit/s per server quoted, {_g(need)} required.",
+            f"每台服务器报价 {_g(per_node)} Gbit/s，要求 {_g(need)} Gbit/s。",
+        ))  # fmt: skip
+    wanted = FABRIC_WANTED.get(req.fabric)
+    fabric = str(terms.get("fabric") or "")
+    if wanted and fabric not in wanted[0]:
+        name = FABRIC_NAMES.get(fabric, fabric or "—")
+        out.append(_gap(req, "fabric", f"Fabric {name} quoted, {wanted[1]} required.",
+                        f"报价网络为 {name}，要求 {wanted[2]}。"))  # fmt: skip
+    return out
+
+
+def _contract_gaps(req: Requirements, terms: Mapping[str, Any]) -> list[Gap]:
+    out = []
+    availability = _num(terms.get("availability"))
+    if availability < req.min_availability:
+        a, m = _g(availability * 100), _g(Decimal(req.min_availability) * 100)
+        out.append(_gap(req, "availability", f"SLA availability {a} % quoted, {m} % required.",
+                        f"报价 SLA 可用性 {a}%，要求至少 {m}%。"))  # fmt: skip
+    term = int(_num(terms.get("term_months")))
+    if term != req.term_months:
+        out.append(_gap(req, "term", f"Term of {term} months quoted, {req.term_months} asked.",
+                        f"报价合同期 {term} 个月，要求 {req.term_months} 个月。"))  # fmt: skip
+    trial = int(_num(terms.get("trial_days")))
+    if trial < req.min_trial_days:
+        need = req.min_trial_days
+        out.append(_gap(req, "trial", f"Trial of {trial} days quoted, {need} required.",
+                        f"报价试用期 {trial} 天，要求至少 {need} 天。"))  # fmt: skip
+    return out
+
+
+def bid_gaps(req: Requirements, terms: Mapping[str, Any]) -> tuple[Gap, ...]:
+    """Every requirement the bid ``terms`` (the answer's stored JSON) fall short of, in the
+    order of the RFQ form."""
+    gpu = _gpu_gap(req, terms)
+    return (
+        tuple([gpu] if gpu else [])
+        + tuple(_size_gaps(req, terms))
+        + tuple(_contract_gaps(req, terms))
+    )
+
+
+def bid_standing(req: Requirements, terms: Mapping[str, Any]) -> Standing:
+    """Conforming when no mandatory requirement is missed; otherwise knocked out, or ranked
+    after every conforming bid when the RFQ says so (``req.nonconforming``)."""
+    gaps = bid_gaps(req, terms)
+    if not any(g.mandatory for g in gaps):
+        return Standing(CONFORMING, gaps)
+    return Standing(RANKED_LAST if req.nonconforming == RANK_LAST else KNOCKED_OUT, gaps)
+
+
+def knocked_out_reason(standing: Standing) -> Message:
+    """Why a bid is knocked out or ranked last: its mandatory gaps, in both languages."""
+    gaps = standing.mandatory_gaps
+    en = " ".join(g.message.en for g in gaps)
+    zh = "".join(g.message.zh for g in gaps)
+    if standing.status == RANKED_LAST:
+        return Message(
+            "rfq.ranked_last",
+            f"Ranked after every conforming bid: fails a mandatory requirement. {en}",
+            f"排在所有合规报价之后：未满足必备要求。{zh}",
+        )
+    return Message("rfq.knocked_out", f"Knocked out: fails a mandatory requirement. {en}",
+                   f"已淘汰：未满足必备要求。{zh}")  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Awards to a bidder the rules block: refused, or overridden by a second admin with a reason
+
+OVERRIDE_REASON_MISSING = Message(
+    "award.override_reason",
+    "Write why this bidder should be awarded anyway; the reason is audited and printed on the "
+    "award.",
+    "请写明为何仍授予该投标人；该理由将记入审计记录并显示在授标上。",
+)
+OVERRIDE_NEEDS_SECOND_ADMIN = Message(
+    "award.override_second_admin",
+    "This award overrides the rules: only a team admin other than the proposer can approve it.",
+    "此授标越过了规则：只有提议人以外的团队管理员可以批准。",
+)
+OVERRIDE_NOT_CONFIRMED = Message(
+    "award.override_unconfirmed",
+    "This award overrides the rules: tick “I approve the override” to approve it.",
+    "此授标越过了规则：请勾选“我批准越权授标”后再批准。",
+)
+
+
+def award_refusal(blockers: Sequence[Message]) -> Message:
+    """The refusal of an award to a blocked bidder: why in one line each (the policy's findings
+    are counted, not repeated: the evaluation lists them), and the way out."""
+    excluded = sum(1 for m in blockers if m.code == "risk_excluded")
+    others = [m for m in blockers if m.code != "risk_excluded"]
+    en = [m.en for m in others]
+    zh = [m.zh for m in others]
+    if excluded:
+        en.append(
+            f"Excluded by the team's risk policy: {excluded} finding(s), listed in the evaluation."
+        )
+        zh.append(f"被团队风险策略排除：{excluded} 项问题，详见评估表。")
+    return Message(
+        "award.blocked",
+        "An award to this bidder is refused. " + " ".join(en)
+        + " To award it anyway, give a written override reason; a second team admin must "
+        "approve the override.",
+        "不能授标给该投标人。" + "".join(zh)
+        + "如仍要授标，请填写越权理由，并由另一位团队管理员批准。",
+    )  # fmt: skip
+
+
+def override_approval_refusal(
+    *, proposer_id: int | None, approver_id: int, approver_is_admin: bool, confirmed: bool
+) -> Message | None:
+    """Why an overriding award cannot be approved by this person (None: it can)."""
+    if not approver_is_admin or approver_id == proposer_id:
+        return OVERRIDE_NEEDS_SECOND_ADMIN
+    if not confirmed:
+        return OVERRIDE_NOT_CONFIRMED
+    return None

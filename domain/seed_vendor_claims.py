@@ -2,7 +2,13 @@
 
 Only what the articles say is recorded: every record is ``claimed`` and every field the articles
 leave open stays None or empty, so the red flags :func:`domain.credentials.check_vendor` raises are
-the ones a buyer reading the article should raise. The demo-data loader reuses these instances.
+the ones a buyer reading the article should raise.
+
+The three vendors are real companies, and the articles cite them favourably: the demo must not
+show them with red flags. The demo-data loader loads :data:`DEMO_PATTERN_VENDORS` instead:
+fictional vendors, plainly marked "（示例）" / "(demo)", with fictional numbers and data-centre
+names, that carry the same kinds of claims (a licence that is an ICP filing number, a B2 licence
+of another province, no licence at all) so the demo shows the same red flags on made-up names.
 
 Sources (in /work/shared/seeds/):
 * 000_7a2a26aa619b651b.txt: bandwidth between nodes for AI-training servers rented in Guangdong;
@@ -13,6 +19,7 @@ Sources (in /work/shared/seeds/):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 from domain.credentials import (
@@ -148,3 +155,50 @@ SEED_SOURCES: dict[str, str] = {
     JIANMI.name_zh: SEED_000,
     TIANXIA.name_zh: SEED_004,
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Fictional look-alikes for the demo: the claims' shapes of the articles, none of their names,
+# numbers or places.
+
+DEMO_MARK_ZH = "（示例）"
+DEMO_MARK_EN = " (demo)"
+
+
+def _demo_dc(facts: DataCentreFacts, name: str, city: str, province: str) -> DataCentreFacts:
+    return replace(facts, ref=f"demo-{facts.ref}", name=name, city=city, province=province)
+
+
+# The licence "number" is the vendor's own ICP filing number: a critical finding.
+DEMO_ICP_AS_LICENCE = replace(
+    KUFANYUN,
+    name_zh="示例星云算力" + DEMO_MARK_ZH,
+    name_en="Example Nebula Compute" + DEMO_MARK_EN,
+    licences=(replace(KUFANYUN.licences[0], ref="demo-icp-licence", number="滇ICP备9900000001号"),),
+    icp_filings=(IcpFilingFacts("demo-icp", "滇ICP备9900000001号", CLAIMED),),
+    certifications=tuple(replace(c, ref=f"demo-{c.ref}") for c in KUFANYUN.certifications[:2]),
+    data_centres=(_demo_dc(KUFANYUN.data_centres[0], "星云昆明自营机房（示例）", "昆明", "YN"),),
+)
+
+# A B2-only licence of another province for a Guangdong data centre: critical findings.
+DEMO_B2_OTHER_PROVINCE = replace(
+    JIANMI,
+    name_zh="示例远山科技" + DEMO_MARK_ZH,
+    name_en="Example Far Hills Technology" + DEMO_MARK_EN,
+    licences=(replace(JIANMI.licences[0], ref="demo-b2-licence", number="豫B2-20199101"),),
+    icp_filings=(IcpFilingFacts("demo-b2-icp", "豫ICP备9900000002号", CLAIMED),),
+    data_centres=(_demo_dc(JIANMI.data_centres[0], "远山广州自营机房（示例）", "广州", "GD"),),
+)
+
+# No licence, filing, certificate or data centre named at all.
+DEMO_NO_LICENCE = replace(
+    TIANXIA,
+    name_zh="示例天穹数据" + DEMO_MARK_ZH,
+    name_en="Example Sky Dome Data" + DEMO_MARK_EN,
+)
+
+DEMO_PATTERN_VENDORS: tuple[VendorFacts, ...] = (
+    DEMO_ICP_AS_LICENCE,
+    DEMO_B2_OTHER_PROVINCE,
+    DEMO_NO_LICENCE,
+)

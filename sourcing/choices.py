@@ -21,6 +21,23 @@ class FabricRequirement(models.TextChoices):
     TCP = "tcp", _("TCP / Ethernet")
 
 
+class Requirement(models.TextChoices):
+    """Requirements an RFQ can make mandatory (keys of domain.rfq_rules.REQUIREMENT_KEYS)."""
+
+    GPU = "gpu", _("accepted GPU model")
+    NODES = "nodes", _("number of servers")
+    BANDWIDTH = "bandwidth", _("inter-node bandwidth per server")
+    FABRIC = "fabric", _("fabric")
+    AVAILABILITY = "availability", _("SLA availability")
+    TERM = "term", _("contract term")
+    TRIAL = "trial", _("trial period")
+
+
+class Nonconforming(models.TextChoices):
+    KNOCK_OUT = "knock_out", _("knocked out (not ranked)")
+    RANK_LAST = "rank_last", _("ranked after every conforming bid")
+
+
 class Evidence(models.TextChoices):
     IPERF3 = "iperf3", _("iperf3 TCP throughput, N concurrent pairs (-J)")
     IB_WRITE_BW = "ib_write_bw", _("ib_write_bw RDMA bandwidth, N concurrent pairs")
@@ -57,6 +74,8 @@ class AuditVerb(models.TextChoices):
     AWARD_PROPOSED = "award_proposed", _("Award proposed")
     AWARD_APPROVED = "award_approved", _("Award approved")
     AWARD_REJECTED = "award_rejected", _("Award rejected")
+    AWARD_OVERRIDE_PROPOSED = "award_override_proposed", _("Award proposed overriding the rules")
+    AWARD_OVERRIDE_APPROVED = "award_override_approved", _("Override approved by a second admin")
     ACCEPTANCE_UPLOADED = "acceptance_uploaded", _("Acceptance logs uploaded")
     ACCEPTANCE_CONFIRMED = "acceptance_confirmed", _("Acceptance confirmed")
     ACCEPTANCE_FLAGGED = "acceptance_flagged", _("Acceptance flagged")

@@ -9,11 +9,14 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from domain import money
+from quotes.choices import InvoiceType
+from quotes.forms import INVOICE_ERROR, VAT_INCLUDED_CHOICES, VAT_RATE_ERROR
 from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
 from vendors.forms import localise_provinces
 from vendors.models import Vendor
 
-from .choices import Evidence
+from .choices import Evidence, Nonconforming, Requirement
 from .models import DEFAULT_WEIGHTS, Rfq
 from .services import RFQ_FIELDS, WEIGHT_KEYS
 from .terms import TERM_FIELDS
@@ -33,6 +36,12 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
     required_evidence = forms.MultipleChoiceField(
         label=_("required evidence"), choices=Evidence.choices, widget=forms.CheckboxSelectMultiple
     )
+    mandatory = forms.MultipleChoiceField(
+        label=_("mandatory requirements"), choices=Requirement.choices, required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("A bid that fails one of these is knocked out, or ranked after every "
+                    "conforming bid (below)."),
+    )  # fmt: skip
     weight_cost = forms.FloatField(label=_("weight: cost per ETH"), min_value=0)
     weight_network = forms.FloatField(label=_("weight: network evidence"), min_value=0)
     weight_diligence = forms.FloatField(label=_("weight: due-diligence findings"), min_value=0)
@@ -40,12 +49,13 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
 
     class Meta:
         model = Rfq
-        fields = [f for f in RFQ_FIELDS if f not in ("weights", "required_evidence")] + [
-            "gpu_models"
-        ]
+        fields = [
+            f for f in RFQ_FIELDS if f not in ("weights", "required_evidence", "mandatory")
+        ] + ["gpu_models"]
         widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"},
                                                    format="%Y-%m-%dT%H:%M"),
-                   "gpu_models": forms.CheckboxSelectMultiple}  # fmt: skip
+                   "gpu_models": forms.CheckboxSelectMultiple,
+                   "nonconforming": forms.RadioSelect}  # fmt: skip
 
     def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
@@ -56,6 +66,8 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
         for key in WEIGHT_KEYS:
             self.fields[f"weight_{key}"].initial = weights[key]
         self.fields["required_evidence"].initial = self.instance.required_evidence
+        self.fields["mandatory"].initial = self.instance.mandatory
+        self.fields["nonconforming"].required = False  # not posted: knocked out (the default)
 
     def _post_clean(self) -> None:  # the service validates the RFQ (team, weights, deadline)
         pass
@@ -64,6 +76,8 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
         d = dict(self.cleaned_data)
         d["weights"] = {key: d.pop(f"weight_{key}") for key in WEIGHT_KEYS}
         d["required_evidence"] = list(d["required_evidence"])
+        d["mandatory"] = list(d.get("mandatory") or [])
+        d["nonconforming"] = d.get("nonconforming") or Nonconforming.KNOCK_OUT
         d["gpu_models"] = list(d.get("gpu_models") or [])
         return d
 
@@ -77,9 +91,31 @@ class InviteForm(CapfirstLabels, forms.Form):
         self.fields["vendor"].queryset = Vendor.objects.for_team(team)
 
 
-class AnswerForm(CapfirstLabels, forms.ModelForm):
-    """The offer terms, with the quote version's own fields and labels."""
+class VatIncludedSelect(forms.NullBooleanSelect):
+    """Yes / no / not stated, showing a stored True or False as chosen (a plain Select shows
+    a stored True as "not stated" when the bid is revised)."""
 
+    def __init__(self, attrs=None):  # type: ignore[no-untyped-def]
+        super().__init__(attrs)
+        self.choices = list(VAT_INCLUDED_CHOICES)  # unknown / true / false, as this widget reads
+
+
+class AnswerForm(CapfirstLabels, forms.ModelForm):
+    """The offer terms, with the quote version's own fields and labels; the VAT terms as on the
+    quote form, so the bid is compared on the team's tax basis (domain/money.py)."""
+
+    prices_include_vat = forms.NullBooleanField(
+        required=False, label=_("prices include VAT"), widget=VatIncludedSelect,
+    )  # fmt: skip
+    vat_rate = forms.TypedChoiceField(
+        required=False, label=_("VAT rate (%)"), coerce=int, empty_value=None,
+        choices=[("", "—")] + [(str(r), f"{r}%") for r in money.VAT_RATES],
+        error_messages={"invalid_choice": VAT_RATE_ERROR},
+    )  # fmt: skip
+    invoice_type = forms.ChoiceField(
+        required=False, label=_("invoice type"), choices=[("", "—"), *InvoiceType.choices],
+        error_messages={"invalid_choice": INVOICE_ERROR},
+    )  # fmt: skip
     supplier_notes = forms.CharField(label=_("notes"), required=False, widget=forms.Textarea)
 
     class Meta:
@@ -109,6 +145,12 @@ class ProposeForm(CapfirstLabels, forms.Form):
     )  # fmt: skip
     min_pairs = forms.IntegerField(label=_("acceptance: concurrent pairs"), min_value=1)
     trial_days = forms.IntegerField(label=_("trial period (days)"), min_value=0)
+    override_reason = forms.CharField(
+        label=_("override reason"), widget=forms.Textarea(attrs={"rows": 2}), required=False,
+        max_length=2000,
+        help_text=_("Only to award a knocked-out or excluded bidder: why, in writing. A second "
+                    "team admin must approve the override."),
+    )  # fmt: skip
 
     def __init__(self, *args, rfq, answers, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
@@ -123,6 +165,9 @@ class DecisionForm(CapfirstLabels, forms.Form):
         choices=[("approve", _("Approve")), ("reject", _("Reject"))],
     )
     comment = forms.CharField(label=_("comment"), widget=forms.Textarea, required=False)
+    confirm_override = forms.BooleanField(
+        label=_("I approve the override (awarding despite the rules)"), required=False
+    )
 
 
 class UploadForm(CapfirstLabels, forms.Form):

@@ -9,9 +9,11 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, TeamScoped
+from domain.messages import Message
 from domain.regions import PROVINCE_CHOICES
 
 from .choices import (
@@ -21,6 +23,8 @@ from .choices import (
     ExtensionState,
     FabricRequirement,
     MailStatus,
+    Nonconforming,
+    Requirement,
     RfqState,
 )
 
@@ -33,6 +37,10 @@ def default_weights() -> dict[str, float]:
 
 def default_evidence() -> list[str]:
     return ["iperf3", "ib_write_bw"]
+
+
+def default_mandatory() -> list[str]:
+    return []
 
 
 class Rfq(TeamScoped, Job):
@@ -69,6 +77,13 @@ class Rfq(TeamScoped, Job):
         _("minimum SLA availability"), max_digits=6, decimal_places=5, default=Decimal("0.99")
     )
     min_trial_days = models.PositiveSmallIntegerField(_("minimum trial period (days)"), default=7)
+    # Requirements a bid must meet (Requirement keys; domain/rfq_rules.py `bid_standing`), and
+    # what happens to a bid that fails one.
+    mandatory = models.JSONField(_("mandatory requirements"), default=default_mandatory, blank=True)
+    nonconforming = models.CharField(
+        _("a bid failing a mandatory requirement is"), max_length=16,
+        choices=Nonconforming.choices, default=Nonconforming.KNOCK_OUT,
+    )  # fmt: skip
     deadline = models.DateTimeField(_("deadline"))
     sealed = models.BooleanField(
         _("sealed bids"), default=True, help_text=_("Prices stay hidden until the deadline.")
@@ -116,11 +131,20 @@ class Rfq(TeamScoped, Job):
             models.CheckConstraint(
                 condition=Q(state__in=[s.value for s in RfqState]), name="rfq_state_valid"
             ),
+            models.CheckConstraint(
+                condition=Q(nonconforming__in=[s.value for s in Nonconforming]),
+                name="rfq_nonconforming_valid",
+            ),
         ]
         indexes = [models.Index(fields=["state", "deadline"])]
 
     def __str__(self) -> str:
         return self.title
+
+    def mandatory_labels(self) -> list[str]:
+        """The mandatory requirements by name, in the page's language and the form's order."""
+        chosen = set(self.mandatory or ())
+        return [str(label) for key, label in Requirement.choices if key in chosen]
 
     def is_open_for_answers(self, now=None) -> bool:  # type: ignore[no-untyped-def]
         now = now or timezone.now()
@@ -272,6 +296,11 @@ class Award(models.Model):
         _("state"), max_length=16, choices=AwardState.choices, default=AwardState.PROPOSED
     )
     rationale = models.TextField(_("rationale"), blank=True)
+    # An award to a bidder the rules block (knocked out, or excluded by the team's risk policy):
+    # the reasons as they stood when proposed (bilingual messages) and the proposer's written
+    # reason to award anyway; only a second admin approves it (domain/rfq_rules.py).
+    blockers = models.JSONField(_("rules overridden"), default=list, blank=True)
+    override_reason = models.TextField(_("reason for overriding the rules"), blank=True)
     proposed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -325,6 +354,11 @@ class Award(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rfq} → {self.answer.vendor} ({self.get_state_display()})"
+
+    def blocker_texts(self) -> list[str]:
+        """The rules this award overrides, in the page's language."""
+        lang = get_language()
+        return [Message(**m).text(lang) for m in self.blockers or ()]
 
     @property
     def team_id(self) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
@@ -10,12 +9,10 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
+from . import evaluation
 from .choices import ExtensionState, RfqState
 from .models import Answer, AuditEvent, Award, DeadlineExtension, Invitation, Rfq, SupplierAccount
 from .terms import PRICE_FIELDS
-
-VERDICT_SCORES = {"pass": 1.0, "warn": 0.6, "fail": 0.0, "unknown": 0.0, "": 0.0}
-
 
 # --- team side ---------------------------------------------------------------------------------
 
@@ -32,7 +29,7 @@ def rfq_list(*, team) -> QuerySet[Rfq]:  # type: ignore[no-untyped-def]
 def rfq_detail(*, team, pk: int) -> Rfq:  # type: ignore[no-untyped-def]
     return (
         Rfq.objects.for_team(team)
-        .select_related("workload", "ranking_run", "created_by")
+        .select_related("workload", "ranking_run", "created_by", "team")
         .prefetch_related("gpu_models")
         .get(pk=pk)
     )
@@ -79,6 +76,7 @@ AUDIT_DETAIL_LABELS = {
     "deadline_before": _("deadline before"), "sealed_before": _("sealed before"),
     "sealed_after": _("sealed after"), "extension": _("extension"), "sent": _("sent to"),
     "failed": _("failed for"), "error": _("error"),
+    "override_reason": _("reason for overriding the rules"), "overridden": _("rules overridden"),
 }  # fmt: skip
 
 
@@ -179,58 +177,7 @@ def evidence_logs(answer: Answer | None) -> list:  # type: ignore[type-arg]
     return list(_visible_logs().filter(test_run_id=answer.evidence_run_id))
 
 
-# --- evaluation --------------------------------------------------------------------------------
+# --- evaluation ----------------------------------------------------------------------------
+# On the team's rules (mandatory requirements, risk policy, tax basis): sourcing/evaluation.py.
 
-
-def _sla_score(rfq: Rfq, answer: Answer) -> float:
-    availability = Decimal(str(answer.terms.get("availability") or 0))
-    shortfall = float(rfq.min_availability - availability)
-    return 1.0 if shortfall <= 0 else max(0.0, 1.0 - 100 * shortfall)
-
-
-def _diligence_score(vendor) -> float:  # type: ignore[no-untyped-def]
-    if vendor.findings_critical:
-        return 0.0
-    return 0.7 if vendor.findings_warning else 1.0
-
-
-def rfq_evaluation(rfq: Rfq) -> dict[str, Any]:
-    """Weighted scores beside cost per ETH, from the RFQ's finished ranking.
-
-    cost = cheapest cost per ETH / this cost; network = verdict of the supplier's benchmark
-    evidence (pass 1, warning 0.6, none or fail 0); diligence = 1 without findings, 0.7 with
-    warnings only, 0 with critical ones; sla = 1 at or above the minimum availability, minus 1 per
-    percentage point below it. Total = weighted mean with the RFQ's stated weights.
-    """
-    weights = {k: float(v) for k, v in (rfq.weights or {}).items()}
-    empty = {"weights": weights, "rows": [], "ready": False}
-    run = rfq.ranking_run
-    if run is None or run.status != "done":
-        return empty
-    by_version = {a.quote.current_version_id: a for a in rfq_answers(rfq) if a.quote_id}
-    results = list(run.results.order_by("rank"))
-    if not results:
-        return empty | {"ready": True}
-    best = min(r.cost_per_eth for r in results)
-    total_weight = sum(weights.values()) or 1.0
-    rows = []
-    for r in results:
-        answer = by_version.get(r.quote_version_id)
-        if answer is None:
-            continue
-        verdict = answer.evidence_run.verdict if answer.evidence_run_id else ""
-        scores = {
-            "cost": best / r.cost_per_eth if r.cost_per_eth > 0 else 0.0,
-            "network": VERDICT_SCORES.get(verdict, 0.0),
-            "diligence": _diligence_score(answer.vendor),
-            "sla": _sla_score(rfq, answer),
-        }
-        total = sum(weights.get(k, 0.0) * v for k, v in scores.items()) / total_weight
-        rows.append({"answer": answer, "answer_id": answer.pk, "vendor": str(answer.vendor),
-                     "cost_rank": r.rank, "cost_per_eth": r.cost_per_eth, "currency": r.currency,
-                     "monthly_rent": r.monthly_rent, "verdict": verdict, "scores": scores,
-                     "total": total})  # fmt: skip
-    rows.sort(key=lambda row: (-row["total"], row["cost_rank"]))
-    for position, row in enumerate(rows, start=1):
-        row["position"] = position
-    return {"weights": weights, "rows": rows, "ready": True}
+rfq_evaluation = evaluation.rfq_evaluation

@@ -14,16 +14,21 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from domain import rfq_rules
 from quotes.models import GpuModel, QuoteVersion
 from quotes.validation import quote_version_clean
 
 TERM_FIELDS = (
     "gpu", "gpus_per_node", "nodes", "price_per_node_month", "currency", "fx_to_cny",
     "monthly_fees", "nic_gbps", "nics_per_node", "fabric", "rack_uplink_gbps", "servers_per_rack",
-    "availability", "term_months", "trial_days", "setup_fee", "notes",
+    "availability", "term_months", "trial_days", "setup_fee",
+    "prices_include_vat", "vat_rate", "invoice_type", "notes",
 )  # fmt: skip
+# The VAT terms, as on a quote (domain/money.py): the bid is compared on the team's tax basis.
+TAX_FIELDS = ("prices_include_vat", "vat_rate", "invoice_type")
 PRICE_FIELDS = ("price_per_node_month", "monthly_fees", "setup_fee", "fx_to_cny", "currency")
 
 
@@ -110,34 +115,32 @@ def terms_clean(data: dict[str, Any]) -> dict[str, Any]:
     return terms_to_json({n: getattr(version, n) for n in TERM_FIELDS})
 
 
-def terms_compliance(rfq, terms: dict[str, Any]) -> list[str]:  # type: ignore[no-untyped-def]
-    """Where an answer falls short of the RFQ's requirements (shown to both sides, not blocking)."""
-    issues: list[str] = []
-    keys = [g.key for g in rfq.gpu_models.all()]
-    if keys and terms.get("gpu") not in keys:
-        issues.append(_("GPU model %(gpu)s is not one of %(keys)s.")
-                      % {"gpu": terms.get("gpu"), "keys": ", ".join(keys)})  # fmt: skip
-    if int(terms.get("nodes") or 0) < rfq.nodes:
-        issues.append(_("%(n)s nodes offered, %(need)s required.")
-                      % {"n": terms.get("nodes"), "need": rfq.nodes})  # fmt: skip
-    per_node = float(terms.get("nic_gbps") or 0) * int(terms.get("nics_per_node") or 0)
-    if per_node < rfq.min_internode_gbps:
-        issues.append(_("%(bw)s Gbit/s per node offered, %(need)s required.")
-                      % {"bw": f"{per_node:g}", "need": f"{rfq.min_internode_gbps:g}"})  # fmt: skip
-    fabric = terms.get("fabric")
-    wanted = {"ib": {"ib"}, "roce": {"roce"}, "rdma": {"ib", "roce"}, "tcp": {"tcp"}}.get(
-        rfq.fabric
+def rfq_requirements(rfq) -> rfq_rules.Requirements:  # type: ignore[no-untyped-def]
+    """The RFQ's requirements as the domain rule reads them."""
+    return rfq_rules.Requirements(
+        gpu_models=tuple(g.key for g in rfq.gpu_models.all()),
+        nodes=rfq.nodes,
+        min_internode_gbps=rfq.min_internode_gbps,
+        fabric=rfq.fabric or "",
+        min_availability=Decimal(str(rfq.min_availability)),
+        term_months=rfq.term_months,
+        min_trial_days=rfq.min_trial_days,
+        mandatory=frozenset(rfq.mandatory or ()),
+        nonconforming=rfq.nonconforming,
     )
-    if wanted and fabric not in wanted:
-        issues.append(_("Fabric %(f)s does not meet the requirement (%(r)s).")
-                      % {"f": fabric, "r": rfq.get_fabric_display()})  # fmt: skip
-    if Decimal(str(terms.get("availability") or 0)) < rfq.min_availability:
-        issues.append(_("SLA availability %(a)s is below the minimum %(m)s.")
-                      % {"a": terms.get("availability"), "m": rfq.min_availability})  # fmt: skip
-    if int(terms.get("term_months") or 0) != rfq.term_months:
-        issues.append(_("Term of %(t)s months instead of %(r)s.")
-                      % {"t": terms.get("term_months"), "r": rfq.term_months})  # fmt: skip
-    if int(terms.get("trial_days") or 0) < rfq.min_trial_days:
-        issues.append(_("Trial period of %(t)s days, %(r)s required.")
-                      % {"t": terms.get("trial_days"), "r": rfq.min_trial_days})  # fmt: skip
-    return issues
+
+
+def terms_standing(rfq, terms: dict[str, Any]) -> rfq_rules.Standing:  # type: ignore[no-untyped-def]
+    """Where a bid stands: conforming, knocked out or ranked last (domain/rfq_rules.py)."""
+    return rfq_rules.bid_standing(rfq_requirements(rfq), terms)
+
+
+def terms_compliance(rfq, terms: dict[str, Any]) -> list[str]:  # type: ignore[no-untyped-def]
+    """Where an answer falls short of the RFQ's requirements, in the page's language; a
+    mandatory one says so (shown to both sides)."""
+    lang = get_language()
+    return [
+        (_("Mandatory: %(gap)s") % {"gap": g.message.text(lang)}) if g.mandatory
+        else g.message.text(lang)
+        for g in terms_standing(rfq, terms).gaps
+    ]  # fmt: skip

@@ -8,12 +8,16 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.views import View
 
 from accounts.choices import Role
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from domain.rfq_rules import FABRIC_NAMES
+from quotes.choices import InvoiceType
 
 from . import deadlines, selectors, services
+from . import evaluation as evaluation_module
 from .choices import MailStatus
 from .forms import (
     DecisionForm,
@@ -27,7 +31,7 @@ from .forms import (
 )
 from .kit import rfq_kit
 from .models import Invitation, Rfq
-from .terms import terms_compliance
+from .terms import terms_compliance, terms_standing
 
 
 def error_text(exc: ValidationError) -> str:
@@ -115,15 +119,16 @@ class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
 
     def context(self, rfq: Rfq, **forms):  # type: ignore[no-untyped-def]
         answers = selectors.rfq_answers(rfq)
-        rows = [{"answer": a, "terms": selectors.answer_terms_for_team(rfq, a),
-                 "compliance": terms_compliance(rfq, a.terms)} for a in answers]  # fmt: skip
+        evaluation = selectors.rfq_evaluation(rfq)
+        rows = _answer_rows(rfq, answers, evaluation)
         awards = selectors.rfq_awards(rfq)
         extensions = selectors.rfq_extensions(rfq)
         pending = selectors.pending_extension(extensions)
         return {
             "rfq": rfq, "kit": rfq_kit(rfq), "answers": rows,
             "prices_visible": rfq.prices_visible(), "invitations": selectors.rfq_invitations(rfq),
-            "evaluation": selectors.rfq_evaluation(rfq), "awards": awards,
+            "evaluation": evaluation, "awards": awards,
+            "blocked": [r for r in rows if r["blocked"]],
             "audit": [(e, selectors.audit_detail(e)) for e in selectors.rfq_audit(rfq)],
             "can_write": self.membership.can_write,
             "invite_form": forms.get("invite_form") or InviteForm(team=self.team),
@@ -137,6 +142,42 @@ class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
             ),
             "is_admin": self.membership.role == Role.ADMIN,
         }  # fmt: skip
+
+
+def vat_text(terms: dict) -> str:  # type: ignore[type-arg]
+    """A bid's VAT terms in the page's language: "excl. VAT · 13% · Special VAT invoice (专票)"."""
+    included = terms.get("prices_include_vat")
+    parts = [
+        pgettext("VAT terms", "VAT not stated") if included is None
+        else pgettext("VAT terms", "incl. VAT") if included
+        else pgettext("VAT terms", "excl. VAT")
+    ]  # fmt: skip
+    if terms.get("vat_rate") is not None:
+        parts.append(f"{terms['vat_rate']}%")
+    if terms.get("invoice_type"):
+        parts.append(str(dict(InvoiceType.choices).get(terms["invoice_type"], "")))
+    return " · ".join(p for p in parts if p)
+
+
+def _answer_rows(rfq: Rfq, answers, evaluation) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    """Each answer with its visible terms, VAT terms, month on the team's basis (once prices
+    are visible), gaps, and where it stands (the evaluation's status once ranked)."""
+    by_answer = {row["answer_id"]: row for row in evaluation["rows"]}
+    visible = rfq.prices_visible()
+    rows = []
+    for a in answers:
+        standing = terms_standing(rfq, a.terms)
+        ranked = by_answer.get(a.pk)
+        status = ranked["status"] if ranked else standing.status
+        rows.append({
+            "answer": a, "terms": selectors.answer_terms_for_team(rfq, a),
+            "compliance": terms_compliance(rfq, a.terms), "vat": vat_text(a.terms),
+            "money": evaluation_module.comparable_month(rfq, a) if visible else None,
+            "status": status, "reasons": ranked["reasons"] if ranked else [],
+            "blocked": status != "conforming",
+            "fabric": FABRIC_NAMES.get(a.terms.get("fabric") or "", a.terms.get("fabric") or ""),
+        })  # fmt: skip
+    return rows
 
 
 class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
@@ -163,7 +204,8 @@ class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
                 if not form.is_valid():
                     raise ValidationError(form.errors.as_text())
                 d = dict(form.cleaned_data)
-                answer = next(a for a in answers if str(a.pk) == d.pop("answer"))
+                chosen = d.pop("answer")  # once: not inside the search (a 500 on the 2nd one)
+                answer = next(a for a in answers if str(a.pk) == chosen)
                 services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
                 messages.success(request, _("Award proposed; waiting for an approver."))
             elif op in EXTRA_OPS:
@@ -242,7 +284,10 @@ class AwardActionView(TeamWriteMixin, View):
                 form.is_valid()
                 services.award_decide(award=award, user=request.user,
                                       approve=form.cleaned_data.get("decision") == "approve",
-                                      comment=form.cleaned_data.get("comment", ""))  # fmt: skip
+                                      comment=form.cleaned_data.get("comment", ""),
+                                      confirm_override=bool(
+                                          form.cleaned_data.get("confirm_override")
+                                      ))  # fmt: skip
             elif op == "acceptance":
                 form = UploadForm(request.POST, request.FILES)
                 if not form.is_valid():

@@ -1,5 +1,6 @@
-"""Demo vendors: the three vendors of the seed articles, with exactly what the articles claim
-(all recorded as claims), plus clearly fictional vendors with varied data centres and networks."""
+"""Demo vendors, all fictional and plainly marked (示例 / demo): vendors with varied data centres
+and networks, and look-alikes that repeat the claims of the seed articles' vendors under made-up
+names (domain/seed_vendor_claims.py)."""
 
 from __future__ import annotations
 
@@ -320,22 +321,22 @@ def vendor_from_facts(*, facts: VendorFacts, team, user, note: str = "") -> Vend
 
 
 def load(*, team, user) -> list[Vendor]:  # type: ignore[no-untyped-def]
-    """Demo loader hook called by `manage.py demo_setup`."""
+    """Demo loader hook called by `manage.py demo_setup`: fictional vendors only, plainly marked.
+
+    The seed articles' vendors are real companies the articles cite favourably; the demo shows
+    the red flags their claims would raise on fictional look-alikes
+    (`domain.seed_vendor_claims.DEMO_PATTERN_VENDORS`), never on their names."""
+    from domain.seed_vendor_claims import DEMO_PATTERN_VENDORS
+
     vendors = []
-    try:
-        from domain.seed_vendor_claims import SEED_VENDORS
-    except ImportError:  # pragma: no cover - the module ships with the project
-        SEED_VENDORS = ()
-    note = (
-        "演示数据：按种子文章所述录入，均为厂商声称，未经核实。"
-        "Demo: claims as the seed articles state them, unverified."
-    )
-    for facts in SEED_VENDORS:
-        vendors.append(vendor_from_facts(facts=facts, team=team, user=user, note=note))
+    note = "虚构的演示厂商 / fictional demo vendor"
     for facts in FICTIONAL_VENDORS:
-        vendors.append(
-            vendor_from_facts(
-                facts=facts, team=team, user=user, note="虚构的演示厂商 / fictional demo vendor"
-            )
-        )
+        vendors.append(vendor_from_facts(facts=facts, team=team, user=user, note=note))
+    pattern_note = (
+        "虚构的演示厂商：其声称的资质与种子文章中的常见问题相同，均未经核实。"
+        " / Fictional demo vendor: its claims repeat problems seen in the seed articles; "
+        "unverified."
+    )
+    for facts in DEMO_PATTERN_VENDORS:
+        vendors.append(vendor_from_facts(facts=facts, team=team, user=user, note=pattern_note))
     return vendors

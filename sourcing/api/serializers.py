@@ -11,7 +11,7 @@ from ..choices import FabricRequirement
 from ..kit import rfq_kit
 from ..models import Answer, AuditEvent, Award, DeadlineExtension, Invitation, Rfq
 from ..selectors import answer_terms_for_team
-from ..terms import terms_compliance
+from ..terms import terms_compliance, terms_standing
 
 
 class RfqSerializer(serializers.ModelSerializer):
@@ -26,7 +26,8 @@ class RfqSerializer(serializers.ModelSerializer):
         fields = (
             "id", "title", "workload", "gpu_models", "nodes", "min_internode_gbps", "fabric",
             "require_pfc", "require_ecn", "region", "term_months", "min_availability",
-            "min_trial_days", "deadline", "sealed", "required_evidence", "kit_pairs",
+            "min_trial_days", "mandatory", "nonconforming", "deadline", "sealed",
+            "required_evidence", "kit_pairs",
             "kit_duration_s", "weights", "notes", "state", "published_at", "closed_at",
             "ranking_run", "status", "error", "benchmark_kit", "created_at",
         )  # fmt: skip
@@ -132,13 +133,14 @@ class TeamAnswerSerializer(serializers.ModelSerializer):
     terms = serializers.SerializerMethodField()
     prices_sealed = serializers.SerializerMethodField()
     compliance = serializers.SerializerMethodField()
+    standing = serializers.SerializerMethodField()
     evidence_verdict = serializers.CharField(source="evidence_run.verdict", default="")
 
     class Meta:
         model = Answer
         fields = ("id", "vendor", "vendor_name", "revision", "submitted_at", "revised_at",
-                  "prices_sealed", "terms", "compliance", "evidence_run", "evidence_verdict",
-                  "quote")  # fmt: skip
+                  "prices_sealed", "terms", "compliance", "standing", "evidence_run",
+                  "evidence_verdict", "quote")  # fmt: skip
 
     def get_terms(self, answer: Answer) -> dict:  # type: ignore[type-arg]
         return answer_terms_for_team(answer.rfq, answer)
@@ -148,6 +150,10 @@ class TeamAnswerSerializer(serializers.ModelSerializer):
 
     def get_compliance(self, answer: Answer) -> list[str]:
         return terms_compliance(answer.rfq, answer.terms)
+
+    def get_standing(self, answer: Answer) -> str:
+        """conforming, knocked_out or ranked_last against the mandatory requirements."""
+        return terms_standing(answer.rfq, answer.terms).status
 
 
 class SupplierAnswerSerializer(serializers.ModelSerializer):
@@ -198,7 +204,8 @@ class AwardSerializer(serializers.ModelSerializer):
         model = Award
         fields = ("id", "rfq", "answer", "vendor_name", "state", "rationale", "proposed_by",
                   "proposed_at", "decided_by", "decided_at", "decision_comment",
-                  "min_line_fraction", "min_pairs", "trial_days", "trial_ends_at",
+                  "blockers", "override_reason", "min_line_fraction", "min_pairs", "trial_days",
+                  "trial_ends_at",
                   "acceptance_run", "acceptance_evidence", "acceptance_checked_at")  # fmt: skip
         read_only_fields = fields
 
@@ -209,10 +216,18 @@ class AwardProposeSerializer(serializers.Serializer):
     min_line_fraction = serializers.FloatField(min_value=0.01, max_value=1, default=0.9)
     min_pairs = serializers.IntegerField(min_value=1, required=False)
     trial_days = serializers.IntegerField(min_value=0, required=False)
+    override_reason = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=2000,
+        help_text="Only to award a knocked-out or excluded bidder: why, in writing. A second "
+        "team admin must then approve with confirm_override.",
+    )  # fmt: skip
 
 
 class DecisionSerializer(serializers.Serializer):
     comment = serializers.CharField(allow_blank=True, default="")
+    confirm_override = serializers.BooleanField(
+        default=False, help_text="Required to approve an award that overrides the rules."
+    )
 
 
 class EvidenceUploadSerializer(serializers.Serializer):
@@ -235,7 +250,14 @@ class EvaluationRowSerializer(serializers.Serializer):
     verdict = serializers.CharField(allow_blank=True)
     scores = serializers.DictField(child=serializers.FloatField())
     total = serializers.FloatField()
-    position = serializers.IntegerField()
+    position = serializers.IntegerField(
+        allow_null=True, help_text="None: knocked out or excluded, not ranked."
+    )
+    status = serializers.ChoiceField(
+        choices=["conforming", "ranked_last", "knocked_out", "excluded"]
+    )
+    reasons = serializers.ListField(child=serializers.CharField())
+    reason_codes = serializers.ListField(child=serializers.CharField())
 
 
 class EvaluationSerializer(serializers.Serializer):

@@ -202,8 +202,11 @@ class AwardViewSet(TeamScopedViewSet):
         data = s.DecisionSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            award = services.award_decide(award=award, user=request.user, approve=approve,
-                                          comment=data.validated_data["comment"])  # fmt: skip
+            award = services.award_decide(
+                award=award, user=request.user, approve=approve,
+                comment=data.validated_data["comment"],
+                confirm_override=data.validated_data["confirm_override"],
+            )  # fmt: skip
         except services.Conflict as exc:  # decided first by someone else: nothing recorded
             return _conflict_response(exc)
         return Response(s.AwardSerializer(award).data)

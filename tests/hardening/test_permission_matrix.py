@@ -460,7 +460,9 @@ def _build_sourcing(d: TeamData, user, supplier_name: str) -> Any:  # type: igno
     d.rfq.refresh_from_db()
     d.answer.refresh_from_db()
     d.evidence_log = BenchmarkLog.objects.filter(test_run=d.answer.evidence_run).first()
-    d.award = award_propose(rfq=d.rfq, user=user, answer=d.answer, rationale="matrix")
+    # the matrix vendor has critical findings: the award overrides the risk policy, in writing
+    d.award = award_propose(rfq=d.rfq, user=user, answer=d.answer, rationale="matrix",
+                            override_reason="matrix: permissions, not the rules")  # fmt: skip
     return account
 
 

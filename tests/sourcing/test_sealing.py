@@ -42,7 +42,8 @@ def _change_verbs(rfq: Rfq) -> list[str]:
 def _prices_shown(rfq: Rfq, api, page) -> bool:  # type: ignore[no-untyped-def]
     answers = api.get(f"/api/v1/rfqs/{rfq.pk}/answers/").json()
     shown_api = any("price_per_node_month" in a["terms"] for a in answers)
-    shown_page = PRICE in page.get(f"/sourcing/{rfq.pk}/").content.decode()
+    html = page.get(f"/sourcing/{rfq.pk}/").content.decode()
+    shown_page = PRICE in html or f"{int(PRICE):,}" in html  # as entered or grouped
     assert shown_api == shown_page
     return shown_api
 

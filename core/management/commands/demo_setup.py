@@ -16,6 +16,7 @@ from accounts.choices import Role
 from accounts.models import Membership, Team
 
 # Apps whose `demo.load(team=..., user=...)` runs, in this order (later ones use earlier data).
+SECOND_ADMIN = "demo2"  # four-eyes approvals need a second team admin
 DEMO_APPS = ("vendors", "quotes", "benchmarks", "rankings", "reports", "serving", "sourcing")
 
 
@@ -52,6 +53,7 @@ class Command(BaseCommand):
                 _delete_team_data(team)
             team = Team.objects.create(name="演示团队 Demo team", slug="demo", is_demo=True)
             user = self._demo_user(team)
+            self._demo_user(team, SECOND_ADMIN)  # a second admin: four-eyes approvals
             for app in DEMO_APPS:
                 try:
                     module = importlib.import_module(f"{app}.demo")
@@ -62,11 +64,12 @@ class Command(BaseCommand):
                     self.stdout.write(f"  demo data loaded: {app}")
         self._announce()
 
-    def _demo_user(self, team: Team):  # type: ignore[no-untyped-def]
+    def _demo_user(self, team: Team, username: str = "demo"):  # type: ignore[no-untyped-def]
+        """A team admin whose password is its name (demo/demo, demo2/demo2)."""
         User = get_user_model()
-        user, _ = User.objects.get_or_create(username="demo", defaults={"is_staff": True})
+        user, _ = User.objects.get_or_create(username=username, defaults={"is_staff": True})
         user.is_staff = True
-        user.set_password("demo")
+        user.set_password(username)
         user.save()
         Membership.objects.update_or_create(user=user, defaults={"team": team, "role": Role.ADMIN})
         return user
@@ -77,5 +80,11 @@ class Command(BaseCommand):
                 f"DEMO MODE: log in at http://127.0.0.1:{os.environ.get('PORT', '8000')}/"
                 " with user 'demo', password 'demo' "
                 "(created because DEBUG is on; never use this in production)."
+            )
+        )
+        self.stdout.write(
+            self.style.WARNING(
+                f"DEMO MODE: a second team admin '{SECOND_ADMIN}', password '{SECOND_ADMIN}', "
+                "approves what 'demo' proposes (awards, overrides, deadline extensions)."
             )
         )
