@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-fast lint check-migrations bench load audit sysdeps e2e-deps clean
+.PHONY: install run test test-fast test-sqlite lint check-migrations bench load audit sysdeps \
+	portal-sysdeps e2e-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -19,7 +20,7 @@ install: $(STAMP)
 # var/worker.log) and stops when runserver, in the foreground, stops.
 RUN_ENV := DJANGO_DEBUG=true PORTAL_EMBEDDED_BROKER=true
 PORT ?= 8000
-run: install sysdeps
+run: install portal-sysdeps
 	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
 	$(RUN_ENV) PORT=$(PORT) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
 	@mkdir -p var; \
@@ -30,9 +31,13 @@ run: install sysdeps
 	echo "Celery worker started (pid $$worker, log var/worker.log)"; \
 	$(RUN_ENV) DJANGO_RUNSERVER_HIDE_WARNING=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# System packages the tests need beyond Python (Chromium for browser tests, CJK fonts).
+# System packages beyond Python: what the portal uses (CJK fonts, Pango for the PDF reports),
+# and for the tests also Chromium, ChromeDriver, poppler-utils and LibreOffice Calc.
+portal-sysdeps:
+	bash scripts/ensure_sysdeps.sh portal
+
 sysdeps:
-	bash scripts/ensure_sysdeps.sh
+	bash scripts/ensure_sysdeps.sh test
 
 lint: install
 	$(BIN)/ruff check .

@@ -258,6 +258,9 @@ if EMBEDDED_BROKER:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(EMBEDDED_BROKER_DIR),
         "data_folder_out": str(EMBEDDED_BROKER_DIR),
+        # The exchanges' tables; kombu's default is "control" in the working directory, which
+        # put broker state into the checkout.
+        "control_folder": str(Path(EMBEDDED_BROKER_DIR) / "control"),
         "store_processed": False,
         "polling_interval": 0.2,
         "visibility_timeout": CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"],
