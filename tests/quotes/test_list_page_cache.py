@@ -160,3 +160,46 @@ def test_compare_page_costs_and_terms_follow_changes(team_a, analyst_a, client_a
     # Chinese rows are written in Chinese
     zh = get(url, "zh-hans").content.decode()
     assert "Cost per effective training hour" not in zh
+
+
+def test_a_second_view_of_the_same_rows_takes_them_from_the_cache(
+    team_a, analyst_a, client_as, monkeypatch
+):  # type: ignore[no-untyped-def]
+    from quotes.templatetags import quote_rows as tag
+
+    vendor = make_vendor(team_a, "Kept Rows Cloud")
+    make_quote(team_a, analyst_a, vendor, label="kr-1")
+    get = _getter(client_as(analyst_a))
+    cache.clear()
+    first = _rows(get("/quotes/", "en").content.decode())
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("rows written again")
+
+    monkeypatch.setattr(tag, "_quote_row", refuse)
+    assert _rows(get("/quotes/", "en").content.decode()) == first
+    # kept in Django's cache, nowhere else: emptying it writes the rows again
+    cache.clear()
+    with pytest.raises(AssertionError, match="rows written again"):
+        get("/quotes/", "en")
+
+
+def test_the_api_list_answers_kept_rows_without_serialising_them(
+    team_a, analyst_a, api_as, monkeypatch
+):  # type: ignore[no-untyped-def]
+    from quotes.api.serializers import QuoteSerializer
+
+    vendor = make_vendor(team_a, "Kept Answers Cloud")
+    make_quote(team_a, analyst_a, vendor, label="ka-1")
+    api = api_as(analyst_a)
+    cache.clear()
+    first = api.get("/api/v1/quotes/").json()
+
+    def refuse(self, instance):  # type: ignore[no-untyped-def]
+        raise AssertionError("row serialised again")
+
+    monkeypatch.setattr(QuoteSerializer, "to_representation", refuse)
+    assert api.get("/api/v1/quotes/").json() == first
+    cache.clear()
+    with pytest.raises(AssertionError, match="row serialised again"):
+        api.get("/api/v1/quotes/")
