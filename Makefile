@@ -53,6 +53,17 @@ test: install sysdeps
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/portal} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} \
 	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra
+	$(MAKE) test-sqlite
+
+# SQLite lane: the page and API tests again on SQLite, the database of `make run`, so that SQL
+# only PostgreSQL accepts fails CI too. No Redis (the cache is local memory, tasks run
+# in-process); tests that need the real worker, PostgreSQL or a browser are left out or skip.
+SQLITE_LANE := tests/quotes tests/vendors tests/rankings tests/benchmarks tests/reports \
+	tests/sourcing tests/serving tests/accounts tests/core
+test-sqlite: install
+	env -u REDIS_URL DATABASE_URL=sqlite:///$(CURDIR)/var/test-sqlite.sqlite3 \
+	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra \
+	  -m "not e2e and not worker and not slow" $(SQLITE_LANE)
 
 # Fast lane (no PostgreSQL, Redis, worker or browser): lint of the domain and its tests, the
 # pure-Python domain tests (parsers, models, money, rules). About 30 s on an idle 2-core machine.

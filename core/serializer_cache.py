@@ -5,9 +5,10 @@ turning the same unchanged rows into the same dicts request after request.
 `CachedListSerializer` keeps each row's answer under a key (core.cache) made of **every**
 stored value of the row (all concrete columns as loaded: `updated_at` and `revision` among
 them, and the values themselves, so a bulk update that calls no save() is a new key too), the
-serializer class and the active time zone: the answer is a function of those, so nothing needs
-invalidating. Only plain rows use it: a serializer whose answer reads anything beyond the row
-must name what in `cache_parts(row)` (the quote's current version, say) or not use it.
+serializer class, the active time zone and language: the answer is a function of those, so
+nothing needs invalidating. Only plain rows use it: a serializer whose answer reads anything
+beyond the row must name what in `cache_parts(row)` (the quote's current version, say) or not
+use it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import get_language
 from rest_framework import serializers
 
 from core import cache
@@ -27,11 +29,13 @@ ROWS_VERSION = 1
 
 
 def row_parts(serializer_class: type, values: Sequence[Any], extra: Sequence[Any] = ()) -> tuple:  # type: ignore[type-arg]
-    """The key parts of a row's answer: the serializer, the time zone, every concrete column's
-    value in field order (`values`) and what else the answer reads (`extra`). A list path that
-    reads rows as values builds the same parts (quotes.api.serializers.quote_list_answers)."""
+    """The key parts of a row's answer: the serializer, the time zone and language, every
+    concrete column's value in field order (`values`) and what else the answer reads
+    (`extra`). A list path that reads rows as values builds the same parts
+    (quotes.api.serializers.quote_list_answers)."""
     name = f"{serializer_class.__module__}.{serializer_class.__qualname__}"
-    return (name, timezone.get_current_timezone_name(), tuple(values), tuple(extra))
+    zone = timezone.get_current_timezone_name()
+    return (name, zone, get_language(), tuple(values), tuple(extra))
 
 
 def cached_answers(
