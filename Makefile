@@ -58,12 +58,14 @@ test: install sysdeps
 # SQLite lane: the page and API tests again on SQLite, the database of `make run`, so that SQL
 # only PostgreSQL accepts fails CI too. No Redis (the cache is local memory, tasks run
 # in-process); tests that need the real worker, PostgreSQL or a browser are left out or skip.
+# Two processes (pytest-xdist), each with its own in-memory test database.
 SQLITE_LANE := tests/quotes tests/vendors tests/rankings tests/benchmarks tests/reports \
 	tests/sourcing tests/serving tests/accounts tests/core
+SQLITE_JOBS ?= 2
 test-sqlite: install
 	env -u REDIS_URL DATABASE_URL=sqlite:///$(CURDIR)/var/test-sqlite.sqlite3 \
 	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra \
-	  -m "not e2e and not worker and not slow" $(SQLITE_LANE)
+	  -n $(SQLITE_JOBS) -m "not e2e and not worker" $(SQLITE_LANE)
 
 # Fast lane (no PostgreSQL, Redis, worker or browser): lint of the domain and its tests, the
 # pure-Python domain tests (parsers, models, money, rules). About 30 s on an idle 2-core machine.
