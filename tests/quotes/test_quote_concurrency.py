@@ -16,8 +16,8 @@ from quotes.models import Quote, QuoteChange, QuoteVersion
 from quotes.services import QuoteConflict, quote_set_measured_bandwidth, quote_update
 from quotes.testing import make_quote, make_vendor, quote_data
 
-# PostgreSQL only: the races below run writers in threads at once; SQLite locks the whole database file, so
-# a second writer fails at once instead of waiting on a row lock as PostgreSQL's do.
+# PostgreSQL only: the races below run writers in threads at once; SQLite locks the whole
+# database file, so a second writer fails at once instead of waiting on a row lock.
 _POSTGRESQL_ONLY = pytest.mark.skipif(
     settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
     reason="racing writers need PostgreSQL's row locks (SQLite locks the whole file)",
