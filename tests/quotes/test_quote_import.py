@@ -22,6 +22,7 @@ def _bulk_inserts_in_one_statement() -> bool:
 
     return connection.vendor == "postgresql"
 
+
 HEADER = [
     "vendor",
     "label",
