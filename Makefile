@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-fast lint check-migrations bench load audit sysdeps e2e-deps clean
+.PHONY: install run test test-fast test-sqlite lint check-migrations bench load audit sysdeps \
+	portal-sysdeps e2e-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -19,7 +20,7 @@ install: $(STAMP)
 # var/worker.log) and stops when runserver, in the foreground, stops.
 RUN_ENV := DJANGO_DEBUG=true PORTAL_EMBEDDED_BROKER=true
 PORT ?= 8000
-run: install sysdeps
+run: install portal-sysdeps
 	$(RUN_ENV) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput
 	$(RUN_ENV) PORT=$(PORT) CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py demo_setup
 	@mkdir -p var; \
@@ -30,9 +31,13 @@ run: install sysdeps
 	echo "Celery worker started (pid $$worker, log var/worker.log)"; \
 	$(RUN_ENV) DJANGO_RUNSERVER_HIDE_WARNING=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# System packages the tests need beyond Python (Chromium for browser tests, CJK fonts).
+# System packages beyond Python: what the portal uses (CJK fonts, Pango for the PDF reports),
+# and for the tests also Chromium, ChromeDriver, poppler-utils and LibreOffice Calc.
+portal-sysdeps:
+	bash scripts/ensure_sysdeps.sh portal
+
 sysdeps:
-	bash scripts/ensure_sysdeps.sh
+	bash scripts/ensure_sysdeps.sh test
 
 lint: install
 	$(BIN)/ruff check .
@@ -48,6 +53,19 @@ test: install sysdeps
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/portal} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} \
 	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra
+	$(MAKE) test-sqlite
+
+# SQLite lane: the page and API tests again on SQLite, the database of `make run`, so that SQL
+# only PostgreSQL accepts fails CI too. No Redis (the cache is local memory, tasks run
+# in-process); tests that need the real worker, PostgreSQL or a browser are left out or skip.
+# Two processes (pytest-xdist), each with its own in-memory test database.
+SQLITE_LANE := tests/quotes tests/vendors tests/rankings tests/benchmarks tests/reports \
+	tests/sourcing tests/serving tests/accounts tests/core
+SQLITE_JOBS ?= 2
+test-sqlite: install
+	env -u REDIS_URL DATABASE_URL=sqlite:///$(CURDIR)/var/test-sqlite.sqlite3 \
+	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra \
+	  -n $(SQLITE_JOBS) -m "not e2e and not worker" $(SQLITE_LANE)
 
 # Fast lane (no PostgreSQL, Redis, worker or browser): lint of the domain and its tests, the
 # pure-Python domain tests (parsers, models, money, rules). About 30 s on an idle 2-core machine.

@@ -30,16 +30,15 @@ from django_filters.filters import FilterMethod
 from django_filters.rest_framework import DjangoFilterBackend
 
 from accounts.middleware import request_membership
-from core.memo import BoundedMemo
+from core import cache as page_cache
 from core.widgets import fast_widgets
 
 MODEL_CHOICE_FILTERS = (django_filters.ModelChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
 MAX_DEPTH = 3
 
-# Rendered filter bars, per FilterSet class, language, parameters and options (a team's vendor
-# list changing makes a new key, never a stale bar).
-_BAR_MEMO: BoundedMemo[SafeString] = BoundedMemo(512)
+# The filter bar's markup: bump when it changes (a shared cache must not serve an older bar).
+BAR_VERSION = 1
 
 
 @cache
@@ -274,10 +273,10 @@ class TeamFilterSet(django_filters.FilterSet):
         """The filter bar's HTML: each shown field as a label, its widget and its errors.
 
         The bar is the same for every request with the same parameters that sees the same
-        options in the same language, so it is rendered once per process, parameters and
-        options (`_bar_options`): writing every <option> (and, for a list opened without
-        filters, building the form: Django deep-copies its fields) cost more than the page's
-        rows."""
+        options in the same language, so it is kept in the cache under those (`_bar_options`:
+        a team's vendor list changing makes a new key, never a stale bar): writing every
+        <option> (and, for a list opened without filters, building the form: Django
+        deep-copies its fields) cost more than the page's rows."""
         options = self._bar_options()
         if options is None:
             return self._bar_html()
@@ -285,8 +284,10 @@ class TeamFilterSet(django_filters.FilterSet):
         if self.is_bound:  # a QueryDict (a page) or a plain dict
             pairs = self.data.lists() if hasattr(self.data, "lists") else self.data.items()
             data = tuple(sorted((str(k), repr(v)) for k, v in pairs))
-        key = (type(self), get_language(), self.form_prefix, data, options)
-        return _BAR_MEMO.get_or_make(key, self._bar_html)
+        cls = type(self)
+        parts = (f"{cls.__module__}.{cls.__qualname__}", get_language(), self.form_prefix, data,
+                 options)  # fmt: skip
+        return page_cache.get_or_set("filter-bar", BAR_VERSION, parts, self._bar_html)
 
     def _bar_html(self) -> SafeString:
         parts = []
@@ -313,7 +314,7 @@ class TeamFilterSet(django_filters.FilterSet):
                     return None
                 found[name] = tuple(queryset.order_by(*labels, "pk").values_list("pk", *labels))
             elif callable(flt.extra.get("choices")):
-                found[name] = tuple(map(tuple, flt.extra["choices"]()))
+                found[name] = page_cache.stable(flt.extra["choices"]())
         if not hasattr(self, "_form"):
             self._options_read = found  # the form, if built now, offers these (no second query)
         return tuple(found.items())

@@ -1,7 +1,9 @@
-"""A Redis cache that fails open: when Redis is down, reads are misses and writes are dropped.
+"""The portal's cache backends: a Redis cache that fails open, and a local-memory cache bounded
+in bytes (for processes without Redis).
 
-The cache only holds things the portal can recompute (rendered ranking sections, serialised
-finished runs), and it shares the queue's Redis; a Redis outage must cost speed, not pages.
+Redis: when it is down, reads are misses and writes are dropped. The cache only holds things
+the portal can recompute (rendered rows and sections, serialised answers), and it shares the
+queue's Redis; a Redis outage must cost speed, not pages.
 Each error is logged (at most once per ``RETRY_AFTER_S`` with the breaker below), and for that
 long the cache does not try Redis again, so a stopped or frozen Redis does not add a connect
 timeout to every request.
@@ -14,6 +16,7 @@ import time
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
@@ -82,3 +85,70 @@ class FailOpenRedisCache(RedisCache):
 
     def clear(self) -> Any:
         return self._call("clear", False, super().clear)
+
+
+# Sizes of the values each named local-memory cache holds (the stores themselves are
+# LocMemCache's, shared by every instance of one name in a process).
+_USED_BYTES: dict[str, list[int]] = {}
+
+
+class SizedLocMemCache(LocMemCache):
+    """Django's local-memory cache bounded in bytes as well as entries: ``OPTIONS`` take
+    ``MAX_BYTES`` (the pickled values of the whole cache) besides ``MAX_ENTRIES``. The least
+    recently used entries go first; a value larger than an eighth of the bound is not kept
+    (one page must not push out everything else). Used without Redis (`make run`, tests,
+    `make load`'s default), where the cache lives in each web process."""
+
+    def __init__(self, name: str, params: dict[str, Any]) -> None:
+        super().__init__(name, params)
+        self.max_bytes = int(params.get("OPTIONS", {}).get("MAX_BYTES", 64 * 1024 * 1024))
+        self._used = _USED_BYTES.setdefault(name, [0])
+
+    @property
+    def used_bytes(self) -> int:
+        return self._used[0]
+
+    def _set(self, key: str, value: bytes, timeout: Any = DEFAULT_TIMEOUT) -> None:
+        self._delete(key)  # a replaced value's bytes are freed first
+        if len(value) > self.max_bytes // 8:
+            return
+        super()._set(key, value, timeout)
+        self._used[0] += len(value)
+        while self._used[0] > self.max_bytes and self._cache:
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        # LocMemCache keeps the most recently used entry first: the last is the oldest.
+        old, value = self._cache.popitem()
+        self._expire_info.pop(old, None)
+        self._used[0] -= len(value)
+
+    def _cull(self) -> None:
+        if self._cull_frequency == 0:
+            self.clear_unlocked()
+            return
+        for _ in range(len(self._cache) // self._cull_frequency):
+            self._drop_oldest()
+
+    def _delete(self, key: str) -> bool:
+        value = self._cache.get(key)
+        if not super()._delete(key):
+            return False
+        self._used[0] -= len(value)
+        return True
+
+    def incr(self, key: Any, delta: int = 1, version: Any = None) -> Any:
+        value = self.get(key, version=version)
+        if value is None:
+            raise ValueError(f"Key '{key}' not found")
+        self.set(key, value + delta, version=version)  # through _set: the size follows
+        return value + delta
+
+    def clear_unlocked(self) -> None:
+        self._cache.clear()
+        self._expire_info.clear()
+        self._used[0] = 0
+
+    def clear(self) -> None:
+        with self._lock:
+            self.clear_unlocked()

@@ -215,20 +215,33 @@ SPECTACULAR_SETTINGS = {
 }
 
 REDIS_URL = env.str("REDIS_URL", default="")
-# Page cache in Redis when there is one. It shares the queue's Redis, so it fails open (a down
-# Redis is a miss, logged; see portal.cache) and gives up on a silent Redis within a second.
+# ---- Cache (core.cache): keys carry what each value is made of, so nothing is invalidated;
+# entries expire after CACHE_TIMEOUT_S. In Redis when there is one: shared by every web
+# process; it also carries the queue, so it fails open (a down Redis is a miss, logged; see
+# portal.cache) and gives up on a silent Redis within a second; entries are kept only with
+# a timeout, so a Redis run with `maxmemory-policy volatile-lru` evicts cache, never queue.
+# Without Redis (`make run`, tests): this process's memory, bounded in bytes.
+CACHE_TIMEOUT_S = env.int("CACHE_TIMEOUT_S", default=6 * 3600)
+CACHE_LOCAL_MAX_BYTES = env.int("CACHE_LOCAL_MAX_BYTES", default=64 * 1024 * 1024)
+LOCAL_CACHE = {
+    "BACKEND": "portal.cache.SizedLocMemCache",
+    "TIMEOUT": CACHE_TIMEOUT_S,
+    "OPTIONS": {"MAX_ENTRIES": 50_000, "MAX_BYTES": CACHE_LOCAL_MAX_BYTES},
+}
 CACHES = {
     "default": {
         "BACKEND": "portal.cache.FailOpenRedisCache",
         "LOCATION": REDIS_URL,
+        "TIMEOUT": CACHE_TIMEOUT_S,
         "OPTIONS": {
             "socket_connect_timeout": env.float("CACHE_REDIS_TIMEOUT_S", default=0.5),
             "socket_timeout": env.float("CACHE_REDIS_TIMEOUT_S", default=0.5),
         },
     }
     if REDIS_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    else LOCAL_CACHE
 }
+# ---- end of cache settings
 # Without Redis, `make run` still runs a real worker (progress bars move): the broker is a folder
 # of message files (kombu's filesystem transport), shared by runserver and the worker on one
 # machine. Development only; a deployment uses Redis.
@@ -261,6 +274,9 @@ if EMBEDDED_BROKER:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(EMBEDDED_BROKER_DIR),
         "data_folder_out": str(EMBEDDED_BROKER_DIR),
+        # The exchanges' tables; kombu's default is "control" in the working directory, which
+        # put broker state into the checkout.
+        "control_folder": str(Path(EMBEDDED_BROKER_DIR) / "control"),
         "store_processed": False,
         "polling_interval": 0.2,
         "visibility_timeout": CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"],

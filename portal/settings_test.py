@@ -18,4 +18,4 @@ LOGGING["root"]["level"] = "WARNING"  # noqa: F405
 STATIC_ROOT = tempfile.mkdtemp(prefix="portal-test-static-")
 # Tests assert English texts unless they ask for Chinese explicitly (Accept-Language or override).
 LANGUAGE_CODE = "en"
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES = {"default": LOCAL_CACHE}  # noqa: F405

@@ -12,7 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
-from core.memo import BoundedMemo
+from core import cache
 from domain import formatting, money
 
 from .models import Quote, QuoteVersion, WorkloadProfile
@@ -24,21 +24,24 @@ HIGHER_IS_BETTER = {"nic_gbps", "nics_per_node", "availability", "rack_uplink_gb
                     "storage_tb", "public_bandwidth_mbps"}  # fmt: skip
 MONEY = LOWER_IS_BETTER
 
-# Written rows per key (see cost_rows, term_rows).
-_COST_MEMO: BoundedMemo[list[dict[str, Any]]] = BoundedMemo(1_000)
-_TERMS_MEMO: BoundedMemo[list[dict[str, Any]]] = BoundedMemo(1_000)
+# The rows' shape and words: bump when they change (a shared cache must not serve older rows).
+ROWS_VERSION = 1
 _VERSION_COLUMNS = tuple(QuoteVersion._meta.concrete_fields)
 
 
-def compare_quotes(team, ids: Sequence[int]):  # type: ignore[no-untyped-def]
-    """The quotes of the page (chosen ones, else the team's current ones) with what it reads:
-    version, GPU, vendor, SLA, data centre and network, in one statement (quotes.compare_rows;
-    the same instances as ``select_related`` over those relations gives)."""
-    from .compare_rows import offers
-
+def compare_quotes(team, ids: Sequence[int]) -> list[Quote]:  # type: ignore[no-untyped-def]
+    """The quotes of the page (chosen ones, else the team's current ones) with a current
+    version, with what it reads (version, GPU, vendor, SLA, data centre and network) in one
+    query, ordered by vendor, label and id. A missing SLA or network is known to be missing
+    (``select_related`` over a reverse one-to-one): reading it costs no query."""
     if team is None:
         return []
-    return offers(team.pk, list(ids))
+    qs = (
+        Quote.objects.filter(team=team, current_version__isnull=False)
+        .select_related("current_version__gpu", "vendor__sla", "data_centre__network")
+        .order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
+    )  # fmt: skip
+    return list(qs.filter(pk__in=list(ids)) if ids else qs.filter(is_current=True))
 
 
 def _cell(text: str, value: float | None = None, **extra: Any) -> dict[str, Any]:
@@ -87,35 +90,23 @@ def cost_rows(
     snapshot = snapshot_build(workload=workload, quotes=quotes, fx={}, findings=False)
     # The rows are a function of the snapshot (every model input), the versions' terms (the
     # bill row), the workload's node count (a problem's words), the basis and the language:
-    # written once per process for each such key (a compare page is opened again and again
-    # with the same offers) and copied out, so a caller's changes never reach the memo.
-    key = (
+    # kept in the cache under those (a compare page is opened again and again with the same
+    # offers).
+    parts = (
         get_language(), basis, workload.nodes,
         json.dumps(snapshot, sort_keys=True, default=str),
         tuple(_terms_key(q.current_version) for q in quotes),
     )  # fmt: skip
-    return _copied(
-        _COST_MEMO.get_or_make(key, lambda: _cost_rows(quotes, workload, basis, snapshot))
+    return cache.get_or_set(
+        "compare-costs", ROWS_VERSION, parts, lambda: _cost_rows(quotes, workload, basis, snapshot)
     )
 
 
-def _copied(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows and their cells as new dicts (what a caller may change; texts are immutable)."""
-    return [{**row, "cells": [dict(c) for c in row["cells"]]} for row in rows]
-
-
 def _terms_key(v: QuoteVersion | None) -> tuple[Any, ...]:
-    """Every stored term of a version (its concrete columns), as a memo key's part."""
+    """Every stored term of a version (its concrete columns), as a key's part."""
     if v is None:
         return ()
-    return tuple(_hashable(getattr(v, f.attname)) for f in _VERSION_COLUMNS)
-
-
-def _hashable(value: Any) -> Any:
-    """A JSON column's list or dict as its canonical text; any other value as it is."""
-    if isinstance(value, list | dict):
-        return json.dumps(value, sort_keys=True, default=str)
-    return value
+    return tuple(cache.stable(getattr(v, f.attname)) for f in _VERSION_COLUMNS)
 
 
 def _cost_rows(
@@ -225,12 +216,14 @@ def term_rows(
     """Every term of the offers in words (the field's own label), best values marked.
 
     A function of the versions' terms, the offers' PFC / ECN, the GPU's name and the language:
-    written once per process for each such key and copied out (`cost_rows` does the same)."""
-    key = (
-        get_language(), tuple(names), display,
+    kept in the cache under those (`cost_rows` does the same)."""
+    parts = (
+        get_language(), tuple(names), f"{display.__module__}.{display.__qualname__}",
         tuple((_terms_key(q.current_version), _lossless_key(q)) for q in quotes),
     )  # fmt: skip
-    return _copied(_TERMS_MEMO.get_or_make(key, lambda: _term_rows(quotes, names, display)))
+    return cache.get_or_set(
+        "compare-terms", ROWS_VERSION, parts, lambda: _term_rows(quotes, names, display)
+    )
 
 
 def _lossless_key(q: Quote) -> tuple[Any, ...]:

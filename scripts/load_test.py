@@ -12,8 +12,10 @@ it). Then it starts gunicorn (DEBUG off, tasks in-process) on a free local port,
 HTTP, and runs wrk (20 connections, ``--duration`` seconds per target) against a trivial page, the
 vendor list, the quote list, the quote comparison, a ranking page and the API. A generated wrk
 Lua script sends the session cookie and prints one JSON line per target, from which this script
-computes p50, p95 and the error rate. Goal: no errors and every p95 at most 3 × the trivial
-page's p95 in the same run; the exit code is 1 when it is missed (after printing everything).
+computes p50, p95 and the error rate. At the end it reads each gunicorn worker's peak resident
+memory (``VmHWM`` in /proc/<pid>/status: the most the process ever held, not a sample). Goal: no
+errors, every p95 at most 3 × the trivial page's p95 in the same run and each worker's peak at
+most 400 MB; the exit code is 1 when it is missed (after printing everything).
 
 The trivial page (``/ping/page/``) is a portal page with no data of its own: the session, the
 user and the team are loaded and the layout with its navigation is rendered, as on every page,
@@ -63,6 +65,7 @@ N_LOGS = 500
 LOGS_PER_RUN = 10
 RANKED_QUOTES = 50
 RATIO_GOAL = 3.0
+WORKER_MEMORY_GOAL_MB = 400
 RESULT_MARK = "LOADTEST_RESULT "
 
 
@@ -561,6 +564,17 @@ class Server:
                 time.sleep(0.3)
         raise SystemExit(f"gunicorn did not answer /health/ within 60 s; see {self.log.name}")
 
+    def worker_peaks(self) -> list[tuple[int, float, float]]:
+        """(pid, peak MB, current MB) of each live worker (the master's child processes)."""
+        if self.proc is None:
+            return []
+        out = []
+        for pid in _children(self.proc.pid):
+            status = _proc_status(pid)
+            if "VmHWM" in status:
+                out.append((pid, status["VmHWM"] / 1024, status.get("VmRSS", 0) / 1024))
+        return sorted(out)
+
     def stop(self) -> None:
         proc, self.proc = self.proc, None
         if proc is None or proc.poll() is not None:
@@ -571,6 +585,36 @@ class Server:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
+
+
+def _children(parent: int) -> list[int]:
+    """The pids whose parent is `parent` (from /proc/<pid>/stat; Linux)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces, so split after its ")"
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+            found.append(int(entry.name))
+    return found
+
+
+def _proc_status(pid: int) -> dict[str, int]:
+    """The kB figures of /proc/<pid>/status (VmHWM: peak resident set; VmRSS: current)."""
+    out = {}
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        name, _, value = line.partition(":")
+        if value.strip().endswith("kB"):
+            out[name] = int(value.split()[0])
+    return out
 
 
 def static_fingerprint() -> str:
@@ -704,6 +748,23 @@ def measure(
     return rows
 
 
+def report_memory(peaks: list[tuple[int, float, float]]) -> bool:
+    print()
+    if not peaks:
+        print("worker memory: not readable (no /proc): not judged")
+        return True
+    for pid, peak, now in peaks:
+        flag = "  <-- goal missed" if peak > WORKER_MEMORY_GOAL_MB else ""
+        print(f"gunicorn worker {pid}: peak {peak:.0f} MB, now {now:.0f} MB{flag}")
+    highest = max(peak for _pid, peak, _now in peaks)
+    ok = highest <= WORKER_MEMORY_GOAL_MB
+    print(
+        f"MEMORY: {'PASS' if ok else 'FAIL'} (goal: each worker's peak <= "
+        f"{WORKER_MEMORY_GOAL_MB} MB; highest {highest:.0f} MB)"
+    )
+    return ok
+
+
 def report(rows: list[Row], args: argparse.Namespace) -> bool:
     base = rows[0].p95_ms or 0.001
     header = (
@@ -742,7 +803,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--redis-url",
         default=os.environ.get("LOAD_REDIS_URL", ""),
-        help="cache for the web processes (default: none, per-process memory)",
+        help="cache for the web processes (default: none, each process's memory, bounded)",
     )
     parser.add_argument("--duration", type=float, default=15.0, help="seconds per target")
     parser.add_argument("--connections", type=int, default=20)
@@ -783,13 +844,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gunicorn: {args.workers} workers on {server.base} (log {server.log.name})")
         cookie = login(server.base)
         rows = measure(args, server.base, cookie, plan)
+        peaks = server.worker_peaks()
     except KeyboardInterrupt:
         print("interrupted: stopping gunicorn", file=sys.stderr)
         return 130
     finally:
         server.stop()
     ok = report(rows, args)
-    return 0 if ok else 1
+    memory_ok = report_memory(peaks)
+    return 0 if ok and memory_ok else 1
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ Names are stored in NFKC (Django's create_user and forms normalise them), so a u
 UPPER(name) makes ``Alice`` / ``ａlice`` / ``ALICE`` one name even when two requests race past the
 check in ``accounts.services.username_taken`` (which also folds ß -> ss and the like). It also
 serves the case-insensitive lookup at log-in. The user model belongs to django.contrib.auth, so
-the index is created here with SQL that PostgreSQL and SQLite both accept.
+the index is created here with SQL that PostgreSQL and SQLite both accept, after the last of
+django.contrib.auth's own migrations: SQLite alters a column by copying the table, which drops an
+index it does not know of (an index made before auth's later migrations was gone on SQLite).
 """
 
 from django.conf import settings
@@ -36,6 +38,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+        ("auth", "0012_alter_user_first_name_max_length"),
     ]
 
     operations = [migrations.RunPython(create_index, drop_index, elidable=False)]

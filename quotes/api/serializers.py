@@ -7,7 +7,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from core.serializer_memo import MemoListSerializer
+from core.serializer_cache import CachedListSerializer, cached_answers, row_parts
 from domain import plausibility
 from domain.trainmodel.workload import architecture_problems
 from vendors.models import DataCentre, Vendor
@@ -73,26 +73,6 @@ class QuoteTermsSerializer(serializers.ModelSerializer):
             "vat_rate": {"error_messages": {"invalid_choice": VAT_RATE_CHOICE_ERROR}},
         }
 
-    def to_representation(self, instance):  # type: ignore[no-untyped-def]
-        # A version is never edited in place (an edit adds a version), so its terms are
-        # serialised once per process; the key also holds what could change around it (the
-        # GPU's key). A list of 50 quotes spent most of its time here.
-        if instance.pk is None:
-            return super().to_representation(instance)
-        key = (instance.pk, instance.created_at, instance.gpu.key if instance.gpu_id else None)
-        terms = _TERMS.get(key)
-        if terms is None:
-            terms = super().to_representation(instance)
-            if len(_TERMS) >= _TERMS_MAX:
-                _TERMS.pop(next(iter(_TERMS)))  # the oldest entry
-            _TERMS[key] = terms
-        return dict(terms)  # a copy: the caller may change its answer
-
-
-# Serialised terms of quote versions, per process, bounded (about 1 KB each).
-_TERMS: dict[tuple, dict] = {}  # type: ignore[type-arg]
-_TERMS_MAX = 20_000
-
 
 class QuoteSerializer(serializers.ModelSerializer):
     """A quote with its current terms under `terms`; writing terms adds a version."""
@@ -119,7 +99,7 @@ class QuoteSerializer(serializers.ModelSerializer):
             "measured_at", "measured_low_gbps", "measured_high_gbps", "measured_ports_tested",
             "measured_derivation", "revision", "created_at", "updated_at",
         )  # fmt: skip
-        list_serializer_class = MemoListSerializer  # each unchanged row serialised once
+        list_serializer_class = CachedListSerializer  # each unchanged row's answer kept
 
     def get_fields(self):  # type: ignore[no-untyped-def]
         # built when first used (a list whose rows are all known never builds them)
@@ -130,12 +110,15 @@ class QuoteSerializer(serializers.ModelSerializer):
             fields["data_centre"].queryset = DataCentre.objects.filter(vendor__team=team)
         return fields
 
-    def fresh(self, quote: Quote, answer: dict) -> dict:  # type: ignore[type-arg]
-        """A list row kept by MemoListSerializer (keyed by the quote's own columns), with its
-        terms as the current version gives them now (their own cache holds the GPU's key)."""
+    @staticmethod
+    def cache_parts(quote: Quote) -> tuple:  # type: ignore[type-arg]
+        """What a list row's answer reads beyond the quote's own columns: its current
+        version's terms. A version is never edited in place (an edit adds a version), so its
+        id (a quote column), creation time and GPU key stand for them."""
         version = quote.current_version
-        answer["terms"] = None if version is None else _TERMS_OUT.to_representation(version)
-        return answer
+        if version is None:
+            return (None, None)
+        return (version.created_at, version.gpu.key if version.gpu_id else None)
 
     def validate(self, attrs):  # type: ignore[no-untyped-def]
         terms = attrs.get("current_version")
@@ -164,61 +147,28 @@ class QuoteSerializer(serializers.ModelSerializer):
         return attrs
 
 
-_TERMS_OUT = QuoteTermsSerializer()  # read-only use: the list's terms
-
 # The columns of a quote list row read as values (quote_list_answers): every concrete column of
-# the quote (MemoListSerializer's key), then what keys its current version's terms.
+# the quote, then what QuoteSerializer.cache_parts reads of its current version.
 QUOTE_ATTNAMES = tuple(f.attname for f in Quote._meta.concrete_fields)
 LIST_VALUE_COLUMNS = (*QUOTE_ATTNAMES, "current_version__created_at", "current_version__gpu__key")
 
 
 def quote_list_answers(rows: list[tuple], context: dict) -> list[dict]:  # type: ignore[type-arg]
     """The list's answers for `rows` (tuples of LIST_VALUE_COLUMNS, in page order): what
-    ``QuoteSerializer(many=True)`` gives for the same quotes, each row taken from the memos
-    both keep (MemoListSerializer's per-row answer, the versions' terms) without building a
-    model instance. Rows either memo lacks are loaded as instances (one query each kind) and
-    serialised as before, which also fills the memos. A list page of 50 quotes spent a quarter
-    of its time building 150 instances whose every answer was known."""
-    from django.utils import timezone
-
-    memo = MemoListSerializer.memo_of(QuoteSerializer)
-    zone = timezone.get_current_timezone_name()
+    ``QuoteSerializer(many=True)`` gives for the same quotes, each row's answer taken from
+    the cache under the same key (core.serializer_cache) without building a model instance.
+    Rows not kept are loaded as instances (one query) and serialised. A list page of 50
+    quotes spent a quarter of its time building 150 instances whose every answer was known."""
     n = len(QUOTE_ATTNAMES)
-    version_at = QUOTE_ATTNAMES.index("current_version_id")
-    out: list[dict | None] = []  # type: ignore[type-arg]
-    lacking_quotes: dict[int, int] = {}  # pk -> position
-    lacking_terms: dict[int, list[int]] = {}  # version pk -> positions
-    for i, row in enumerate(rows):
-        answer = memo.get(MemoListSerializer.row_key(zone, list(row[:n])))
-        if answer is None:
-            lacking_quotes[row[0]] = i
-            out.append(None)
-            continue
-        answer = dict(answer)
-        version = row[version_at]
-        if version is None:
-            answer["terms"] = None
-        else:
-            terms = _TERMS.get((version, row[n], row[n + 1]))
-            if terms is None:
-                lacking_terms.setdefault(version, []).append(i)
-            else:
-                answer["terms"] = dict(terms)
-        out.append(answer)
-    if lacking_quotes:
-        found = Quote.objects.select_related("current_version__gpu").filter(pk__in=lacking_quotes)
-        loaded = QuoteSerializer(list(found), many=True, context=context).data
-        for answer in loaded:
-            out[lacking_quotes[answer["id"]]] = answer
-    if lacking_terms:
-        for version in QuoteVersion.objects.select_related("gpu").filter(pk__in=lacking_terms):
-            terms = _TERMS_OUT.to_representation(version)
-            for i in lacking_terms[version.pk]:
-                answer = out[i]
-                assert answer is not None
-                answer["terms"] = dict(terms)
-    assert all(answer is not None for answer in out)
-    return out  # type: ignore[return-value]
+    parts = [row_parts(QuoteSerializer, row[:n], row[n : n + 2]) for row in rows]
+
+    def make(missing: list[int]) -> list[dict]:  # type: ignore[type-arg]
+        pks = [rows[i][0] for i in missing]
+        found = Quote.objects.select_related("current_version__gpu").in_bulk(pks)
+        serializer = QuoteSerializer(context=context)
+        return [serializer.to_representation(found[pk]) for pk in pks]
+
+    return cached_answers(QuoteSerializer, parts, make)
 
 
 class WorkloadProfileSerializer(serializers.ModelSerializer):

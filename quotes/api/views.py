@@ -57,8 +57,8 @@ class QuoteViewSet(TeamScopedViewSet):
         return {**super().get_serializer_context(), "team": self.get_team()}
 
     def list(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
-        """The page's rows read as values and answered from the serializer's memos
-        (s.quote_list_answers: the same answer as serialising instances)."""
+        """The page's rows read as values and answered from the cache (s.quote_list_answers:
+        the same answer as serialising instances)."""
         qs = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(qs.values_list(*s.LIST_VALUE_COLUMNS))
         if page is None:

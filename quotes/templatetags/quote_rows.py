@@ -1,11 +1,12 @@
-"""The quote list's table rows, written in Python.
+"""The quote list's table rows, written in Python, and the key of their cached fragment.
 
 The list is the portal's busiest page, and Django's template engine spent more time on its
 rows (25–100 of them, eight cells each) than the database spent finding them. This tag writes
 the same cells with `fast_html` (format_html's output, every value escaped) and Django's
-own number filters, so
-the rows read as the template did. Keep in step with quotes.selectors.LIST_ROW_FIELDS, the
-columns quote_list_rows loads for it.
+own number filters, so the rows read as the template did; the template keeps the written rows
+in the cache (``{% cache %}`` keyed by `quote_rows_key`: the rows' own values and the
+language). Keep in step with quotes.selectors.LIST_ROW_FIELDS, the columns quote_list_rows
+loads for it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
-from core.memo import BoundedMemo
+from core import cache
 from core.templatetags.portal import bilingual_text
 from domain import formatting
 from quotes.models import Quote, QuoteVersion
@@ -40,9 +41,8 @@ def _labels(model: Any, field: str) -> dict[Any, str]:
 _MUTED = SafeString(' class="muted"')  # a constant: nothing of the row's data
 
 
-# Written rows by (language, the detail address's parts, the row's values): a row's HTML is a
-# function of those alone, and most list views show rows an earlier view wrote.
-_ROW_MEMO: BoundedMemo[str] = BoundedMemo(20_000)
+# The rows' markup: bump when it changes (a shared cache must not serve an older release's rows).
+ROWS_VERSION = 1
 
 
 def _address(name: str) -> tuple[str, str]:
@@ -52,25 +52,19 @@ def _address(name: str) -> tuple[str, str]:
 
 
 @register.simple_tag
+def quote_rows_key(quotes: Any) -> str:
+    """What the rows of `quotes` are written from: every value of every row (a bulk update
+    that leaves `updated_at` alone changes them too), the language and the detail address."""
+    return cache.digest(ROWS_VERSION, get_language(), _address("quotes:detail"), list(quotes))
+
+
+@register.simple_tag
 def quote_rows(quotes: Any) -> SafeString:
     """`quotes`: named tuples of quotes.selectors.LIST_ROW_FIELDS, in the page's order."""
     head, tail = _address("quotes:detail")
     lang = get_language()
-    memo = _ROW_MEMO
-    out: list[str | None] = []
-    missing = []
-    for q in quotes:
-        key = (lang, head, tail, q)
-        html = memo.get(key)
-        if html is None:
-            missing.append((len(out), key))
-        out.append(html)
-    if missing:
-        texts = _Texts()
-        for n, (i, key) in enumerate(missing):
-            row = _quote_row(key[3], texts, lang, head, tail)
-            out[i] = memo.put(key, row, adding=len(missing) - n)
-    return SafeString("".join(out))  # type: ignore[arg-type]
+    texts = _Texts()
+    return SafeString("".join(_quote_row(q, texts, lang, head, tail) for q in quotes))
 
 
 class _Texts:

@@ -7,6 +7,7 @@ import threading
 from decimal import Decimal
 
 import pytest
+from django.conf import settings
 from django.db import connections
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -14,6 +15,13 @@ from rest_framework.test import APIClient
 from quotes.models import Quote, QuoteChange, QuoteVersion
 from quotes.services import QuoteConflict, quote_set_measured_bandwidth, quote_update
 from quotes.testing import make_quote, make_vendor, quote_data
+
+# PostgreSQL only: the races below run writers in threads at once; SQLite locks the whole
+# database file, so a second writer fails at once instead of waiting on a row lock.
+_POSTGRESQL_ONLY = pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    reason="racing writers need PostgreSQL's row locks (SQLite locks the whole file)",
+)
 
 
 def _post_data(vendor, **over):  # type: ignore[no-untyped-def]
@@ -224,6 +232,7 @@ def _field(quote: Quote, name: str) -> object:
     return getattr(quote, name) if name == "label" else getattr(quote.current_version, name)
 
 
+@_POSTGRESQL_ONLY
 @pytest.mark.django_db(transaction=True)
 def test_racing_patches_with_if_match_lose_no_accepted_write(team_a, analyst_a):
     quote = make_quote(team_a, analyst_a, make_vendor(team_a, "Race"))
@@ -248,6 +257,7 @@ def test_racing_patches_with_if_match_lose_no_accepted_write(team_a, analyst_a):
     assert sorted(numbers) == list(range(1, 2 + term_writes))
 
 
+@_POSTGRESQL_ONLY
 @pytest.mark.django_db(transaction=True)
 def test_racing_unconditional_patches_all_land(team_a, analyst_a):
     """`If-Match: *` (write whatever the revision): every write is accepted and, each merged

@@ -13,6 +13,16 @@ from quotes.testing import make_vendor
 
 pytestmark = pytest.mark.django_db
 
+
+def _bulk_inserts_in_one_statement() -> bool:
+    """PostgreSQL takes a bulk insert of any size in one statement; SQLite caps a statement's
+    parameters, so Django splits a large bulk insert into batches (a few queries per table,
+    still none per row)."""
+    from django.db import connection
+
+    return connection.vendor == "postgresql"
+
+
 HEADER = [
     "vendor",
     "label",
@@ -108,7 +118,8 @@ def test_the_import_runs_the_same_queries_for_20_rows_as_for_200(team_a, analyst
     small, few = _import_queries(team_a, analyst_a, _many(20))
     large, many = _import_queries(team_a, analyst_a, _many(200))
     assert len(small.created) == 20 and len(large.created) == 200
-    assert few == many <= 12
+    assert few <= 12
+    assert many == few if _bulk_inserts_in_one_statement() else many < few + 20
 
 
 def test_imported_quotes_get_their_version_1_like_created_ones(team_a, analyst_a):
@@ -184,5 +195,6 @@ def test_the_documented_limit_of_2000_rows_imports_in_one_go(team_a, analyst_a):
     make_vendor(team_a, "Other")
     _small, few = _import_queries(team_a, analyst_a, _many(5))
     report, queries = _import_queries(team_a, analyst_a, _many(MAX_ROWS))
-    assert len(report.created) == MAX_ROWS and queries == few
+    assert len(report.created) == MAX_ROWS
+    assert queries == few if _bulk_inserts_in_one_statement() else queries < few + 200
     assert Quote.objects.filter(team=team_a, current_version__number=1).count() == MAX_ROWS + 5

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.utils.translation import get_language
 from rest_framework import serializers
 
-from core.serializer_memo import MemoListSerializer
+from core.serializer_cache import CachedListSerializer
 from domain import plausibility
 
 from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
@@ -130,8 +130,8 @@ class VendorSerializer(PlausibleSerializerMixin, serializers.ModelSerializer):
             "created_at",
             "updated_at",
         )
-        # each unchanged row serialised once (its answer is the row's own columns only)
-        list_serializer_class = MemoListSerializer
+        # each unchanged row's answer kept in the cache (it is the row's own columns only)
+        list_serializer_class = CachedListSerializer
 
     def validate_services(self, value: list[str]) -> list[str]:
         from ..choices import Service

@@ -3,7 +3,8 @@ the quote list): the template engine's nested loops over every vendor's data cen
 than the queries. Same cells as before, every value escaped (`fast_html`, format_html's
 output). Each vendor
 brings `list_data_centres` (vendors.views._with_list_data_centres): plain tuples of the four
-columns used here."""
+columns used here. The template keeps the written rows in the cache (``{% cache %}`` keyed by
+`vendor_rows_key`: every value the rows print, and the language)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeData, SafeString
 from django.utils.translation import get_language, gettext
 
+from core import cache
 from core.templatetags.portal import bilingual
 from vendors.models import DataCentre, NetworkProfile
 
@@ -54,6 +56,21 @@ def network_of(dc: DataCentre) -> NetworkProfile | None:
         return dc.network
     except NetworkProfile.DoesNotExist:
         return None
+
+
+# The rows' markup: bump when it changes (a shared cache must not serve an older release's rows).
+ROWS_VERSION = 1
+# What a row prints of its vendor (vendors.views.LIST_COLUMNS loads these).
+_ROW_COLUMNS = ("pk", "name_zh", "name_en", "is_demo", "findings_critical", "findings_warning",
+                "findings_total", "list_data_centres")  # fmt: skip
+
+
+@register.simple_tag
+def vendor_rows_key(vendors: Any) -> str:
+    """What the rows of `vendors` are written from: every value they print (a bulk update
+    that leaves `updated_at` alone changes them too), the language and the detail address."""
+    values = [tuple(getattr(v, c) for c in _ROW_COLUMNS) for v in vendors]
+    return cache.digest(ROWS_VERSION, get_language(), reverse("vendors:detail", args=[0]), values)
 
 
 @register.simple_tag

@@ -1,5 +1,5 @@
-"""The API lists keep each unchanged row's answer (core.serializer_memo): a row changed in any
-way, even by a bulk update that never calls save(), is answered afresh."""
+"""The API lists keep each unchanged row's answer in the cache (core.serializer_cache): a row
+changed in any way, even by a bulk update that never calls save(), is answered afresh."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import json
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
 from rest_framework.renderers import JSONRenderer
 
-from core import serializer_memo
-from quotes.api import serializers as qs_serializers
 from quotes.api.serializers import QuoteSerializer
 from quotes.models import Quote
 from quotes.testing import make_quote, make_vendor
@@ -71,7 +70,7 @@ def test_vendor_list_rows_follow_bulk_updates(team_a, analyst_a, api_as):  # typ
 def test_the_value_row_list_answers_as_the_serializer_does(
     team_a, analyst_a, api_as, django_assert_max_num_queries
 ):  # type: ignore[no-untyped-def]
-    """The list reads its rows as values and answers from the memos (quotes.api.serializers.
+    """The list reads its rows as values and answers from the cache (quotes.api.serializers.
     quote_list_answers): cold, warm and after changes it answers exactly what serialising the
     instances answers."""
     vendors = [make_vendor(team_a, f"Value Row {i}") for i in range(3)]
@@ -85,8 +84,7 @@ def test_the_value_row_list_answers_as_the_serializer_does(
 
     def truth() -> list:  # type: ignore[type-arg]
         rows = Quote.objects.filter(team=team_a).select_related("current_version__gpu")
-        serializer_memo._MEMOS.clear()
-        qs_serializers._TERMS.clear()
+        cache.clear()
         return QuoteSerializer(list(rows.order_by("pk")), many=True, context={"team": team_a}).data
 
     def answer() -> list:  # type: ignore[type-arg]
@@ -95,8 +93,7 @@ def test_the_value_row_list_answers_as_the_serializer_does(
         return r.json()["results"]
 
     expected = [dict(row) for row in truth()]
-    serializer_memo._MEMOS.clear()
-    qs_serializers._TERMS.clear()
+    cache.clear()
     cold = answer()
     warm = answer()
     as_json = api.get("/api/v1/quotes/").json()["results"]
@@ -105,7 +102,7 @@ def test_the_value_row_list_answers_as_the_serializer_does(
     # the JSON of the value-row path equals the JSON of serialising instances
     render = JSONRenderer().render
     assert json.loads(render(cold)) == json.loads(render(expected))
-    # terms known, quote row unknown (a bulk update) and the reverse (a new version)
+    # a quote row changed by a bulk update, another quote moved to a new version
     Vendor.objects.filter(pk=vendors[2].pk).update(name_en="renamed")  # not in a quote row
     Quote.objects.filter(pk=quotes[2].pk).update(label="vr-renamed")
     r = api.patch(
@@ -113,7 +110,6 @@ def test_the_value_row_list_answers_as_the_serializer_does(
         HTTP_IF_MATCH=f'"{Quote.objects.get(pk=quotes[3].pk).revision}"',
     )  # fmt: skip
     assert r.status_code == 200, r.content
-    qs_serializers._TERMS.clear()  # every version's terms unknown, the quote rows known
     changed = answer()
     assert json.loads(render(changed)) == json.loads(render(truth()))
     by_id = {row["id"]: row for row in changed}

@@ -1,6 +1,7 @@
-"""The compare page's one-statement loader (quotes.compare_rows) gives what the ORM gives: the
-same quotes in the same order, every column of every linked instance equal, absent SLA, data
-centre and network answered without a query, one query in all, and nothing of another team."""
+"""The compare page's offers (quotes.compare.compare_quotes): the chosen quotes (else the
+current ones) in vendor order, every linked instance loaded as the ORM loads it, an absent SLA,
+data centre or network answered without a query, one query in all on either database (the
+README's SQLite and production's PostgreSQL), and nothing of another team."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from quotes.compare_rows import offers
+from quotes.compare import compare_quotes
 from quotes.models import Quote
 from quotes.testing import make_quote, make_vendor
 from vendors.models import DataCentre, NetworkProfile, SlaTerms, Vendor
@@ -41,15 +42,15 @@ def _picture(q: Quote) -> list:  # type: ignore[type-arg]
 
 
 def _orm(team, ids):  # type: ignore[no-untyped-def]
-    qs = (
-        Quote.objects.filter(team=team, current_version__isnull=False)
-        .select_related("vendor__sla", "current_version__gpu", "data_centre__network")
-        .order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
-    )  # fmt: skip
-    return list(qs.filter(pk__in=ids) if ids else qs.filter(is_current=True))
+    """Each quote and its links read one by one (a query per link)."""
+    qs = Quote.objects.filter(team=team, current_version__isnull=False)
+    qs = qs.filter(pk__in=ids) if ids else qs.filter(is_current=True)
+    return sorted(qs, key=lambda q: (q.vendor.name_zh, q.vendor.name_en, q.label, q.pk))
 
 
-def test_every_column_of_every_instance_equals_the_orm(team_a, team_b, analyst_a, make_user):  # type: ignore[no-untyped-def]
+def test_one_query_loads_every_offer_and_its_links_as_read_one_by_one(
+    team_a, team_b, analyst_a, make_user
+):  # type: ignore[no-untyped-def]
     full = make_vendor(team_a, "Full Vendor")
     SlaTerms.objects.create(vendor=full, availability=Decimal("0.999"), hw_replacement_hours=4)
     no_network = make_vendor(team_a, "No Network Vendor")
@@ -68,16 +69,16 @@ def test_every_column_of_every_instance_equals_the_orm(team_a, team_b, analyst_a
     ids = [q.pk for q in quotes] + [foreign.pk]
     for chosen in (ids, []):
         with CaptureQueriesContext(connection) as queries:
-            loaded = offers(team_a.pk, chosen)
+            loaded = compare_quotes(team_a, chosen)
             pictures = [_picture(q) for q in loaded]  # reading every link: no further query
         assert len(queries.captured_queries) == 1
         expected = _orm(team_a, chosen)
         assert [q.pk for q in loaded] == [q.pk for q in expected]
         assert pictures == [_picture(q) for q in expected]
         assert foreign.pk not in {q.pk for q in loaded}
-    assert {q.label for q in offers(team_a.pk, [])} == {"b-full", "a-full-usd", "no-network",
+    assert {q.label for q in compare_quotes(team_a, [])} == {"b-full", "a-full-usd", "no-network",
                                                           "no-dc"}  # fmt: skip
-    loaded = {q.label: q for q in offers(team_a.pk, ids)}
+    loaded = {q.label: q for q in compare_quotes(team_a, ids)}
     assert loaded["b-full"].vendor.sla.hw_replacement_hours == 4
     assert loaded["b-full"].current_version.outliers_confirmed == ["nodes"]
     assert _related(loaded["no-network"].vendor, "sla") is None

@@ -1,7 +1,7 @@
 """The quote list and compare pages keep what they wrote (rows, filter bar, cost and term rows)
-per process, keyed on every value they read: a change of any of those values, by any path
-(a bulk update that never calls save() included), shows at once, and a memo never answers for
-another language, team or set of options."""
+in Django's cache, keyed on every value they read: a change of any of those values, by any path
+(a bulk update that never calls save() included), shows at once, and a kept entry never answers
+for another language, team or set of options."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
 from django.utils import translation
 
-from core import filters as core_filters
 from quotes.filters import QuoteFilter
 from quotes.models import GpuModel, Quote, QuoteVersion
 from quotes.testing import make_quote, make_vendor
@@ -38,12 +38,12 @@ def _getter(client):  # type: ignore[no-untyped-def]
 
 
 def test_quote_list_rows_follow_every_change_and_language(team_a, analyst_a, client_as):  # type: ignore[no-untyped-def]
-    vendor = make_vendor(team_a, "Row Memo Cloud")
+    vendor = make_vendor(team_a, "Row Cache Cloud")
     quote = make_quote(team_a, analyst_a, vendor, label="rm-1")
     get = _getter(client_as(analyst_a))
 
     first = get("/quotes/", "en").content.decode()
-    assert "Row Memo Cloud" in first and "unverified" in first
+    assert "Row Cache Cloud" in first and "unverified" in first
     assert _rows(get("/quotes/", "en").content.decode()) == _rows(first)
     # bulk updates (no save(), no signal) of the quote and of its vendor
     Quote.objects.filter(pk=quote.pk).update(measured_gbps=Decimal("87.5"), label="rm-2")
@@ -59,17 +59,17 @@ def test_quote_list_rows_follow_every_change_and_language(team_a, analyst_a, cli
     Quote.objects.filter(pk=quote.pk).update(current_version=new)
     row = next(r for r in _rows(get("/quotes/", "en").content.decode()) if "rm-2" in r)
     assert f"v{v.number + 1}" in row and f"6 × {v.gpus_per_node} ×" in row
-    # the same row in Chinese is written in Chinese, not taken from the English memo
+    # the same row in Chinese is written in Chinese, not taken from the English entry
     zh = get("/quotes/", "zh-hans").content.decode()
     zh_row = next(r for r in _rows(zh) if "rm-2" in r)
     assert "对比" in zh_row or "比较" in zh_row
     assert "Compare" not in zh_row
 
 
-def test_filter_bar_memo_matches_a_fresh_render_and_follows_the_options(team_a, team_b, analyst_a):  # type: ignore[no-untyped-def]
+def test_filter_bar_kept_matches_a_fresh_render_and_follows_the_options(team_a, team_b, analyst_a):  # type: ignore[no-untyped-def]
     make_vendor(team_a, "Bar Vendor One")
     make_vendor(team_b, "Other Team Vendor")
-    core_filters._BAR_MEMO.clear()
+    cache.clear()
 
     def bar(team, data=None) -> str:  # type: ignore[no-untyped-def]
         return str(QuoteFilter(data, queryset=Quote.objects.filter(team=team), team=team).bar())
@@ -80,7 +80,7 @@ def test_filter_bar_memo_matches_a_fresh_render_and_follows_the_options(team_a, 
 
     with translation.override("en"):
         written = bar(team_a)
-        assert written == fresh(team_a)  # a memo miss writes what the form writes
+        assert written == fresh(team_a)  # a miss writes what the form writes
         assert bar(team_a) == written  # a hit
         assert "Bar Vendor One" in written and "Other Team Vendor" not in written
         assert 'name="gpu"' in written and "H100" in written
@@ -160,3 +160,46 @@ def test_compare_page_costs_and_terms_follow_changes(team_a, analyst_a, client_a
     # Chinese rows are written in Chinese
     zh = get(url, "zh-hans").content.decode()
     assert "Cost per effective training hour" not in zh
+
+
+def test_a_second_view_of_the_same_rows_takes_them_from_the_cache(
+    team_a, analyst_a, client_as, monkeypatch
+):  # type: ignore[no-untyped-def]
+    from quotes.templatetags import quote_rows as tag
+
+    vendor = make_vendor(team_a, "Kept Rows Cloud")
+    make_quote(team_a, analyst_a, vendor, label="kr-1")
+    get = _getter(client_as(analyst_a))
+    cache.clear()
+    first = _rows(get("/quotes/", "en").content.decode())
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("rows written again")
+
+    monkeypatch.setattr(tag, "_quote_row", refuse)
+    assert _rows(get("/quotes/", "en").content.decode()) == first
+    # kept in Django's cache, nowhere else: emptying it writes the rows again
+    cache.clear()
+    with pytest.raises(AssertionError, match="rows written again"):
+        get("/quotes/", "en")
+
+
+def test_the_api_list_answers_kept_rows_without_serialising_them(
+    team_a, analyst_a, api_as, monkeypatch
+):  # type: ignore[no-untyped-def]
+    from quotes.api.serializers import QuoteSerializer
+
+    vendor = make_vendor(team_a, "Kept Answers Cloud")
+    make_quote(team_a, analyst_a, vendor, label="ka-1")
+    api = api_as(analyst_a)
+    cache.clear()
+    first = api.get("/api/v1/quotes/").json()
+
+    def refuse(self, instance):  # type: ignore[no-untyped-def]
+        raise AssertionError("row serialised again")
+
+    monkeypatch.setattr(QuoteSerializer, "to_representation", refuse)
+    assert api.get("/api/v1/quotes/").json() == first
+    cache.clear()
+    with pytest.raises(AssertionError, match="row serialised again"):
+        api.get("/api/v1/quotes/")
