@@ -1,7 +1,11 @@
 """The one rule turning all of an offer's evidence into its per-server bandwidth (DOMAIN.md §9).
 
-- A multi-host collective (nccl-tests busbw per rank × GPUs per server) is the strongest evidence:
-  NCCL drove every NIC of every server. It is the figure when present (kind ``collective``).
+- A multi-host collective is the strongest evidence: NCCL drove every NIC of every server it ran
+  on. With every GPU of a server in the test, the bus bandwidth per rank is already the server's
+  whole network figure (a ring crossing servers runs one channel per NIC, so each rank's busbw is
+  the sum over the server's NICs; NCCL maintainers in NVIDIA/nccl#412): it is the figure as it
+  stands. A test with fewer ranks per host drove that many NICs; its figure is scaled to the
+  server's GPUs and counts as not tested together. Kind ``collective``.
 - Otherwise one link kind is used (RDMA bandwidth before TCP throughput; kinds are never pooled):
   per-port results are scaled by the ports the offer has, and bounded by every set of ports that
   ran at the same time (its per-port P5 × ports). The lowest of these is the figure (kind
@@ -122,14 +126,25 @@ def _collective(grouped: Grouped, offer: OfferPorts) -> _Candidate:
     biggest = runs[-1]
     first = biggest.logs[0]
     gpus = offer.gpus_per_server
+    per_host = _ranks_per_host(first.hosts, first.ranks, gpus)
+    scale = gpus / per_host
+    # NICs a test with fewer ranks per host left idle widen the low end like untested ports.
+    margin = _margin(offer.ports, min(offer.ports, per_host)) if per_host < gpus else 0.0
     return _Candidate(
-        gbps=biggest.typical_gbps * gpus,
-        low=biggest.worst_gbps * gpus,
-        high=biggest.best_gbps * gpus,
-        tested=offer.ports,
-        together=True,
-        sentence=texts.collective(biggest.typical_gbps, gpus, first.hosts, first.ranks),
+        gbps=biggest.typical_gbps * scale,
+        low=biggest.worst_gbps * scale * (1 - margin),
+        high=biggest.best_gbps * scale,
+        tested=offer.ports if per_host >= gpus else min(offer.ports, per_host),
+        together=per_host >= gpus,
+        sentence=texts.collective(biggest.typical_gbps, per_host, gpus, first.hosts, first.ranks),
     )
+
+
+def _ranks_per_host(hosts: int | None, ranks: int | None, gpus: int) -> int:
+    """Ranks the collective ran on each host: every GPU of the server unless the log says less."""
+    if hosts and ranks and ranks >= hosts:
+        return max(1, min(gpus, ranks // hosts))
+    return gpus
 
 
 def _links(grouped: Grouped, offer: OfferPorts) -> _Candidate:

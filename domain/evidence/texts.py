@@ -47,15 +47,28 @@ def ports_together(ports: int, per_port: float, tested: int, total: float) -> Me
     )
 
 
-def collective(per_rank: float, gpus: int, hosts: int | None, ranks: int | None) -> Message:
+def collective(
+    per_rank: float, per_host: int, gpus: int, hosts: int | None, ranks: int | None
+) -> Message:
+    """The sentence for a collective: as it stands when every GPU of a server took part, else
+    scaled from the GPUs (and so NICs) it ran on."""
     where = f"{hosts} hosts" if hosts else "hosts not named"
     where_zh = f"{hosts} 台主机" if hosts else "未列出主机"
+    if per_host >= gpus:
+        return Message(
+            "evidence.collective",
+            f"nccl-tests busbw {g(per_rank)} Gbit/s per rank with all {gpus} GPUs of each server "
+            f"({where}, {ranks or '?'} ranks): the server's whole network",
+            f"nccl-tests 总线带宽每 rank {g(per_rank)} Gbit/s，每台服务器 {gpus} 块 GPU 全部参与"
+            f"（{where_zh}，{ranks or '?'} 个 rank）：即整台服务器的网络带宽",
+        )
     return Message(
-        "evidence.collective",
-        f"nccl-tests busbw {g(per_rank)} Gbit/s per rank × {gpus} GPUs per server "
-        f"({where}, {ranks or '?'} ranks)",
-        f"nccl-tests 总线带宽每 rank {g(per_rank)} Gbit/s × 每台 {gpus} 块 GPU"
-        f"（{where_zh}，{ranks or '?'} 个 rank）",
+        "evidence.collective_scaled",
+        f"nccl-tests busbw {g(per_rank)} Gbit/s per rank on {per_host} of {gpus} GPUs per server "
+        f"({where}, {ranks or '?'} ranks), scaled × {g(gpus / per_host)}, not tested together",
+        f"nccl-tests 总线带宽每 rank {g(per_rank)} Gbit/s，每台服务器 {gpus} 块 GPU 中仅 "
+        f"{per_host} 块参与（{where_zh}，{ranks or '?'} 个 rank），按 × {g(gpus / per_host)} "
+        f"推算，未同时测试",
     )
 
 

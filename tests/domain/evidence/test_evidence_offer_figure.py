@@ -93,9 +93,25 @@ def test_a_multi_host_collective_is_the_strongest_evidence() -> None:
     figure = derive([_evidence(IB_400G, "ib"), nccl], H800_IB)
     assert figure is not None
     assert (figure.kind, figure.evidence_kind) == (COLLECTIVE, "collective_busbw")
-    assert figure.gbps == approx(min(8 * (nccl.gbps or 0), 3200.0))
-    assert "per rank × 8 GPUs" in figure.explanation.en
+    # 16 ranks on 2 hosts: every GPU of each server took part, so the busbw per rank is already
+    # the server's whole network figure (a ring crossing servers runs one channel per NIC).
+    assert (nccl.hosts, nccl.ranks) == (2, 16)
+    assert figure.gbps == approx(min(nccl.gbps or 0, 3200.0))
+    assert figure.tested_together
+    assert "all 8 GPUs of each server" in figure.explanation.en
     assert "evidence.kind_kept_apart" in [n.code for n in figure.notes]
+
+
+def test_a_collective_on_fewer_gpus_per_host_is_scaled_and_not_tested_together() -> None:
+    # The same figures, run with one rank per host: it drove one NIC of each server.
+    nccl = replace(_evidence(NCCL_2_HOSTS), ranks=2)
+    whole = derive([_evidence(NCCL_2_HOSTS)], H800_IB)
+    one = derive([nccl], H800_IB)
+    assert whole is not None and one is not None
+    assert one.gbps == approx(min(8 * (nccl.gbps or 0), 3200.0))
+    assert not one.tested_together and one.ports_tested == 1
+    assert one.low_gbps < one.gbps
+    assert "on 1 of 8 GPUs per server" in one.explanation.en and one.explanation.zh
 
 
 def test_udp_latency_and_one_server_collectives_never_make_a_figure() -> None:
