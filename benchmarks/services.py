@@ -23,6 +23,7 @@ from core.queue import fault_delay
 from domain.benchlogs import catalogue_checks as checks
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.verdict import worst
+from domain.evidence.trust import weakest
 from domain.messages import Message
 
 from . import parsing, selectors
@@ -392,12 +393,17 @@ def quote_measured_update(*, quote, run: TestRun) -> None:  # type: ignore[no-un
     results = BenchmarkLog.objects.filter(
         test_run__quote=quote, test_run__team_id=quote.team_id, status=JobStatus.DONE
     ).exclude(is_archive=True)
+    rows = [row for row in results.values_list("test_run_id", "result", "trust_level") if row[1]]
     derived = parsing.offer_figure(
-        [(str(run_id), r) for run_id, r in results.values_list("test_run_id", "result") if r],
+        [(str(run_id), r) for run_id, r, _trust in rows],
         ports=version.nics_per_node,
         port_gbps=version.nic_gbps,
         gpus_per_server=version.gpus_per_node,
     )
+    if derived is not None:
+        # A figure pooled from several logs is only as trusted as the least trusted of them; the
+        # team's risk policy may count a figure resting on supplied logs as a claim.
+        derived["trust"] = weakest([trust for _run, _r, trust in rows])
     if derived is None and quote.measured_test_run_id != str(run.pk):
         return
     quote_set_measured_bandwidth(

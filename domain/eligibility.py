@@ -68,6 +68,9 @@ class RiskPolicy:
     info: SeverityRule
     unverified_bandwidth: str = "warning"  # severity of a nominal (unbenchmarked) bandwidth
     premium_cap_pct: float = 20.0
+    # Logs a vendor supplied as they came (not witnessed by the team, not carrying the RFQ kit's
+    # token) prove no more than the vendor's word: the team may count them as a claim.
+    supplied_evidence_is_claim: bool = False
 
     def rule(self, severity: str) -> SeverityRule:
         rule: SeverityRule = getattr(self, severity)
@@ -172,6 +175,7 @@ def policy_to_dict(policy: RiskPolicy) -> dict[str, Any]:
         **rules,
         "unverified_bandwidth": policy.unverified_bandwidth,
         "premium_cap_pct": policy.premium_cap_pct,
+        "supplied_evidence_is_claim": policy.supplied_evidence_is_claim,
     }
 
 
@@ -190,6 +194,7 @@ def policy_from_dict(data: Mapping[str, Any] | None) -> RiskPolicy:
         **rules,
         unverified_bandwidth=str(data.get("unverified_bandwidth", base["unverified_bandwidth"])),
         premium_cap_pct=float(data.get("premium_cap_pct", base["premium_cap_pct"])),
+        supplied_evidence_is_claim=data.get("supplied_evidence_is_claim") is True,
     )
 
 
@@ -222,6 +227,28 @@ def bandwidth_unverified(nominal_gbps: float) -> RiskItem:
     )
 
 
+def bandwidth_supplied_only(measured_gbps: float) -> RiskItem:
+    return RiskItem(
+        "bandwidth_supplied_only",
+        "warning",
+        Message(
+            "bandwidth_supplied_only",
+            f"The {measured_gbps:,.0f} Gbit/s per server rests only on logs the vendor supplied "
+            "(not run by the team, no RFQ kit token): the team's policy counts supplied evidence "
+            "as a claim.",
+            f"每台服务器 {measured_gbps:,.0f} Gbit/s 仅依据供应商自行提供的日志（非本团队运行，"
+            "也无询价测试包令牌）：团队的风险策略将供应商提供的证据视为声称值。",
+        ),
+    )
+
+
+def counts_as_verified(*, measured: bool, trust: str | None, policy: RiskPolicy) -> bool:
+    """Whether an offer's bandwidth counts as verified: measured, and under the policy "supplied
+    evidence counts as a claim" backed by at least one witnessed or kit-verified log's figure
+    (``trust`` is the weakest level of the logs behind the figure)."""
+    return measured and not (policy.supplied_evidence_is_claim and trust == "supplied")
+
+
 def nic_implausible(nic_gbps: float) -> RiskItem:
     return RiskItem(
         "claim_implausible",
@@ -245,14 +272,25 @@ def offer_risks(
     bandwidth_measured: bool,
     nodes_used: int,
     policy: RiskPolicy,
+    evidence_trust: str | None = None,
+    measured_gbps: float | None = None,
 ) -> tuple[RiskItem, ...]:
-    """The vendor findings that concern an offer plus the risks of its unverified claims."""
+    """The vendor findings that concern an offer plus the risks of its unverified claims.
+
+    ``evidence_trust`` is the weakest trust level of the logs behind a measured figure
+    (domain.evidence.trust): under ``supplied_evidence_is_claim`` a figure resting only on
+    supplied logs carries the unverified-bandwidth risk too, under its own name."""
     out = list(findings)
     if nic_gbps > MAX_NIC_PORT_GBPS:
         out.append(nic_implausible(nic_gbps))
-    if nodes_used > 1 and not bandwidth_measured and policy.unverified_bandwidth in SEVERITIES:
-        item = bandwidth_unverified(nominal_gbps)
-        out.append(RiskItem(item.code, policy.unverified_bandwidth, item.message))
+    if nodes_used > 1 and policy.unverified_bandwidth in SEVERITIES:
+        item = None
+        if not bandwidth_measured:
+            item = bandwidth_unverified(nominal_gbps)
+        elif not counts_as_verified(measured=True, trust=evidence_trust, policy=policy):
+            item = bandwidth_supplied_only(measured_gbps or nominal_gbps)
+        if item is not None:
+            out.append(RiskItem(item.code, policy.unverified_bandwidth, item.message))
     return tuple(out)
 
 

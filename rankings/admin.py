@@ -11,4 +11,5 @@ class TeamRiskPolicyAdmin(TeamScopedAdmin):
     (exclude, premium, mark, ignore). New runs use it; finished runs keep the one they used."""
 
     list_display = ("team", "critical_action", "warning_action", "info_action",
-                    "unverified_bandwidth", "premium_cap_pct", "updated_at")  # fmt: skip
+                    "unverified_bandwidth", "premium_cap_pct", "supplied_evidence_is_claim",
+                    "updated_at")  # fmt: skip

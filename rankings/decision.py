@@ -78,14 +78,18 @@ def _assessments(
         nic = float(o.get("nic_gbps") or 0.0)
         nominal = nic * float(o.get("nics_per_node") or 1)
         measured = r.bandwidth_basis == "measured"
+        trust = _evidence_trust(o)
+        verified = el.counts_as_verified(measured=measured, trust=trust, policy=policy)
+        figure = float(o.get("measured_gbps") or 0.0)
         fkey = _finding_key(snapshot, o, r.offer_id)
         key = (fkey, nic if nic > el.MAX_NIC_PORT_GBPS else 0.0,
-               None if measured or r.nodes_used <= 1 else nominal)  # fmt: skip
+               None if verified or r.nodes_used <= 1 else (measured, nominal, figure))  # fmt: skip
         found = memo.get(key)
         if found is None:
             risks = el.offer_risks(
                 _items(fkey), nic_gbps=nic, nominal_gbps=nominal, bandwidth_measured=measured,
-                nodes_used=r.nodes_used, policy=policy,
+                nodes_used=r.nodes_used, policy=policy, evidence_trust=trust,
+                measured_gbps=figure or None,
             )  # fmt: skip
             found = memo[key] = el.assess(risks, policy)
         out.append(found)
@@ -95,13 +99,28 @@ def _assessments(
 _NO_OFFER: Mapping[str, Any] = {}
 
 
+def _evidence_trust(offer: Mapping[str, Any]) -> str | None:
+    """The weakest trust level of the logs behind an offer's measured figure, as the snapshot
+    carries it in the figure's derivation (benchmarks.services.quote_measured_update)."""
+    evidence = offer.get("evidence")
+    trust = evidence.get("trust") if isinstance(evidence, Mapping) else None
+    return trust if isinstance(trust, str) else None
+
+
 def _ranges(
     snapshot: Mapping[str, Any],
     offers: Mapping[str, Mapping[str, Any]],
     results: Sequence[cm.OfferResult],
+    policy: el.RiskPolicy = el.DEFAULT_POLICY,
 ) -> tuple[Any, Any]:
+    def verified(r: cm.OfferResult) -> bool:
+        trust = _evidence_trust(offers.get(r.offer_id, _NO_OFFER))
+        return el.counts_as_verified(
+            measured=r.bandwidth_basis == "measured", trust=trust, policy=policy
+        )
+
     def ratio(r: cm.OfferResult) -> float:
-        if r.bandwidth_basis != "measured":
+        if not verified(r):
             return 1.0
         o = offers.get(r.offer_id, _NO_OFFER)
         p5, p50 = o.get("measured_gbps"), o.get("measured_p50_gbps")
@@ -112,7 +131,7 @@ def _ranges(
         np.fromiter((r.compute_time_s for r in results), float, len(results)),
         np.fromiter((r.comm_time_s for r in results), float, len(results)),
         scenario_overlap(snapshot),
-        np.fromiter((r.bandwidth_basis == "measured" for r in results), bool, len(results)),
+        np.fromiter(map(verified, results), bool, len(results)),
         np.fromiter(map(ratio, results), float, len(results)),
     )
 
@@ -135,7 +154,7 @@ def decide(
                     "runner_up": None, "savings": [], "terms": {}, "term_short": []}  # fmt: skip
     offers = {str(o.get("id")): o for o in snapshot["offers"]}
     assessed = _assessments(snapshot, offers, results, policy)
-    low, high = _ranges(snapshot, offers, results)
+    low, high = _ranges(snapshot, offers, results, policy)
     fx = snapshot.get("fx_to_cny") or {}
     pct = np.array([a.premium_pct for a in assessed]) / 100.0
     money = np.array([_in_currency(a.premium_cny_month, r.currency, fx)
@@ -305,6 +324,9 @@ def policy_note(policy: el.RiskPolicy) -> Message:
         pct = f" +{rule.premium_pct:g}%" if rule.action == "premium" and rule.premium_pct else ""
         parts_en.append(f"{en}: {rule.action}{pct}")
         parts_zh.append(f"{zh}：{_ACTION_ZH[rule.action]}{pct}")
+    if policy.supplied_evidence_is_claim:
+        parts_en.append("evidence the vendor supplied counts as a claim")
+        parts_zh.append("供应商自行提供的证据视为声称值")
     return Message("risk_policy", "Risk policy — " + "; ".join(parts_en),
                    "风险策略——" + "；".join(parts_zh))  # fmt: skip
 

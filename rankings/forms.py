@@ -122,7 +122,7 @@ class RiskPolicyForm(forms.ModelForm):
             "critical_action", "critical_premium_pct", "critical_premium_cny_month",
             "warning_action", "warning_premium_pct", "warning_premium_cny_month",
             "info_action", "info_premium_pct", "info_premium_cny_month",
-            "unverified_bandwidth", "premium_cap_pct",
+            "unverified_bandwidth", "premium_cap_pct", "supplied_evidence_is_claim",
         ]  # fmt: skip
 
     def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]

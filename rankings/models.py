@@ -182,6 +182,14 @@ class TeamRiskPolicy(TeamScoped):
         help_text=_("Severity of a multi-node offer whose bandwidth no benchmark has verified."),
     )  # fmt: skip
     premium_cap_pct = models.FloatField(_("premium cap (percent of cost)"), default=20.0)
+    supplied_evidence_is_claim = models.BooleanField(
+        _("evidence the vendor supplied counts as a claim"),
+        default=False,
+        help_text=_(
+            "Logs neither run by the team nor carrying the RFQ kit's token are then treated like "
+            "an unverified bandwidth claim (its severity above)."
+        ),
+    )
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     # every saved version, who saved it and when: the team's policy history page compares them
     history = HistoricalRecords(excluded_fields=["updated_at"])
@@ -224,6 +232,7 @@ class TeamRiskPolicy(TeamScoped):
         return eligibility.RiskPolicy(
             critical=rule("critical"), warning=rule("warning"), info=rule("info"),
             unverified_bandwidth=self.unverified_bandwidth, premium_cap_pct=self.premium_cap_pct,
+            supplied_evidence_is_claim=self.supplied_evidence_is_claim,
         )  # fmt: skip
 
     def clean(self) -> None:

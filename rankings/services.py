@@ -194,7 +194,7 @@ def _evidence(quote: Quote) -> dict[str, Any] | None:
     found = quote.measured_derivation if quote.measured_gbps is not None else None
     if not found:
         return None
-    keys = ("code", "en", "zh", "low_gbps", "high_gbps", "ports", "ports_tested")
+    keys = ("code", "en", "zh", "low_gbps", "high_gbps", "ports", "ports_tested", "trust")
     return {key: found.get(key) for key in keys}
 
 

@@ -66,6 +66,9 @@ class RiskPolicyView(APIView):
             for key, value in request.data.items()
             if key in NUMBER_FIELDS and (problem := plausibility.number_problem(value)) is not None
         }
+        flag = request.data.get("supplied_evidence_is_claim")
+        if flag is not None and not isinstance(flag, bool):
+            numbers["supplied_evidence_is_claim"] = [_("Give true or false.")]
         if numbers:  # true is not 1, 1e-320 is not a premium
             return Response(numbers, status=status.HTTP_400_BAD_REQUEST)
         row = self._row(membership.team)
