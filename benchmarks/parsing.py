@@ -164,7 +164,8 @@ def _directions(values: Any) -> tuple[StreamSummary, ...]:
 def _sizes(data: dict[str, Any]) -> tuple[SizeRow, ...]:
     """The size tables: bandwidth rows (``sizes``) and latency rows (``latency_sizes``).
 
-    Results stored before issue 16 have no ``latency_sizes``; their bandwidth rows still load.
+    Results stored before the parsers kept them have no ``latency_sizes``; their bandwidth
+    rows still load.
     """
     rows = [
         SizeRow(

@@ -15,7 +15,7 @@ The bill of one month, in the quote's own currency:
 `comparable` is that sum converted to CNY (`fx_rate`) and brought to the team's tax basis
 (`tax_factor`), rounded to the cent once, at the end.
 
-Tax basis (issue 15 item 2). Chinese quotes mix prices with VAT (含税) and without (不含税),
+Tax basis. Chinese quotes mix prices with VAT (含税) and without (不含税),
 at 0, 6, 9 or 13 %, and input VAT is deductible only with a special VAT invoice (增值税专用发票,
 专票). On the default basis, *excluding VAT*, an offer costs what the team pays minus the VAT
 it gets back:

@@ -1,4 +1,4 @@
-"""Plausible inputs (issue 15 item 3): hard and soft bounds of every quote and workload number.
+"""Plausible inputs: hard and soft bounds of every quote and workload number.
 
 A value beyond a *hard* bound cannot be real (a 99,999 Gbit/s NIC port, 64 GPUs in one server):
 forms, the API and the importer refuse it. A value beyond a *soft* bound is possible but unusual

@@ -255,7 +255,7 @@ class QuoteVersion(models.Model):
     spare_nodes = models.PositiveSmallIntegerField(
         _("spare servers kept ready"), null=True, blank=True, validators=[MaxValueValidator(1000)]
     )
-    # --- VAT terms (issue 15 item 2); rows from before them state none: their prices are compared
+    # --- VAT terms; rows from before them state none: their prices are compared
     # as entered (domain/money.py `Bill.tax_assumed`) and pages say so.
     prices_include_vat = models.BooleanField(
         _("prices include VAT"), null=True, blank=True,
@@ -267,7 +267,7 @@ class QuoteVersion(models.Model):
     invoice_type = models.CharField(
         _("invoice type"), max_length=10, blank=True, default="", choices=InvoiceType.choices
     )
-    # --- Plausibility (issue 15 item 3): the soft-bound warnings the analyst confirmed.
+    # --- Plausibility: the soft-bound warnings the analyst confirmed.
     outliers_confirmed = models.JSONField(_("confirmed unusual values"), default=list, blank=True)
     notes = models.TextField(_("notes"), blank=True)
     created_by = models.ForeignKey(

@@ -1,4 +1,4 @@
-"""Messages about how a log was read as its tool meant it (issue 16), in English and Chinese.
+"""Messages about how a log was read as its tool meant it, in English and Chinese.
 
 Kept apart from ``catalogue`` so that module stays small; the same rules apply: stable codes,
 numbers formatted here so both languages show the same figures.

@@ -33,7 +33,8 @@ KEYS = (
     "link_type",
     "warnings",
     "error",
-    # Added for issue 16; stored results without them still load (missing = not measured).
+    # Added after the first release; stored results without them still load (missing = not
+    # measured).
     "avg_busbw_gbps",
     "bidir_total_gbps",
     "direction_used",

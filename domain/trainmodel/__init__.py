@@ -1,4 +1,4 @@
-"""Training-time model v2 (issue 14, TRAINING-MODEL.md); formulas and constants: docs/MODEL.md.
+"""Training-time model v2; formulas and constants: docs/MODEL.md.
 
 Public API (pure Python, no Django)::
 

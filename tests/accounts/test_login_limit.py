@@ -22,7 +22,7 @@ def test_a_correct_login_resets_the_count(client, analyst_a):
         assert client.post("/login/", {"username": "alice", "password": "wrong"}).status_code == 200
 
 
-# --- One limit per normalised name and address, on every password path (issue 18, item 3) ---
+# --- One limit per normalised name and address, on every password path ---
 
 WRONG = "wrong-password"
 

@@ -45,7 +45,7 @@ def test_two_iperf3_tests_on_one_pair_parse_and_summarise_as_repeats(
     assert "evidence.repeats" in {note["code"] for note in run_a.run_notes}
     assert run_a.effective_line_rate_gbps == 25.0  # one NIC port, not 8 × 25
     # P4's first interval (10.0 Gbit/s against ~15 after it) is slow start: left out of the
-    # pool, so the P5 is the steady intervals' (issue 16), not the warm-up's.
+    # pool, so the P5 is the steady intervals', not the warm-up's.
     steady = [
         *logs["local_3.12_tcp_P4.json"].result["interval_gbps"][1:],
         *logs["local_3.12_tcp_single.json"].result["interval_gbps"],

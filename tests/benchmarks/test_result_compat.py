@@ -11,7 +11,7 @@ from .conftest import corpus
 
 FIDELITY = corpus("iperf3-json").parents[1] / "fidelity"
 
-# A bidir result as stored before issue 16: both directions summed, none of the new keys.
+# A bidir result as the earlier parser stored it: both directions summed, none of the new keys.
 OLD_BIDIR = {
     "file": "bidir.json",
     "tool": "iperf3",

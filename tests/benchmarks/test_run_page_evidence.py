@@ -1,4 +1,4 @@
-"""The run and log pages show what the parsers keep (issue 16): each direction of a bidirectional
+"""The run and log pages show what the parsers keep: each direction of a bidirectional
 test, latency by message size, the warm-up left out, UDP sent vs received and the nccl-tests size
 table -- real corpus logs uploaded through the upload page, in both languages."""
 

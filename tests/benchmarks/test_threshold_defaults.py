@@ -1,4 +1,4 @@
-"""Issue 16: the thresholds' defaults have one source, the domain's DEFAULT_THRESHOLDS."""
+"""The thresholds' defaults have one source, the domain's DEFAULT_THRESHOLDS."""
 
 from benchmarks.models import AcceptanceThresholds
 from benchmarks.parsing import Limits

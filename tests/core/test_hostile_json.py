@@ -1,4 +1,4 @@
-"""Issue 18, item 1: deeply nested JSON is refused early and clearly, wherever it comes in."""
+"""Deeply nested JSON is refused early and clearly, wherever it comes in."""
 
 from __future__ import annotations
 

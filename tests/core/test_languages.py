@@ -1,5 +1,5 @@
 """Every page of the demo, its PDF and its workbook, in English and in Chinese: no text of the
-other language, no raw code shown to a user, no unformatted number (issue 17, items 2 and 3).
+other language, no raw code shown to a user, no unformatted number.
 
 Data the users typed or the demo loaded (vendor names, quote labels, RFQ titles, file names) may
 be in either language: every text value of the demo's rows is taken out before the check.

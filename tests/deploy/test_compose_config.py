@@ -133,7 +133,7 @@ def test_shared_uploads_override_for_several_machines(tmp_path: Path) -> None:
 
 
 def test_the_worker_runs_with_a_memory_limit(tmp_path: Path) -> None:
-    """Issue 18, item 1: a runaway task cannot take the host (README, "Deployment")."""
+    """A runaway task cannot take the host (README, "Deployment")."""
     worker = _config(tmp_path)["services"]["worker"]
     assert "--max-memory-per-child=1500000" in worker["command"]
     assert int(worker["mem_limit"]) == 4 * 1024**3

@@ -1,4 +1,4 @@
-"""How numbers are written for people: the known offenders of issue 17 and each unit."""
+"""How numbers are written for people: the known offenders and each unit."""
 
 from decimal import Decimal
 

@@ -1,6 +1,6 @@
 """Every page of the demo on a phone (390 px) and a desktop (1440 px) in real Chromium: the page
 never scrolls sideways (wide tables scroll inside their own box), even with a vendor whose name
-is 200 characters long (issue 17, item 4). One browser and one session per width."""
+is 200 characters long. One browser and one session per width."""
 
 from __future__ import annotations
 

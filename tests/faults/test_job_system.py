@@ -1,4 +1,4 @@
-"""core.jobs under real faults (issue 18, items 1 and 11): a job that keeps killing its worker
+"""core.jobs under real faults: a job that keeps killing its worker
 is failed for good after its attempts (no crash loop), a job whose worker died is re-queued as
 soon as its heartbeat stops (not after the broker's one-hour visibility timeout), and a report
 job survives its worker being killed."""

@@ -1,6 +1,6 @@
 """The compare page's costs are a ranking run's (rankings.services.snapshot_build, one source of
 the numbers: preset architecture and SLA repair time included) and its queries do not grow with
-the number of offers or vendors compared (issue 18)."""
+the number of offers or vendors compared."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The workload as the analyst knows it (issue 14, v2 follow-up 1): a preset of a real model or
+"""The workload as the analyst knows it: a preset of a real model or
 the architecture and an optional parallel layout, stored on the workload and used by the ranking;
 impossible ones get bilingual field messages (form and API), never a 500, nothing saved."""
 

@@ -1,4 +1,4 @@
-"""v2's breakdown per offer (issue 14): stored on each result, shown on the ranking page (en and
+"""v2's breakdown per offer: stored on each result, shown on the ranking page (en and
 zh-Hans), in the API, the PDF and the workbook."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""rank_offers with a workload preset name (issue 14 goal 4) and bilingual refusals."""
+"""rank_offers with a workload preset name and bilingual refusals."""
 
 from __future__ import annotations
 

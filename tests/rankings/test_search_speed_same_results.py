@@ -1,4 +1,4 @@
-"""The layout search's speed-ups (issue 14 v2 follow-up 3) change no estimate: rank_offers on
+"""The layout search's speed-ups change no estimate: rank_offers on
 llama3_70b_offers.json, on the offers' own size and on 1-12 servers, gives exactly the figures
 stored in llama3_70b_expected.json, which the full search prints (pruning and the seed bound
 switched off); when the model itself changes, the file is regenerated that way."""

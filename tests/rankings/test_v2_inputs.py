@@ -1,4 +1,4 @@
-"""The data the training-time model v2 uses (issue 14 goal 3): the GPU table in the database
+"""The data the training-time model v2 uses: the GPU table in the database
 (filled from gpus.json, its values win), quote fields for storage, repair, spares and rails (form,
 API and import accept them, bad values get field messages), the vendor's SLA repair time."""
 

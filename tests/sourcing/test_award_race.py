@@ -1,5 +1,5 @@
 """Four-eyes award decisions under concurrency: exactly one decision per award, the loser is told
-409 / a message, never "rejected" while the award stays approved (issue 18, item 5).
+409 / a message, never "rejected" while the award stays approved.
 
 Real threads, each on its own PostgreSQL connection, released together by a barrier; the tests
 commit (transaction=True) so the row locks are the database's own.

@@ -1,5 +1,5 @@
 """Invitation e-mail: safe headers, sent after commit with retries, its outcome recorded on the
-invitation, and a failed one sent again (issue 18, item 8)."""
+invitation, and a failed one sent again."""
 
 from __future__ import annotations
 

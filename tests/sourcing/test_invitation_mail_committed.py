@@ -1,5 +1,5 @@
 """Invitation mail as in production: each request commits, so the mail is sent right after the
-commit and the answer already tells whether it left (issue 18, item 8)."""
+commit and the answer already tells whether it left."""
 
 from __future__ import annotations
 

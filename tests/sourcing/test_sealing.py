@@ -1,5 +1,5 @@
 """Sealed bids stay sealed: a published RFQ can only become stricter, its deadline moves only by
-an audited, four-eyes extension that the suppliers are told about (issue 18, item 2)."""
+an audited, four-eyes extension that the suppliers are told about."""
 
 from __future__ import annotations
 

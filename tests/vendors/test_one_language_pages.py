@@ -1,4 +1,4 @@
-"""Issue 17 leftovers: province choices and report languages read in the page's language only."""
+"""Province choices and report languages read in the page's language only."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 17: the vendor page states each finding once, and each names what it is about."""
+"""The vendor page states each finding once, and each names what it is about."""
 
 import html
 import re

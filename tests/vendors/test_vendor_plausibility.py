@@ -1,4 +1,4 @@
-"""Plausible vendor and workload numbers (issue 15 item 3): beyond a hard bound is a field error,
+"""Plausible vendor and workload numbers: beyond a hard bound is a field error,
 beyond a soft bound the analyst must confirm, in the form (checkbox) and the API
 (confirm_outliers); messages in both languages; nothing half-saved."""
 

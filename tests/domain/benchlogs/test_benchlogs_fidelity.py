@@ -1,4 +1,4 @@
-"""Issue 16: every log read as its tool meant it, on logs recorded for it (data/fidelity/).
+"""Every log read as its tool meant it, on logs recorded for it (data/fidelity/).
 
 The iperf3 logs were recorded between two network namespaces shaped to 1 Gbit/s (see
 data/fidelity/SOURCES.md), so no honest figure can exceed about 1 Gbit/s per direction.

@@ -1,4 +1,4 @@
-"""iperf3 3.12 options that change how the output looks (issue 16, held-back real logs).
+"""iperf3 3.12 options that change how the output looks.
 
 Every file was recorded on the build machine over loopback; origins and exact command lines are
 in data/fidelity/SOURCES.md ("iperf3 option variants"). Each test asserts the figures iperf3

@@ -1,4 +1,4 @@
-"""The nesting bound on uploaded JSON (issue 18, item 1): deep documents are refused early,
+"""The nesting bound on uploaded JSON: deep documents are refused early,
 in bounded memory, however the depth is disguised; real logs pass untouched."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The ranking's memory gate (issue 14): a job that fits nowhere on an offer is not ranked."""
+"""The ranking's memory gate: a job that fits nowhere on an offer is not ranked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rail-optimised servers in the link model (issue 14 v2 follow-up 2, MODEL.md §Links, rails):
+"""Rail-optimised servers in the link model:
 without rails a group over more servers than one rack crosses the spine (two more switch hops,
 0.8 of the bandwidth); with rails, unknown rails, one rack or measured busbw nothing changes."""
 

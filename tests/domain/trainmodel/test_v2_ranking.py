@@ -1,4 +1,4 @@
-"""Ranking by the training-time model v2 (issue 14 goal 1): cost per ETH from v2's rate."""
+"""Ranking by the training-time model v2: cost per ETH from v2's rate."""
 
 from __future__ import annotations
 
