@@ -6,27 +6,28 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 from domain.trainmodel import presets as v2_presets
 
 PRESETS: dict[str, dict[str, Any]] = {
     "pretrain-7b": {
-        "name": "7B pre-training, 8 nodes",
+        "name": _("7B pre-training, 8 nodes"),
         "params_b": 7.0, "tokens_per_step": 4_000_000, "strategy": "ddp", "overlap": 0.5,
         "nodes": 8, "train_tokens": 1.0e12,
     },
     "pretrain-13b": {
-        "name": "13B pre-training, 16 nodes",
+        "name": _("13B pre-training, 16 nodes"),
         "params_b": 13.0, "tokens_per_step": 4_000_000, "strategy": "zero1", "overlap": 0.5,
         "nodes": 16, "train_tokens": 1.0e12,
     },
     "pretrain-70b": {
-        "name": "70B pre-training, 32 nodes (FSDP)",
+        "name": _("70B pre-training, 32 nodes (FSDP)"),
         "params_b": 70.0, "tokens_per_step": 8_000_000, "strategy": "fsdp", "overlap": 0.6,
         "nodes": 32, "train_tokens": 2.0e12,
     },
     "finetune-1node": {
-        "name": "7B fine-tune, one node",
+        "name": _("7B fine-tune, one node"),
         "params_b": 7.0, "tokens_per_step": 500_000, "strategy": "fsdp", "overlap": 0.5,
         "nodes": 1, "train_tokens": 2.0e9,
     },
@@ -59,6 +60,7 @@ def preset_data(key: str) -> dict[str, Any]:
     }  # fmt: skip
     if key in PRESETS:
         data.update(PRESETS[key])
+        data["name"] = str(data["name"])  # in the page's language, stored as the workload's name
         return data
     found = v2_presets()[key]
     data.update(
@@ -109,6 +111,6 @@ def architecture_from_fields(data: Mapping[str, Any], preset_key: str) -> dict[s
 
 def preset_links() -> list[tuple[str, str]]:
     """(key, label) of every preset for the page's "start from" buttons, in the language."""
-    rows = [(k, p["name"]) for k, p in PRESETS.items()]
+    rows = [(k, str(p["name"])) for k, p in PRESETS.items()]
     rows += [(k, p.label.text(get_language())) for k, p in v2_presets().items()]
     return rows
