@@ -53,8 +53,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "portal.security.ContentSecurityPolicyMiddleware",
+    # WhiteNoise answers static files before anything builds a page; CSP concerns the pages
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "portal.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # a body above DATA_UPLOAD_MAX_MEMORY_SIZE under /api/: 413 in JSON, not the HTML 400 page

@@ -292,6 +292,7 @@ def workload_rows(data: ReportData) -> list[tuple[str, str]]:
 
 
 OFFER_LABELS: dict[str, Any] = {
+    "evidence": gettext_lazy("Bandwidth evidence"),
     "gpu": gettext_lazy("GPU"),
     "nodes": gettext_lazy("Nodes"),
     "gpus_per_node": gettext_lazy("GPUs per node"),
@@ -366,8 +367,29 @@ def _offer_value(key: str, value: Any, offer: dict[str, Any], lang: str) -> str:
     if key == "confirmed_outliers" and isinstance(value, list):
         return outlier_words(value, lang)
     if key == "measured_kind":
-        return str({"link": _("one link"), "node": _("a whole node")}.get(str(value), value))
+        return measured_kind_words(value)
+    if key == "evidence" and isinstance(value, dict):
+        return evidence_words(value, lang)
     return f.significant(value) if f.to_float(value) is not None else str(value)
+
+
+def measured_kind_words(value: Any) -> str:
+    """What a measured figure is, in words (domain/evidence/offer.py kinds)."""
+    words = {
+        "link": _("links, scaled to the server's NICs"),
+        "collective": _("a collective across servers"),
+        "node": _("a whole node"),
+    }
+    return str(words.get(str(value), value))
+
+
+def evidence_words(value: dict[str, Any], lang: str) -> str:
+    """How a measured figure was derived, in the reader's language, with its range."""
+    text = str(value.get("zh") if lang.startswith("zh") else value.get("en")) or f.DASH
+    low, high = value.get("low_gbps"), value.get("high_gbps")
+    if low is not None and high is not None:
+        text += f" ({f.bandwidth(low, lang)} – {f.bandwidth(high, lang)})"
+    return text
 
 
 def offer_rows(data: ReportData) -> dict[str, Any]:

@@ -26,6 +26,8 @@ from .summary import (
     WORKLOAD_LABELS,
     _humanise,
     _vendor_of,
+    evidence_words,
+    measured_kind_words,
     outlier_words,
     tax_words,
 )
@@ -273,7 +275,9 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
             if k == "fabric":
                 v = FABRICS.get(str(v), v)
             elif k == "measured_kind":
-                v = str({"link": _("one link"), "node": _("a whole node")}.get(str(v), v))
+                v = measured_kind_words(v)
+            elif k == "evidence" and isinstance(v, dict):
+                v = evidence_words(v, lang or "en")
             elif k == "tax" and isinstance(v, dict):
                 label, v = _("VAT terms"), tax_words(v, lang or "en")
             elif k == "confirmed_outliers" and isinstance(v, list):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 from dataclasses import dataclass
 
 from domain.evidence.trust_facts import TOKEN_RE, RawFacts
@@ -108,7 +109,9 @@ def _time_problem(window: tuple[float, float] | None, want: Challenge) -> Outcom
             "日志没有开始时间（缺少测试包要求的 date 行）。",
         )
     start, end = window
-    if want.published_at_s is not None and start < want.published_at_s:
+    # The tools print whole seconds (iperf3's timesecs, `date`): a test started in the second the
+    # RFQ was published is not "before" it.
+    if want.published_at_s is not None and start < math.floor(want.published_at_s):
         return _refuse(
             "before_publication",
             "The test ran before the RFQ was published.",
