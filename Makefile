@@ -52,7 +52,7 @@ test: install sysdeps
 	$(MAKE) lint check-migrations
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/portal} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} \
-	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra
+	DJANGO_SETTINGS_MODULE=portal.settings_test $(BIN)/python -m pytest -q -ra --durations=15
 	$(MAKE) test-sqlite
 
 # SQLite lane: the page and API tests again on SQLite, the database of `make run`, so that SQL
