@@ -10,20 +10,19 @@ compute/communication formulas stay in `formulas.py` as history (`domain.costmod
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from domain import money
-from domain.costmodel.columns import _fast_valid, _Table
+from domain.costmodel.columns import _Table
 from domain.costmodel.formulas import _bandwidth
 from domain.costmodel.inputs import BASE_SCENARIO, GpuSpec, Offer, Scenario, Workload
 from domain.costmodel.network_warnings import _warnings_column
-from domain.costmodel.ranking import _sort_out
+from domain.costmodel.ranking import checked_offers
 from domain.costmodel.results import OfferProblem
-from domain.costmodel.validation import _currency_ok, _fx_rate, _reference
+from domain.costmodel.validation import _reference
 from domain.messages import Message
 
 
@@ -57,21 +56,7 @@ def bill(
     """Check every offer and bill the good ones; raises ModelInputError only when the
     workload, scenario or reference GPU row is impossible (as `domain.costmodel.rank`)."""
     _reference(workload, gpus, scenario)
-    table: _Table | None = None
-    fast = [False] * len(offers)
-    with contextlib.suppress(TypeError, ValueError, OverflowError):  # odd objects: one by one
-        table = _Table.of(offers)
-        fast = _fast_valid(table, workload, gpus).tolist()
-    currencies = {
-        c for c in {o.currency for o in offers if type(o.currency) is str} if _currency_ok(c)
-    }
-    target = "CNY" if fx_to_cny is not None or len(currencies) > 1 else None
-    rate_of = {cur: _fx_rate(cur, target, fx_to_cny or {}) for cur in currencies}
-    keep, problems = _sort_out(offers, fast, workload, gpus, rate_of)
-    if table is None:
-        table = _Table.of([offers[i] for i in keep])
-    elif len(keep) < len(offers):
-        table = table.take(keep)
+    table, keep, problems, target, rate_of = checked_offers(offers, workload, gpus, fx_to_cny)
     if not keep:
         return Bills((), tuple(problems))
     kept = [offers[i] for i in keep]

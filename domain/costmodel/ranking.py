@@ -36,21 +36,7 @@ def rank(
     Raises ModelInputError only when the workload, scenario or reference GPU row is impossible.
     """
     ref = _reference(workload, gpus, scenario)
-    table: _Table | None = None
-    fast = [False] * len(offers)
-    with contextlib.suppress(TypeError, ValueError, OverflowError):  # odd objects: one by one
-        table = _Table.of(offers)
-        fast = _fast_valid(table, workload, gpus).tolist()
-    currencies = {
-        c for c in {o.currency for o in offers if type(o.currency) is str} if _currency_ok(c)
-    }
-    target = "CNY" if fx_to_cny is not None or len(currencies) > 1 else None
-    rate_of = {cur: _fx_rate(cur, target, fx_to_cny or {}) for cur in currencies}
-    keep, problems = _sort_out(offers, fast, workload, gpus, rate_of)
-    if table is None:
-        table = _Table.of([offers[i] for i in keep])
-    elif len(keep) < len(offers):
-        table = table.take(keep)
+    table, keep, problems, target, rate_of = checked_offers(offers, workload, gpus, fx_to_cny)
     return _ranked(workload, table, gpus, ref, scenario, target, rate_of, problems)
 
 
@@ -126,3 +112,30 @@ def evaluate(
     if outcome.problems:
         raise ModelInputError(outcome.problems[0].messages)
     return outcome.results[0]
+
+
+def checked_offers(
+    offers: Sequence[Offer],
+    workload: Workload,
+    gpus: Mapping[str, GpuSpec],
+    fx_to_cny: Mapping[str, float] | None,
+) -> tuple[_Table, list[int], list[OfferProblem], str | None, dict[str, float | Message]]:
+    """The offers that can be costed as one table (the rest as problems), with the currency they
+    are compared in and each currency's rate to it: vectorised checks first, odd objects one by
+    one. Shared by the first-order ranking and the bill (billing.py)."""
+    table: _Table | None = None
+    fast = [False] * len(offers)
+    with contextlib.suppress(TypeError, ValueError, OverflowError):  # odd objects: one by one
+        table = _Table.of(offers)
+        fast = _fast_valid(table, workload, gpus).tolist()
+    currencies = {
+        c for c in {o.currency for o in offers if type(o.currency) is str} if _currency_ok(c)
+    }
+    target = "CNY" if fx_to_cny is not None or len(currencies) > 1 else None
+    rate_of = {cur: _fx_rate(cur, target, fx_to_cny or {}) for cur in currencies}
+    keep, problems = _sort_out(offers, fast, workload, gpus, rate_of)
+    if table is None:
+        table = _Table.of([offers[i] for i in keep])
+    elif len(keep) < len(offers):
+        table = table.take(keep)
+    return table, keep, problems, target, rate_of
