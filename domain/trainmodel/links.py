@@ -11,7 +11,7 @@ evidence gives the busbw per rank, which then wins.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from domain.trainmodel.inputs import Cluster
 
@@ -76,6 +76,23 @@ class Links:
         if not self.table:
             return self.inter_bps
         return min(_interpolate(self.table, message_bytes), self.intra_bps)
+
+    def intra_only(self) -> Links:
+        """These links with everything beyond the server set to one canonical value: what a
+        group inside one server sees (its figures, and a cache keyed by it, are then shared
+        by offers whose servers are alike and whose networks differ)."""
+        return Links(
+            self.intra_bps, self.intra_alpha_s, 0.0, 0.0, self.gpus_per_node, "",
+            tp_comm_overlap=self.tp_comm_overlap,
+        )  # fmt: skip
+
+    def flattened(self) -> Links:
+        """These links with every message size at the best inter-node bandwidth of the evidence
+        table: no collective over them is slower than over the real links (a lower bound)."""
+        if not self.table:
+            return self
+        best = min(max(bps for _size, bps in self.table), self.intra_bps)
+        return replace(self, table=(), inter_bps=best)
 
 
 def links_for(cluster: Cluster) -> Links:

@@ -53,7 +53,12 @@ def params_per_rank(model: ModelSpec, layout: Layout) -> float:
 
 def grad_bytes(layout: Layout, reduce_bytes: float | None) -> float:
     """Bytes per gradient element, the same in memory as on the wire."""
-    return reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[layout.zero_stage]
+    return stage_grad_bytes(layout.zero_stage, reduce_bytes)
+
+
+def stage_grad_bytes(zero_stage: int, reduce_bytes: float | None) -> float:
+    """Bytes per gradient element at a ZeRO stage: the workload's, else the stage's default."""
+    return reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[zero_stage]
 
 
 def states_bytes(model: ModelSpec, layout: Layout, reduce_bytes: float | None = None) -> float:

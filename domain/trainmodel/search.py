@@ -7,6 +7,7 @@ stage or more recomputation never makes the same layout faster)."""
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,10 +19,16 @@ from domain.trainmodel.arch import pipeline_splits, uneven_pipeline_splits
 from domain.trainmodel.errors import TrainModelError, problem
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, ParallelRequest
 from domain.trainmodel.links import Links
-from domain.trainmodel.memory import MemoryUse, memory_use
+from domain.trainmodel.memory import MemoryUse, memory_use, stage_grad_bytes
 from domain.trainmodel.moe import check_expressible, expert_degrees
 from domain.trainmodel.precision import check_precision
-from domain.trainmodel.steptime import StepTime, lower_bound_s, step_time
+from domain.trainmodel.steptime import (
+    StepTime,
+    dp_exposed_floor_s,
+    lower_bound_s,
+    pp_comm_s,
+    step_time,
+)
 
 MICROBATCHES = (1, 2, 4, 8)
 GoodputOf = Callable[[int], float]  # GPUs a layout uses -> the goodput of the job on them
@@ -171,9 +178,11 @@ def _splits(
                 yield tp, cp, pp, req.dp
             continue
         spare = (cluster.gpus - cluster.gpus_per_node) // used
-        most, *rest = _data_parallel_degrees(cluster.gpus // used, spare)
-        yield tp, cp, pp, most
-        spares.extend((tp, cp, pp, dp) for dp in rest)
+        degrees = _data_parallel_degrees(cluster.gpus // used, spare)
+        if not degrees:  # a given pp (or cp) times this tp needs more GPUs than the offer has
+            continue
+        yield tp, cp, pp, degrees[0]
+        spares.extend((tp, cp, pp, dp) for dp in degrees[1:])
     yield from spares
 
 
@@ -211,66 +220,77 @@ def search(
     global_batch_sequences: int,
     goodput_of: GoodputOf | None = None,
 ) -> SearchResult:
-    best: Candidate | None = None
-    evaluated = pruned = 0
-    smallest: tuple[float, Layout] | None = None
+    """The fastest fitting layout (lowest seconds per useful sequence over goodput); of equal
+    scores the one enumerated first.
+
+    Best-first branch and bound over lower bounds of the score, in two levels: each (split,
+    ep) gets a bound below every microbatch and interleave of it (_Bounds.group); a group is
+    expanded into its (microbatch, interleave) candidates only when it is the most promising
+    item left, and each candidate gets its own bound (compute, in-layer traffic, bubble and
+    pipeline sends at the cheapest recomputation, plus the least exposed data-parallel traffic
+    of any ZeRO stage: steptime.lower_bound_s, pp_comm_s, dp_exposed_floor_s). Memory is checked
+    and a step time computed only for the candidates reached; the search stops at the first
+    item whose bound is above the best score found, since nothing left can beat it."""
+    seqs = global_batch_sequences
     card = cluster.gpu.memory_gb
-    sub_shape = (model, req, cluster.gpu, cluster.gpus_per_node, links, global_batch_sequences)
-    # An upper bound on the best step time: the best layout of the same hardware at another node
+    sub_shape = (model, req, cluster.gpu, cluster.gpus_per_node, links, seqs)
+    # An upper bound on the best score: the best layout of the same hardware at another node
     # count, re-scaled to this one, if it is one of this search's own candidates (so the bound is
     # met by a candidate and pruning with it can never discard the layout the full search picks).
-    ceiling = _seed_step_s(
-        model, cluster, links, req, global_batch_sequences, sub_shape, goodput_of
-    )
-    bounds = _Bounds(model, cluster, links)
-    for tp, cp, pp, dp in _splits(model, cluster, req, global_batch_sequences):
-        sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
-        for ep in _eps(model, req, tp * cp * dp):
-            for b in _microbatches(req, global_batch_sequences, dp):
-                m = -(-global_batch_sequences // (dp * b))  # batch rounded up to whole microbatches
-                nothing_fits = False
-                good = goodput_of(tp * pp * dp * cp) if goodput_of is not None else 1.0
-                per = m * dp * b * good if good > 0 else 0.0  # a zero goodput: no bound
-                rc0 = req.recompute or "none"
-                for v in _interleaves(model, req, pp, m):
-                    degrees = (tp, pp, cp, ep, b, rc0, sp, req.flash_attention)
-                    bound = bounds.of(degrees, v, m) / per if per else 0.0
-                    if _hopeless(bound, best, ceiling):
-                        pruned += 1  # even its cheapest recomputation computes too long
-                        continue
-                    base = Layout(tp, pp, dp, cp, ep, 0, b, rc0, v, sp, req.flash_attention)
-                    found = _fitting(model, req, base, m, card)
-                    if found[2] and v == 1:
-                        nothing_fits = True  # more interleave or a bigger microbatch: more memory
-                        break
-                    for layout, mem in found[0]:
-                        # Branch and bound: compute, in-layer traffic and bubble already too slow.
-                        bound = bounds(layout, m) / per if per else 0.0
-                        if _hopeless(bound, best, ceiling):
-                            pruned += 1
-                            continue
-                        step = step_time(
-                            model,
-                            cluster,
-                            links,
-                            layout,
-                            global_batch_sequences,
-                            req.grad_reduce_bytes,
-                            req.dp_overlap,
-                            req.zero3_gathers_per_layer,
-                        )
-                        evaluated += 1
-                        candidate = Candidate(layout, step, mem, _score(step, layout, goodput_of))
-                        if best is None or candidate.score < best.score:
-                            best = candidate
-                    need = found[1]
-                    if need is not None and (smallest is None or need[0] < smallest[0]):
-                        smallest = need
-                if nothing_fits:
-                    need = found[1]
-                    if need is not None and (smallest is None or need[0] < smallest[0]):
-                        smallest = need
-                    break
+    ceiling = _seed_step_s(model, cluster, links, req, seqs, sub_shape, goodput_of)
+    rc0 = req.recompute or "none"
+    bounds = _Bounds(model, cluster, links, req)
+    # Items: (bound, order, payload). `order` is the enumeration position (split, ep,
+    # microbatch, interleave), a group's with -1s: unique, so the payload is never compared.
+    heap: list[tuple[Any, ...]] = []
+    smallest: tuple[float, Layout] | None = None
+    memory = _Memory(model, req, card)
+    for si, split in enumerate(_splits(model, cluster, req, seqs)):
+        groups = bounds.groups(split, req, seqs, memory)
+        if not groups:
+            continue
+        tp, cp, pp, dp = split
+        good = goodput_of(tp * pp * dp * cp) if goodput_of is not None else 1.0
+        for ei, ep, sp, need, per_good, floor in groups:
+            if need is not None:  # not even the smallest microbatch fits: nor does the group
+                if smallest is None or need[0] < smallest[0]:
+                    smallest = need
+                continue
+            bound = per_good / good if good > 0 else 0.0  # a zero goodput: no bound
+            heap.append((bound, (si, ei, -1, -1), (tp, pp, dp, cp, ep, sp, good, floor)))
+    heapq.heapify(heap)
+    best: Candidate | None = None
+    best_at: tuple[tuple[int, ...], int] = ((), 0)
+    evaluated = pruned = 0
+    while heap:
+        bound, order, payload = heap[0]
+        if (best is not None and bound > best.score) or (ceiling is not None and bound > ceiling):
+            pruned = len(heap)  # the smallest bound left: nothing left can win
+            break
+        heapq.heappop(heap)
+        if order[2] < 0:  # a group: its candidates that can fit, each with its own bound
+            need = _expand(heap, order, payload, req, seqs, bounds, memory)
+            if need is not None and (smallest is None or need[0] < smallest[0]):
+                smallest = need
+            continue
+        m, per, fixed = payload[-3:]
+        fits, need, _nothing = memory(*payload[:-2])
+        if need is not None and (smallest is None or need[0] < smallest[0]):
+            smallest = need
+        for j, (layout, mem) in enumerate(fits):
+            if layout.recompute != rc0:  # more recomputation: its own, higher bound
+                bound = (bounds(layout, m) + fixed) / per if per else 0.0
+            if _beaten(bound, (order, j), best, best_at, ceiling):
+                pruned += 1
+                continue
+            step = step_time(
+                model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap,
+                req.zero3_gathers_per_layer,
+            )  # fmt: skip
+            evaluated += 1
+            candidate = Candidate(layout, step, mem, _score(step, layout, goodput_of))
+            if best is None or (candidate.score, (order, j)) < (best.score, best_at):
+                best, best_at = candidate, (order, j)
     if best is not None:
         _SEEDS[sub_shape] = best.layout
     if smallest is None:
@@ -278,17 +298,85 @@ def search(
     return SearchResult(best, evaluated, smallest[0], smallest[1], pruned)
 
 
-_PER_MB: dict[tuple[object, ...], dict[tuple[object, ...], float]] = {}
+def _heavier(req: ParallelRequest, recompute: str) -> tuple[str, ...]:
+    """The recomputation levels tried from `recompute` on (more memory saved, more compute)."""
+    if req.recompute:
+        return (req.recompute,)
+    return RECOMPUTE_ORDER[RECOMPUTE_ORDER.index(recompute) :]
+
+
+def _expand(
+    heap: list[tuple[Any, ...]],
+    order: tuple[int, ...],
+    payload: tuple[Any, ...],
+    req: ParallelRequest,
+    seqs: int,
+    bounds: _Bounds,
+    memory: _Memory,
+) -> tuple[float, Layout] | None:
+    """Push the (microbatch, interleave) candidates of a (split, ep) group with their bounds,
+    microbatches in increasing size up to the first whose lightest setting does not fit (a
+    bigger microbatch or more interleave only needs more memory); return that one's need."""
+    tp, pp, dp, cp, ep, sp, good, floor = payload
+    model = bounds.args[0]
+    flash = req.flash_attention
+    bubble = pp - 1
+    si, ei = order[0], order[1]
+    for bi, b in enumerate(_microbatches(req, seqs, dp)):
+        m = -(-seqs // (dp * b))  # batch rounded up to whole microbatches
+        interleaves = _interleaves(model, req, pp, m)
+        if not interleaves:
+            continue
+        fits, need, nothing = memory(tp, pp, dp, cp, ep, b, interleaves[0], sp, m)
+        if nothing:
+            return need
+        per = m * dp * b * good if good > 0 else 0.0  # a zero goodput: no bound
+        # the lightest recomputation that fits at the least interleave; more needs more memory
+        mb = min(
+            bounds.per_microbatch((tp, pp, cp, ep, b, rc, sp, flash))
+            for rc in _heavier(req, fits[0][0].recompute)
+        )
+        sends = m * bounds.sends(tp, pp, dp, cp, b, sp)  # grows with the interleave
+        for vi, v in enumerate(interleaves):
+            fixed = floor + sends * v  # every ZeRO stage and recomputation pays these
+            bound = ((m + bubble / v) * mb + fixed) / per if per else 0.0
+            item = (tp, pp, dp, cp, ep, b, v, sp, m, per, fixed)
+            heapq.heappush(heap, (bound, (si, ei, bi, vi), item))
+    return None
+
+
+def _beaten(
+    bound: float,
+    at: tuple[tuple[int, ...], int],
+    best: Candidate | None,
+    best_at: tuple[tuple[int, ...], int],
+    ceiling: float | None,
+) -> bool:
+    """A candidate whose lower bound exceeds the best score so far cannot win, nor can one whose
+    bound equals it and that comes later in the enumeration (ties keep the earlier); nor one
+    whose bound exceeds the seed's score (a candidate at least that fast exists; equality is
+    kept, so the earliest of equal layouts still wins)."""
+    if best is not None and (bound > best.score or (bound == best.score and at > best_at)):
+        return True
+    return ceiling is not None and bound > ceiling
+
+
+_PER_MB: dict[tuple[object, ...], dict[tuple[object, ...], Any]] = {}
 
 
 class _Bounds:
-    """steptime.lower_bound_s with its per-microbatch time kept per layout degrees for one
-    search (hashing the model, GPU and links on every call cost more than the bound itself)."""
+    """The search's lower bounds kept per layout degrees in a table shared by the searches of
+    every offer with this model, request, GPU and network, whatever its node count (hashing
+    the model, GPU and links on every call cost more than the bound itself)."""
 
-    def __init__(self, model: ModelSpec, cluster: Cluster, links: Links) -> None:
+    def __init__(
+        self, model: ModelSpec, cluster: Cluster, links: Links, req: ParallelRequest
+    ) -> None:
         self.args = (model, cluster, links)
-        # shared by the searches of every offer with this model, GPU and network
-        shape = (model, cluster.gpu, links)
+        self.flash = req.flash_attention
+        # tensor-parallel traffic inside one server does not touch the network
+        self.intra = (model, cluster, links.intra_only())
+        shape = (model, req, cluster.gpu, links)
         if shape not in _PER_MB and len(_PER_MB) > _SEEDS_MAX:
             _PER_MB.clear()
         self.per_mb = _PER_MB.setdefault(shape, {})
@@ -300,16 +388,100 @@ class _Bounds:
         )  # fmt: skip
         return self.of(key, layout.interleave, microbatches)
 
+    def groups(
+        self, split: tuple[int, int, int, int], req: ParallelRequest, seqs: int, memory: _Memory
+    ) -> list[tuple[Any, ...]]:
+        """The (split, ep) groups of a split: (ep index, ep, sequence parallel, the need of the
+        group's lightest candidate when even that does not fit else None, the group's bound
+        times the goodput, the data-parallel floor)."""
+        key = ("groups", split)
+        found: list[tuple[Any, ...]] | None = self.per_mb.get(key)
+        if found is not None:
+            return found
+        model = self.args[0]
+        tp, cp, pp, dp = split
+        sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
+        sizes = (req.microbatch,) if req.microbatch else MICROBATCHES  # every size tried
+        b1 = _microbatches(req, seqs, dp)[0]
+        m1 = -(-seqs // (dp * b1))
+        v1 = _interleaves(model, req, pp, m1)
+        out: list[tuple[Any, ...]] = []
+        for ei, ep in enumerate(_eps(model, req, tp * cp * dp) if v1 else ()):
+            fits, need, nothing = memory(tp, pp, dp, cp, ep, b1, v1[0], sp, m1)
+            if nothing:
+                out.append((ei, ep, sp, need, 0.0, 0.0))
+                continue
+            rcs = _heavier(req, fits[0][0].recompute)  # bigger microbatches need no less
+            floor = self.dp_floor(req, tp, pp, cp, ep, dp)
+            # per sequence: no faster than the best microbatch, the floor spread over the most
+            # sequences a step of this dp can hold
+            least = self.group(tp, pp, cp, ep, dp, sp, sizes, rcs)
+            out.append((ei, ep, sp, None, least / dp + floor / (seqs + dp * max(sizes)), floor))
+        self.per_mb[key] = out
+        return out
+
+    def dp_floor(self, req: ParallelRequest, tp: int, pp: int, cp: int, ep: int, dp: int) -> float:
+        """steptime.dp_exposed_floor_s of these degrees over the ZeRO stages tried."""
+        key = ("dp", tp, pp, cp, ep, dp)
+        floor: float | None = self.per_mb.get(key)
+        if floor is None:
+            stages = {z: stage_grad_bytes(z, req.grad_reduce_bytes) for z in _stages(req, dp, pp)}
+            model, _cluster, links = self.args
+            layout = Layout(tp, pp, dp, cp, ep, 0, 1, "none", 1, False, True)
+            floor = self.per_mb[key] = dp_exposed_floor_s(model, layout, links, stages)
+        return floor
+
+    def sends(self, tp: int, pp: int, dp: int, cp: int, b: int, sp: bool) -> float:
+        """steptime.pp_comm_s of one microbatch at one interleave."""
+        links = self.args[2]
+        crosses = tp * cp * dp * pp > links.gpus_per_node
+        key = ("sends", tp, pp, cp, b, sp, crosses)
+        found: float | None = self.per_mb.get(key)
+        if found is None:
+            layout = Layout(tp, pp, dp, cp, 1, 0, b, "none", 1, sp, True)
+            found = self.per_mb[key] = pp_comm_s(self.args[0], layout, 1, links)
+        return found
+
+    def per_microbatch(self, key: tuple[Any, ...]) -> float:
+        """The bound's time per microbatch of the degrees (tp, pp, cp, ep, microbatch,
+        recompute, sp, flash): what every microbatch and each bubble slot costs at least."""
+        per: float | None = self.per_mb.get(key)
+        if per is None:
+            tp, pp, cp, ep, b, rc, sp, flash = key
+            layout = Layout(tp, pp, 1, cp, ep, 0, b, rc, 1, sp, flash)
+            bubble = pp - 1.0
+            inside = cp == 1 and ep == 1 and tp <= self.intra[2].gpus_per_node
+            args = self.intra if inside else self.args
+            per = self.per_mb[key] = lower_bound_s(*args, layout, 1) / (1 + bubble)
+        return per
+
+    def group(
+        self, tp: int, pp: int, cp: int, ep: int, dp: int, sp: bool,
+        sizes: tuple[int, ...], recomputes: tuple[str, ...],
+    ) -> float:  # fmt: skip
+        """The least time per sequence of one microbatch's bound and its pipeline sends (at
+        one interleave, the fewest), over the microbatch `sizes` and `recomputes`, with these
+        other degrees: no candidate of the group computes and sends a sequence faster."""
+        links = self.args[2]
+        crosses = tp * cp * dp * pp > links.gpus_per_node
+        key = ("group", tp, pp, cp, ep, crosses, sp, sizes, recomputes)
+        least: float | None = self.per_mb.get(key)
+        if least is None:
+            flash = self.flash
+            least = self.per_mb[key] = min(
+                (
+                    self.per_microbatch((tp, pp, cp, ep, b, rc, sp, flash))
+                    + self.sends(tp, pp, dp, cp, b, sp)
+                ) / b
+                for b in sizes
+                for rc in recomputes
+            )  # fmt: skip
+        return least
+
     def of(self, key: tuple[Any, ...], interleave: int, microbatches: int) -> float:
         """The bound from the degrees (tp, pp, cp, ep, microbatch, recompute, sp, flash)."""
-        pp = key[1]
-        bubble = (pp - 1) / interleave if pp > 1 else 0.0
-        per = self.per_mb.get(key)
-        if per is None:
-            tp, _pp, cp, ep, b, rc, sp, flash = key
-            layout = Layout(tp, pp, 1, cp, ep, 0, b, rc, interleave, sp, flash)
-            per = self.per_mb[key] = lower_bound_s(*self.args, layout, 1) / (1 + bubble)
-        return (microbatches + bubble) * per
+        bubble: float = (key[1] - 1) / interleave
+        return (microbatches + bubble) * self.per_microbatch(key)
 
 
 def _microbatches(req: ParallelRequest, seqs: int, dp: int) -> list[int]:
@@ -319,15 +491,6 @@ def _microbatches(req: ParallelRequest, seqs: int, dp: int) -> list[int]:
         return [req.microbatch]
     share = -(-seqs // dp)
     return [b for b in MICROBATCHES if b == 1 or b <= share]
-
-
-def _hopeless(bound: float, best: Candidate | None, ceiling: float | None) -> bool:
-    """A candidate whose lower bound (seconds per sequence) reaches the best so far cannot win
-    (ties keep the earlier one), nor one whose bound exceeds the seed's (a candidate at least
-    that fast exists; equality is kept, so the earliest of equal layouts still wins)."""
-    if best is not None and bound >= best.score:
-        return True
-    return ceiling is not None and bound > ceiling
 
 
 # Best layout per hardware sub-shape (model, request, GPU, GPUs per server, links, batch) from
@@ -377,11 +540,9 @@ def _seed_step_s(
     if seed.interleave not in _interleaves(model, req, pp, m):
         return None
     sp = req.sequence_parallel if req.sequence_parallel is not None else tp > 1
-    base = Layout(
-        tp, pp, dp, cp, seed.ep, 0, seed.microbatch, req.recompute or "none", seed.interleave,
-        sp, req.flash_attention,
-    )  # fmt: skip
-    fits = _fitting(model, req, base, m, cluster.gpu.memory_gb)[0]
+    fits = _Memory(model, req, cluster.gpu.memory_gb)(
+        tp, pp, dp, cp, seed.ep, seed.microbatch, seed.interleave, sp, m
+    )[0]
     if not fits:
         return None
     layout = next((lay for lay, _mem in fits if lay.recompute == seed.recompute), fits[0][0])
@@ -422,16 +583,50 @@ def _runnable_stages(pp: int) -> tuple[int, ...]:
     return (1, 2, 3) if pp == 1 else (1,)
 
 
-@lru_cache(maxsize=65536)  # memory does not depend on the network: offers share the answer
+def _stages(req: ParallelRequest, dp: int, pp: int) -> tuple[int, ...]:
+    """ZeRO stages tried, lowest first: the given one, none without data parallelism, else
+    the runnable ones."""
+    if req.zero_stage is not None:
+        return (req.zero_stage,)
+    return (0,) if dp == 1 else _runnable_stages(pp)
+
+
+Fitting = tuple[list[tuple[Layout, MemoryUse]], tuple[float, Layout] | None, bool]
+_FITS: dict[tuple[object, ...], dict[tuple[Any, ...], Fitting]] = {}
+
+
+class _Memory:
+    """_fitting by layout degrees, kept for the searches of every offer with this model,
+    request and card (memory does not depend on the network; hashing the model and request
+    on every call cost more than the lookup)."""
+
+    def __init__(self, model: ModelSpec, req: ParallelRequest, card_gb: float) -> None:
+        self.args = (model, req, card_gb)
+        shape = (model, req, card_gb)
+        if shape not in _FITS and len(_FITS) > _SEEDS_MAX:
+            _FITS.clear()
+        self.table = _FITS.setdefault(shape, {})
+
+    def __call__(
+        self, tp: int, pp: int, dp: int, cp: int, ep: int, b: int, v: int, sp: bool, m: int
+    ) -> Fitting:
+        key = (tp, pp, dp, cp, ep, b, v, sp, m)
+        found = self.table.get(key)
+        if found is None:
+            model, req, card = self.args
+            rc0 = req.recompute or "none"
+            base = Layout(tp, pp, dp, cp, ep, 0, b, rc0, v, sp, req.flash_attention)
+            found = self.table[key] = _fitting(model, req, base, m, card)
+        return found
+
+
 def _fitting(
     model: ModelSpec, req: ParallelRequest, base: Layout, m: int, card_gb: float
-) -> tuple[list[tuple[Layout, MemoryUse]], tuple[float, Layout] | None, bool]:
+) -> Fitting:
     """Per recomputation level the lowest ZeRO stage that fits; the smallest need seen; and
     whether nothing at all fits (the lightest setting: most recomputation, highest stage)."""
     recomputes = [req.recompute] if req.recompute else list(RECOMPUTE_ORDER)
-    stages = [0] if base.dp == 1 else list(_runnable_stages(base.pp))
-    if req.zero_stage is not None:
-        stages = [req.zero_stage]
+    stages = list(_stages(req, base.dp, base.pp))
 
     def variant(rc: str, z: int) -> Layout:
         return Layout(

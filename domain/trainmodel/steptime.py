@@ -4,6 +4,7 @@ exposed data-parallel / ZeRO traffic and the optimizer step."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -242,6 +243,36 @@ def _dp_exposed_s(
     return exposed
 
 
+def dp_exposed_floor_s(
+    model: ModelSpec, layout: Layout, links: Links, stages: dict[int, float]
+) -> float:
+    """No layout of these degrees exposes less data-parallel time than this, over the ZeRO
+    `stages` tried ({stage: bytes per gradient element}), any recomputation, microbatch and
+    overlap (a lower bound of _dp_exposed_s for the search). Per step, DDP all-reduces the
+    gradients once; ZeRO-1/2 reduce-scatter them and all-gather the weights; ZeRO-3 gathers
+    the weights at least twice (forward and backward). Buckets are no faster than the whole
+    buffer at the network's best measured bandwidth, and overlap hides at most
+    OVERLAP_EFFICIENCY of the traffic."""
+    n = layout.dp * layout.cp
+    if n <= 1:
+        return 0.0
+    params = params_per_rank(model, layout)
+    if model.trainable_params_b is not None:
+        params *= model.trainable_params_b / model.params_b
+    flat = links.flattened()
+    gather = transfer_s("ag", params * PARAM_BYTES, n, layout.tp, flat)
+    least = math.inf
+    for stage, reduce_bytes in stages.items():
+        grads = params * reduce_bytes
+        if stage == 0:
+            traffic = transfer_s("ar", grads, n, layout.tp, flat)
+        else:
+            gathers = 2 if stage == 3 else 1
+            traffic = transfer_s("rs", grads, n, layout.tp, flat) + gathers * gather
+        least = min(least, traffic)
+    return (1.0 - OVERLAP_EFFICIENCY) * least
+
+
 def _zero3_exposed_s(
     model: ModelSpec,
     layout: Layout,
@@ -285,6 +316,17 @@ def _overlapped(compute_s: float, traffic_s: float) -> float:
     return compute_s + traffic_s - OVERLAP_EFFICIENCY * min(compute_s, traffic_s)
 
 
+def pp_comm_s(model: ModelSpec, layout: Layout, microbatches: int, links: Links) -> float:
+    """Pipeline sends of a step: each microbatch's activations forward and their gradients
+    back across every stage boundary of every virtual stage."""
+    if layout.pp <= 1:
+        return 0.0
+    act = layout.microbatch * model.seq_len / layout.cp * model.hidden * ACT_BYTES
+    act /= layout.tp if layout.sequence_parallel else 1
+    crosses = layout.tp * layout.cp * layout.dp * layout.pp > links.gpus_per_node
+    return 2 * layout.interleave * microbatches * p2p_s(act, crosses, links)
+
+
 def step_time(
     model: ModelSpec,
     cluster: Cluster,
@@ -295,9 +337,29 @@ def step_time(
     dp_overlap: bool = True,
     gathers_per_layer: int = 1,
 ) -> StepTime:
+    return _step_time(
+        model, cluster.gpu, links, layout, global_batch_sequences, reduce_bytes, dp_overlap,
+        gathers_per_layer,
+    )  # fmt: skip
+
+
+# A step time depends on the GPU, the links and the layout, not on the offer's node count: the
+# searches of offers of the same hardware at other sizes meet the same layouts (a layout that
+# leaves a spare server on N + 1 servers is a layout of N) and share the answer.
+@lru_cache(maxsize=65536)
+def _step_time(
+    model: ModelSpec,
+    gpu: GpuSpec,
+    links: Links,
+    layout: Layout,
+    global_batch_sequences: int,
+    reduce_bytes: float | None,
+    dp_overlap: bool,
+    gathers_per_layer: int,
+) -> StepTime:
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
-    c_mb = microbatch_compute_s(model, cluster.gpu, layout)
+    c_mb = microbatch_compute_s(model, gpu, layout)
     tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
     ep_mb = exposed_a2a_s(model, ep_mb, c_mb)
     tpcp_mb -= tp_overlap_hidden_s(
@@ -309,18 +371,13 @@ def step_time(
     t_mb = c_mb + tpcp_mb + ep_mb + zero3_mb
     p, v = layout.pp, layout.interleave
     bubble = (p - 1) / v * t_mb if p > 1 else 0.0
-    pp_comm = 0.0
-    if p > 1:
-        act = layout.microbatch * model.seq_len / layout.cp * model.hidden * ACT_BYTES
-        act /= layout.tp if layout.sequence_parallel else 1
-        crosses = layout.tp * layout.cp * layout.dp * p > links.gpus_per_node
-        pp_comm = 2 * v * m * p2p_s(act, crosses, links)
+    pp_comm = pp_comm_s(model, layout, m, links)
     opt_params = params_per_rank(model, layout)
     if model.trainable_params_b is not None:
         opt_params *= model.trainable_params_b / model.params_b
     if layout.zero_stage >= 1:
         opt_params /= layout.dp * layout.cp
-    optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (cluster.gpu.hbm_tbps * 1e12)
+    optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (gpu.hbm_tbps * 1e12)
     compute = m * c_mb
     step = compute + m * (tpcp_mb + ep_mb) + dp + bubble + pp_comm + optimizer
     tokens = m * layout.dp * layout.microbatch * model.seq_len
