@@ -43,6 +43,10 @@ OFFER_EXTRA += ("term_months", "vendor_en")
 OFFER_EXTRA += ("evidence",)
 
 
+_OFFER_FIELD_SET = frozenset(OFFER_FIELDS)
+_KNOWN_OFFER_KEYS = _OFFER_FIELD_SET | frozenset(OFFER_EXTRA)
+
+
 class InputFileError(ValueError):
     """A ranking input that cannot even be read; each entry says what to fix."""
 
@@ -76,14 +80,14 @@ def workload_from_dict(data: Mapping[str, Any]) -> cm.Workload:
 def offer_from_dict(data: Mapping[str, Any], index: int = 0) -> cm.Offer:
     if not isinstance(data, Mapping):
         raise InputFileError([f"offers[{index}] must be an object"])
-    unknown = sorted(set(data) - set(OFFER_FIELDS) - set(OFFER_EXTRA))
+    unknown = sorted(k for k in data if k not in _KNOWN_OFFER_KEYS)
     missing = [k for k in OFFER_REQUIRED if data.get(k) is None]
     name = data.get("id", index)
     problems = [f"offer {name}: unknown input {k!r}" for k in unknown]
     problems += [f"offer {name}: {k} is required" for k in missing]
     if problems:
         raise InputFileError(problems)
-    values = {k: v for k, v in data.items() if k in OFFER_FIELDS}
+    values = {k: v for k, v in data.items() if k in _OFFER_FIELD_SET}
     values["id"] = str(values["id"])
     for key in ("gpus_per_node", "nodes", "nics_per_node", "servers_per_rack"):
         if key in values:

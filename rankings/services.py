@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from core.heap import heap_frozen
 from core.models import JobStatus
 from domain import costmodel as cm
 from domain import eligibility, money
@@ -222,6 +223,17 @@ def snapshot_build(  # type: ignore[no-untyped-def]
     ``findings=False`` leaves the findings out (no vendor flags on the offers, no risk
     findings): for a page that shows the costs only (the compare page), which they do not
     change; they are computed live per vendor, the dearest part of the snapshot."""
+    with heap_frozen():
+        return _snapshot_build(workload, quotes, fx, policy, findings)
+
+
+def _snapshot_build(  # type: ignore[no-untyped-def]
+    workload: WorkloadProfile,
+    quotes: list[Quote],
+    fx: Mapping[str, float],
+    policy: eligibility.RiskPolicy | None,
+    findings: bool,
+):
     by_vendor = _vendor_findings(quotes) if findings else {}
     per_quote = {q.pk: _for_quote(q, by_vendor.get(q.vendor_id, [])) for q in quotes}
     if policy is None:
@@ -283,6 +295,22 @@ def rank_snapshot(
     failures half as often), `checkpoint_write_s` replaces every offer's checkpoint write time,
     `storage_scale` multiplies every offer's checkpoint storage write bandwidth.
     Offers on which the job fits in no parallel layout are problems, not results."""
+    with heap_frozen():
+        return _rank_snapshot(
+            snapshot, overlap, mfu_scale, bandwidth_scale, mtbf_scale, checkpoint_write_s,
+            storage_scale,
+        )  # fmt: skip
+
+
+def _rank_snapshot(
+    snapshot: Mapping[str, Any],
+    overlap: float | None,
+    mfu_scale: float,
+    bandwidth_scale: float,
+    mtbf_scale: float,
+    checkpoint_write_s: float | None,
+    storage_scale: float,
+) -> cm.RankingOutcome:
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
     if overlap is not None:
         workload = replace(workload, overlap=overlap)

@@ -115,6 +115,7 @@ def rank(
     judge = _Judge(workload, scenario, arch, dict(specs) if specs is not None else None)
     problems = list(bills.problems)
     rows: list[tuple[float, str, dict[str, Any]]] = []
+    parts: dict[int, tuple[Estimate, Parts]] = {}
     for billed in bills.offers:
         offer = billed.offer
         verdict = judge(offer)
@@ -124,7 +125,7 @@ def rank(
         low_est: Estimate | tuple[Message, ...] = verdict
         if offer.measured_gbps is not None and offer.measured_p50_gbps is not None:
             low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
-        fields = _result_fields(billed, verdict, low_est, workload, scenario, arch)
+        fields = _result_fields(billed, verdict, low_est, workload, scenario, arch, parts)
         rows.append((fields["cost_per_eth"], offer.id, fields))
     rows.sort(key=lambda row: (row[0], row[1]))
     ranked = tuple(
@@ -140,6 +141,7 @@ def _result_fields(
     workload: cm.Workload,
     sc: cm.Scenario,
     arch: Architecture,
+    memo: dict[int, tuple[Estimate, Parts]] | None = None,
 ) -> dict[str, Any]:
     """Every OfferResult field but the rank: the bill's, the training rate's, the cost's."""
     offer = billed.offer
@@ -155,7 +157,7 @@ def _result_fields(
         # (model_detail) says where the time goes
         "volume_bytes": 0.0,
         "tokens_per_gpu_to_hide_comm": math.nan,
-        **_figures(billed.hourly_cost, offer, est, low_est, workload, sc, arch),
+        **_figures(billed.hourly_cost, offer, est, low_est, workload, sc, arch, memo),
     }
 
 
@@ -259,6 +261,7 @@ def _figures(
     workload: cm.Workload,
     sc: cm.Scenario,
     arch: Architecture,
+    memo: dict[int, tuple[Estimate, Parts]] | None = None,
 ) -> dict[str, Any]:
     """The OfferResult fields v2 replaces, and its breakdown."""
     avail = offer.availability
@@ -289,7 +292,7 @@ def _figures(
         "job_hours": wall,
         "job_cost": job_cost,
         "nodes_used": math.ceil(est.gpus_used / offer.gpus_per_node),
-        "model_detail": detail(est, offer, workload, sc, arch, wall, job_cost, interruptions),
+        "model_detail": detail(est, offer, workload, sc, arch, wall, job_cost, interruptions, memo),
     }
 
 
@@ -302,9 +305,11 @@ def detail(
     wall: float | None,
     job_cost: float | None,
     interruptions: float | None,
+    memo: dict[int, tuple[Estimate, Parts]] | None = None,
 ) -> dict[str, Any]:
-    """v2's breakdown of one offer, JSON-ready (seconds, GB, hours; None = not applicable)."""
-    step, mem, good = est.step, est.memory, est.goodput
+    """v2's breakdown of one offer, JSON-ready (seconds, GB, hours; None = not applicable);
+    `memo` shares the parts that depend on the estimate alone between the offers of a ranking."""
+    good = est.goodput
     nodes = workload.nodes or offer.nodes
     assumed = [
         name
@@ -321,31 +326,15 @@ def detail(
     rate = LLAMA3_INTERRUPTIONS_PER_GPU_HOUR / sc.mtbf_scale
     failures = _failures(offer, arch.model or gpt_shape(workload.params_b), nodes, sc)
     idle_nodes = max(0, nodes - math.ceil(est.gpus_used / offer.gpus_per_node))
+    layout, memory, step_split = _estimate_parts(est, memo)
     return {
         "version": DETAIL_VERSION,
         "architecture": arch.source or "gpt_shape",
-        "layout": est.layout.as_dict(),
+        "layout": layout,
         "gpus_used": est.gpus_used,
         "gpus_offered": nodes * offer.gpus_per_node,
-        "memory": {
-            "states_gb": mem.states_gb,
-            "activations_gb": mem.activations_gb,
-            "other_gb": mem.other_gb,
-            "total_gb": mem.total_gb,
-            "card_gb": est.card_memory_gb,
-        },
-        "step": {
-            "step_s": step.step_s,
-            "compute_s": step.compute_s,
-            "tp_s": step.tp_comm_s,
-            "pp_transfer_s": step.pp_comm_s,
-            "bubble_s": step.bubble_s,
-            "dp_s": step.dp_exposed_s,
-            "ep_s": step.ep_comm_s,
-            "optimizer_s": step.optimizer_s,
-            "exposed_comm_s": step.tp_comm_s + step.pp_comm_s + step.dp_exposed_s + step.ep_comm_s,
-            "microbatches": step.microbatches,
-        },
+        "memory": memory,
+        "step": step_split,
         "mfu": est.mfu,
         "tokens_per_s": est.tokens_per_s,
         "failures": {
@@ -373,3 +362,41 @@ def detail(
         "rail_optimised": offer.rail_optimised,
         "assumed": assumed,
     }
+
+
+# The parts of a breakdown that depend on the estimate alone, made once per estimate of a ranking
+# (offers of one hardware shape share it and them: read only), keyed by the estimate's id.
+Parts = tuple[dict[str, Any], dict[str, Any], dict[str, Any]]
+
+
+def _estimate_parts(est: Estimate, memo: dict[int, tuple[Estimate, Parts]] | None) -> Parts:
+    """The layout, memory and step split of a breakdown."""
+    found = memo.get(id(est)) if memo is not None else None
+    if found is not None and found[0] is est:  # the estimate is kept: its id is not reused
+        return found[1]
+    mem, step = est.memory, est.step
+    parts = (
+        est.layout.as_dict(),
+        {
+            "states_gb": mem.states_gb,
+            "activations_gb": mem.activations_gb,
+            "other_gb": mem.other_gb,
+            "total_gb": mem.total_gb,
+            "card_gb": est.card_memory_gb,
+        },
+        {
+            "step_s": step.step_s,
+            "compute_s": step.compute_s,
+            "tp_s": step.tp_comm_s,
+            "pp_transfer_s": step.pp_comm_s,
+            "bubble_s": step.bubble_s,
+            "dp_s": step.dp_exposed_s,
+            "ep_s": step.ep_comm_s,
+            "optimizer_s": step.optimizer_s,
+            "exposed_comm_s": step.tp_comm_s + step.pp_comm_s + step.dp_exposed_s + step.ep_comm_s,
+            "microbatches": step.microbatches,
+        },
+    )
+    if memo is not None:
+        memo[id(est)] = (est, parts)
+    return parts

@@ -1,0 +1,29 @@
+"""core.heap.heap_frozen: the heap is out of the collector's passes inside, back after, once."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from core.heap import heap_frozen
+
+
+def test_the_heap_is_frozen_inside_and_thawed_after_nested_blocks() -> None:
+    assert gc.get_freeze_count() == 0
+    with heap_frozen():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with heap_frozen():  # nested: no second freeze, no early thaw
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+        made = [[i] for i in range(10)]  # made inside: collected as usual, not frozen
+        assert gc.get_freeze_count() == frozen
+        del made
+    assert gc.get_freeze_count() == 0
+
+
+def test_an_error_inside_still_thaws() -> None:
+    with pytest.raises(RuntimeError), heap_frozen():
+        raise RuntimeError("boom")
+    assert gc.get_freeze_count() == 0
