@@ -27,6 +27,9 @@ MFU_MAX_GOAL = 0.35
 # The FP8 / MoE runs (tokens/s per GPU): none silently off by more than 35% either.
 MODERN_MAX_GOAL = 0.35
 DALY_GOAL = 0.01
+# Strong scaling (same global batch, more GPUs): the fall of MFU from the smallest to the largest
+# run of a published series, predicted within 0.06 (the issue's goal for model v3).
+STRONG_SCALING_GOAL = 0.06
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,6 +404,8 @@ class Summary:
     bandwidth_correct: int = 0
     refused_cases: int = 0
     compute_correct: int = 0
+    scaling_series: int = 0
+    scaling_correct: int = 0
 
     @property
     def goals_met(self) -> bool:
@@ -410,6 +415,7 @@ class Summary:
             and self.memory_correct == self.memory_cases
             and self.failure_correct == self.failure_cases
             and self.bandwidth_correct == self.bandwidth_cases
+            and self.scaling_correct == self.scaling_series
         )
 
 
@@ -433,6 +439,8 @@ def summarise(results: list[CaseResult]) -> Summary:
         bandwidth_correct=sum(r.ok for r in bandwidth),
         refused_cases=sum(r.kind == "refused" for r in results),
         compute_correct=sum(r.ok for r in compute),
+        scaling_series=len(scaling := strong_scaling(results)),
+        scaling_correct=sum(s.ok for s in scaling),
     )
 
 
@@ -454,6 +462,51 @@ def table2_series(results: list[CaseResult]) -> list[tuple[str, list[int], list[
         pub = [round(float(r.published) / 0.75 * 312) for r in rows]
         pred = [round(float(r.predicted) / 0.75 * 312) for r in rows]
         out.append((name, pub, pred))
+    return out
+
+
+# Published series at one global batch on more and more GPUs: (name, case ids, smallest first).
+STRONG_SERIES = (
+    ("Megatron SC'21 Table 2 ZeRO-3 174.6B, 384 -> 1536 GPUs",
+     tuple(f"megatron21_t2_zero3_174.6B_{n}gpu" for n in (384, 768, 1536))),
+    ("Megatron SC'21 Table 2 PTD-P 174.6B, 384 -> 1536 GPUs",
+     tuple(f"megatron21_t2_ptdp_174.6B_{n}gpu" for n in (384, 768, 1536))),
+    ("Megatron SC'21 Table 2 ZeRO-3 529.6B, 1120 -> 2240 GPUs",
+     tuple(f"megatron21_t2_zero3_529.6B_{n}gpu" for n in (1120, 2240))),
+    ("Megatron SC'21 Table 2 PTD-P 529.6B, 560 -> 2240 GPUs",
+     tuple(f"megatron21_t2_ptdp_529.6B_{n}gpu" for n in (560, 1120, 2240))),
+    ("Llama 3 405B (arXiv:2407.21783 Table 4), 8192 -> 16384 GPUs",
+     ("llama3_405B_t4_8192gpu_cp1", "llama3_405B_t4_16384gpu_cp1")),
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingResult:
+    series: str
+    gpus: tuple[int, ...]
+    published_mfu: tuple[float, ...]
+    predicted_mfu: tuple[float, ...]
+    published_fall: float
+    predicted_fall: float
+    ok: bool
+
+
+def strong_scaling(results: list[CaseResult]) -> list[ScalingResult]:
+    """Per published strong-scaling series: MFU at each size and its fall from the smallest to
+    the largest run, published and predicted (goal: the falls differ by <= 0.06)."""
+    by_id = {r.id: r for r in results}
+    cases = {c["id"]: c for c in validation_cases()}
+    out = []
+    for name, ids in STRONG_SERIES:
+        rows = [by_id[i] for i in ids]
+        if any(not isinstance(r.predicted, float) for r in rows):
+            continue  # refused or not fitting: reported as such per case
+        pub = tuple(float(r.published) for r in rows)
+        pred = tuple(float(r.predicted) for r in rows)
+        gpus = tuple(int(cases[i]["case"]["gpus"]) for i in ids)
+        pub_fall, pred_fall = pub[0] - pub[-1], pred[0] - pred[-1]
+        ok = abs(pred_fall - pub_fall) <= STRONG_SCALING_GOAL
+        out.append(ScalingResult(name, gpus, pub, pred, pub_fall, pred_fall, ok))
     return out
 
 

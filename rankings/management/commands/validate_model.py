@@ -19,8 +19,10 @@ from domain.trainmodel.validation import (
     MFU_MAX_GOAL,
     MFU_MEDIAN_GOAL,
     MODERN_MAX_GOAL,
+    STRONG_SCALING_GOAL,
     CaseResult,
     run_validation,
+    strong_scaling,
     table2_series,
 )
 
@@ -55,6 +57,7 @@ class Command(BaseCommand):
                     {"series": n, "published": pub, "predicted": pred}
                     for n, pub, pred in table2_series(results)
                 ],
+                "strong_scaling": [asdict(s) for s in strong_scaling(results)],
             }
             self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))
         else:
@@ -67,6 +70,18 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"Megatron Table 2 {name}: TFLOP/s per GPU published {pub}, predicted {pred}"
                 )
+            for sc in strong_scaling(results):
+                self.stdout.write(
+                    f"Strong scaling {sc.series}: MFU published "
+                    f"{' -> '.join(f'{x:.3f}' for x in sc.published_mfu)} (fall "
+                    f"{sc.published_fall:.3f}), predicted "
+                    f"{' -> '.join(f'{x:.3f}' for x in sc.predicted_mfu)} (fall "
+                    f"{sc.predicted_fall:.3f}): {'ok' if sc.ok else 'MISS'}"
+                )
+            self.stdout.write(
+                f"Strong scaling: {summary.scaling_correct}/{summary.scaling_series} series with "
+                f"the MFU fall predicted within {STRONG_SCALING_GOAL}"
+            )
             self.stdout.write(
                 f"MFU over {summary.compute_cases} compute cases: median relative error "
                 f"{summary.mfu_median_error:.1%} (goal <= {MFU_MEDIAN_GOAL:.0%}), max "

@@ -114,3 +114,16 @@ def test_llama3_effective_training_time_is_above_90_percent_and_daly_cases_withi
 def test_every_validation_goal_is_met():
     _, summary = run_validation()
     assert summary.goals_met, summary
+
+
+def test_the_fall_of_mfu_in_published_strong_scaling_series_is_predicted_within_006():
+    from domain.trainmodel.validation import STRONG_SCALING_GOAL, strong_scaling
+
+    results, summary = run_validation()
+    series = strong_scaling(results)
+    assert len(series) == summary.scaling_series == 5
+    for s in series:
+        assert len(s.gpus) >= 2 and s.gpus == tuple(sorted(s.gpus)), s
+        assert abs(s.predicted_fall - s.published_fall) <= STRONG_SCALING_GOAL, s
+        # the direction too: more GPUs at one batch never predicted faster per GPU
+        assert s.predicted_fall > 0, s
