@@ -482,12 +482,16 @@ def targets() -> list[tuple[str, str]]:
 
     team = Team.objects.get(slug=TEAM_SLUG)
     run = RankingRun.objects.filter(team=team).order_by("-pk").first()
-    picked: list[int] = []
-    for vendor_id in Quote.objects.filter(team=team).values_list("vendor_id", flat=True).distinct():
+    picked: list[int] = []  # six distinct current quotes, two from each of three vendors
+    vendors = (
+        Quote.objects.filter(team=team).order_by("vendor_id").values_list("vendor_id", flat=True)
+    ).distinct()
+    for vendor_id in vendors:
         ids = Quote.objects.filter(team=team, vendor_id=vendor_id, is_current=True)
         picked += list(ids.order_by("pk").values_list("pk", flat=True)[:2])
         if len(picked) >= 6:
             break
+    assert len(set(picked)) == len(picked) >= 6, picked
     compare = "/quotes/compare/?" + urllib.parse.urlencode([("q", pk) for pk in picked])
     return [
         ("trivial page (baseline)", "/ping/page/"),
