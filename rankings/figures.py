@@ -16,8 +16,14 @@ COMPUTE = "#2f6db5"
 EXPOSED = "#d9534f"
 
 
+def _vendor(r: Any) -> str:
+    """The vendor's name in the active language (RankingResult.vendor_shown)."""
+    return str(getattr(r, "vendor_shown", None) or r.vendor_name or "")
+
+
 def _name(r: Any) -> str:
-    return f"#{r.rank} {r.vendor_name} · {r.label}" if r.vendor_name else f"#{r.rank} {r.label}"
+    vendor = _vendor(r)
+    return f"#{r.rank} {vendor} · {r.label}" if vendor else f"#{r.rank} {r.label}"
 
 
 def cost_breakdown_figure(results: Sequence[Any], *, labels: dict[str, str]) -> go.Figure:
@@ -41,7 +47,8 @@ def cost_breakdown_figure(results: Sequence[Any], *, labels: dict[str, str]) -> 
 
 
 def _full_name(r: Any) -> str:
-    return f"{r.vendor_name} · {r.label}" if r.vendor_name else r.label
+    vendor = _vendor(r)
+    return f"{vendor} · {r.label}" if vendor else r.label
 
 
 def _log_ticks(values: Sequence[float]) -> list[float]:

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any
 
+from django.utils.translation import get_language
+
 from domain import costmodel as cm
 from domain.messages import Message
 from domain.trainmodel import GpuSpec as V2GpuSpec
@@ -202,6 +204,13 @@ def snapshot_inputs(
     workload = workload_from_dict(snapshot["workload"])
     offers = [offer_from_dict(o, i) for i, o in enumerate(snapshot["offers"])]
     return workload, offers, gpus_from_dict(snapshot["gpus"]), snapshot.get("fx_to_cny") or None
+
+
+def offer_vendor(offer: Mapping[str, Any]) -> str:
+    """A snapshot offer's vendor in the active language: the English name for English readers
+    where it was recorded (RankingResult.vendor_shown for stored results)."""
+    english = (get_language() or "").startswith("en")
+    return str((offer.get("vendor_en") if english else None) or offer.get("vendor") or "")
 
 
 def short_label(rank: int | None, label: str, *, width: int = 18) -> str:

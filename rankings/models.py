@@ -74,6 +74,8 @@ class RankingResult(models.Model):
     offer_id = models.CharField(_("offer"), max_length=64)
     label = models.CharField(_("label"), max_length=200, blank=True)
     vendor_name = models.CharField(_("vendor"), max_length=200, blank=True)
+    # The vendor's English (legal) name where recorded: what English readers see.
+    vendor_name_en = models.CharField(_("vendor (English)"), max_length=200, blank=True)
     rank = models.PositiveIntegerField(_("rank"))
     cost_per_eth = models.FloatField(_("cost per ETH"))
     cost_per_eth_low = models.FloatField(_("cost per ETH (low)"))
@@ -145,6 +147,13 @@ class RankingResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run} #{self.rank} {self.label}"
+
+    @property
+    def vendor_shown(self) -> str:
+        """The vendor's name in the reader's language: the English name for English readers
+        where it was recorded, else the name the run stored."""
+        english = (get_language() or "").startswith("en")
+        return (self.vendor_name_en if english else "") or self.vendor_name
 
 
 class TeamRiskPolicy(TeamScoped):

@@ -501,6 +501,7 @@ def result_rows(
                 offer_id=r.offer_id,
                 label=o.get("label", ""),
                 vendor_name=o.get("vendor", ""),
+                vendor_name_en=o.get("vendor_en", "") or "",
                 rank=r.rank,
                 cost_per_eth=r.cost_per_eth,
                 cost_per_eth_low=d.cost_per_eth_low,  # the full range (domain/uncertainty.py)

@@ -23,7 +23,7 @@ from domain.eligibility import DEFAULT_POLICY
 
 from .decision import policy_note
 from .forms import RankingStartForm, RiskPolicyForm
-from .inputs import InputFileError
+from .inputs import InputFileError, offer_vendor
 from .models import RankingRun, TeamRiskPolicy
 from .page_data import (
     CHART_OFFERS,
@@ -321,7 +321,7 @@ class RankingWhatIfView(TeamRequiredMixin, View):
         stored = {**page_inputs(shown.snapshot), "charts": {get_language(): chart_figures(results)}}
         text = scenario_text(run.snapshot, scenario)
         labels = {
-            o["id"]: f"{o.get('vendor', '')} · {o.get('label', '')}" for o in run.snapshot["offers"]
+            o["id"]: f"{offer_vendor(o)} · {o.get('label', '')}" for o in run.snapshot["offers"]
         }
         data = outcome_dict(outcome)
         for r in data["results"]:

@@ -22,7 +22,13 @@ from domain.messages import Message
 from domain.sensitivity import ParameterSensitivity, sensitivity
 from domain.trainmodel import ranking as v2
 
-from .inputs import short_label, snapshot_architecture, snapshot_inputs, snapshot_v2_gpus
+from .inputs import (
+    offer_vendor,
+    short_label,
+    snapshot_architecture,
+    snapshot_inputs,
+    snapshot_v2_gpus,
+)
 from .models import RankingRun
 from .services import _enqueue as enqueue
 
@@ -223,7 +229,7 @@ def sensitivity_data(
     for r in base.results:
         o = people.get(r.offer_id, {})
         names[r.offer_id] = short_label(r.rank, o.get("label") or r.offer_id)
-        vendor, label = o.get("vendor", ""), o.get("label", "")
+        vendor, label = offer_vendor(o), o.get("label", "")
         full[names[r.offer_id]] = f"{vendor} · {label}" if vendor else label
     # The domain names offers by id in its verdict: give it the short chart names instead.
     shown = [replace(o, id=names.get(o.id, o.id)) for o in offers]
