@@ -10,15 +10,16 @@ from core.heap import heap_frozen
 
 
 def test_the_heap_is_frozen_inside_and_thawed_after_nested_blocks() -> None:
+    # Counts can only fall inside a block (a frozen object that dies leaves the permanent
+    # generation); a second freeze or an early thaw would show as a rise or a zero.
     assert gc.get_freeze_count() == 0
     with heap_frozen():
         frozen = gc.get_freeze_count()
         assert frozen > 0
-        with heap_frozen():  # nested: no second freeze, no early thaw
-            assert gc.get_freeze_count() == frozen
-        assert gc.get_freeze_count() == frozen
-        made = [[i] for i in range(10)]  # made inside: collected as usual, not frozen
-        assert gc.get_freeze_count() == frozen
+        with heap_frozen():  # nested: no second freeze
+            made = [[i] for i in range(1000)]  # made inside: collected as usual, not frozen
+            assert 0 < gc.get_freeze_count() <= frozen
+        assert 0 < gc.get_freeze_count() <= frozen  # the inner block did not thaw
         del made
     assert gc.get_freeze_count() == 0
 
