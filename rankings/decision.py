@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from core.heap import heap_frozen
 from domain import costmodel as cm
 from domain import decision as dd
 from domain import eligibility as el
@@ -145,7 +146,15 @@ def scenario_overlap(snapshot: Mapping[str, Any]) -> float:
 def decide(
     snapshot: Mapping[str, Any], outcome: cm.RankingOutcome
 ) -> tuple[list[OfferDecision], dict[str, Any]]:
-    """Per result (in the outcome's order) its decision fields, and the run's decision."""
+    """Per result (in the outcome's order) its decision fields, and the run's decision (with
+    the heap out of the collector's passes, as the ranking: core.heap)."""
+    with heap_frozen():
+        return _decide(snapshot, outcome)
+
+
+def _decide(
+    snapshot: Mapping[str, Any], outcome: cm.RankingOutcome
+) -> tuple[list[OfferDecision], dict[str, Any]]:
     results = outcome.results
     policy = el.policy_from_dict(snapshot.get("risk_policy"))
     if not results:

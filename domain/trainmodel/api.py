@@ -111,9 +111,12 @@ def _estimate(
     goodputs: dict[int, float] = {}
 
     def goodput_of(gpus: int) -> float:
-        if gpus not in goodputs:
-            goodputs[gpus] = goodput(_profile(model, cluster, failures, gpus), gpus).goodput
-        return goodputs[gpus]
+        found = goodputs.get(gpus)
+        if found is None:
+            found = goodputs[gpus] = _goodput_value(
+                model.params, failures, cluster.gpus, cluster.gpus_per_node, gpus
+            )
+        return found
 
     found = search(model, cluster, links, parallel, seqs, goodput_of)
     card = cluster.gpu.memory_gb
@@ -153,16 +156,30 @@ def _estimate(
     )
 
 
+@lru_cache(maxsize=65536)
+def _goodput_value(
+    params: float, failures: Failures | None, gpus: int, gpus_per_node: int, used: int
+) -> float:
+    """The goodput of a job on `used` of an offer's `gpus` (the rest hot spares): the same for
+    every offer with these figures, whatever its network, so kept across estimates."""
+    nodes = max(1, math.ceil(used / gpus_per_node))
+    profile = _spared(failures or default_failures(params, nodes), gpus // gpus_per_node - nodes)
+    return goodput(profile, used).goodput
+
+
+def _spared(profile: Failures, idle_nodes: int) -> Failures:
+    if idle_nodes > 0:
+        return replace(profile, spare_nodes=profile.spare_nodes + idle_nodes)
+    return profile
+
+
 def _profile(model: ModelSpec, cluster: Cluster, failures: Failures | None, used: int) -> Failures:
     """The failure profile of a job on `used` GPUs. Servers the layout leaves idle are billed
     (the offer is rented whole) and serve as hot spares: a failed server is swapped for one of
     them instead of waiting for the repair."""
     nodes = max(1, math.ceil(used / cluster.gpus_per_node))
     profile = failures or default_failures(model.params, nodes)
-    idle_nodes = max(0, cluster.gpus // cluster.gpus_per_node - nodes)
-    if idle_nodes:
-        profile = replace(profile, spare_nodes=profile.spare_nodes + idle_nodes)
-    return profile
+    return _spared(profile, cluster.gpus // cluster.gpus_per_node - nodes)
 
 
 def _step_tokens(step: StepTime, layout: Layout, model: ModelSpec) -> float:

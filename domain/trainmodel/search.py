@@ -26,6 +26,7 @@ from domain.trainmodel.steptime import (
     StepTime,
     dp_exposed_floor_s,
     lower_bound_s,
+    microbatch_compute_s,
     pp_comm_s,
     step_time,
 )
@@ -167,23 +168,19 @@ def check_request(model: ModelSpec, req: ParallelRequest) -> None:
 def _splits(
     model: ModelSpec, cluster: Cluster, req: ParallelRequest, seqs: int
 ) -> Iterator[tuple[int, int, int, int]]:
-    """(tp, cp, pp, dp) candidates; dp <= GPUs // (tp * cp * pp) (idle GPUs allowed). The
-    splits on every server come first, those keeping a spare server after them: the best of
-    the first prunes most of the second."""
-    spares: list[tuple[int, int, int, int]] = []
+    """(tp, cp, pp, dp) candidates in the search's order: per (tp, cp, pp) of _degrees, every
+    dp from the largest the offer holds down to 1. GPUs a layout leaves over stay idle: an
+    awkward server count is never forced into a worse split, and idle servers are hot spares
+    (api._profile). One more server therefore only adds candidates. The search itself visits
+    them lazily (search, _Bounds.compute_floor); this is the full list."""
     for tp, cp, pp in _degrees(model, cluster, req):
         used = tp * cp * pp
         if req.dp:
             if used * req.dp <= cluster.gpus:
                 yield tp, cp, pp, req.dp
             continue
-        spare = (cluster.gpus - cluster.gpus_per_node) // used
-        degrees = _data_parallel_degrees(cluster.gpus // used, spare)
-        if not degrees:  # a given pp (or cp) times this tp needs more GPUs than the offer has
-            continue
-        yield tp, cp, pp, degrees[0]
-        spares.extend((tp, cp, pp, dp) for dp in degrees[1:])
-    yield from spares
+        for dp in range(cluster.gpus // used, 0, -1):
+            yield tp, cp, pp, dp
 
 
 def _degrees(
@@ -197,19 +194,6 @@ def _degrees(
             pps = [req.pp] if req.pp else _pipeline_degrees(model.layers, tp * cp, cluster.gpus)
             for pp in pps:
                 yield tp, cp, pp
-
-
-@lru_cache(maxsize=65536)
-def _data_parallel_degrees(most: int, spare: int) -> tuple[int, ...]:
-    """Data-parallel degrees tried for one (tp, cp, pp): the largest that fits on the GPUs
-    (those left over stay idle: an awkward server count is not forced into a worse split), and
-    the largest that leaves one server idle as a hot spare (no wait for the vendor's repair
-    after a failure, which can be worth more than the server's throughput). The global batch
-    is rounded up to whole microbatches per replica; the search scores seconds per sequence,
-    so the rounding is not counted as a gain."""
-    if most < 1:
-        return ()
-    return (most, spare) if 1 <= spare < most else (most,)
 
 
 def search(
@@ -240,24 +224,23 @@ def search(
     ceiling = _seed_step_s(model, cluster, links, req, seqs, sub_shape, goodput_of)
     rc0 = req.recompute or "none"
     bounds = _Bounds(model, cluster, links, req)
-    # Items: (bound, order, payload). `order` is the enumeration position (split, ep,
-    # microbatch, interleave), a group's with -1s: unique, so the payload is never compared.
+    # Items: (bound, order, payload). `order` is the enumeration position (tp/cp/pp, dp from
+    # the largest down, ep, microbatch, interleave): a dp family's with -1 from the ep on, a
+    # group's from the microbatch on. Unique, so the payload is never compared.
     heap: list[tuple[Any, ...]] = []
     smallest: tuple[float, Layout] | None = None
     memory = _Memory(model, req, card)
-    for si, split in enumerate(_splits(model, cluster, req, seqs)):
-        groups = bounds.groups(split, req, seqs, memory)
-        if not groups:
-            continue
-        tp, cp, pp, dp = split
-        good = goodput_of(tp * pp * dp * cp) if goodput_of is not None else 1.0
-        for ei, ep, sp, need, per_good, floor in groups:
-            if need is not None:  # not even the smallest microbatch fits: nor does the group
-                if smallest is None or need[0] < smallest[0]:
-                    smallest = need
-                continue
-            bound = per_good / good if good > 0 else 0.0  # a zero goodput: no bound
-            heap.append((bound, (si, ei, -1, -1), (tp, pp, dp, cp, ep, sp, good, floor)))
+    for di, (tp, cp, pp) in enumerate(_degrees(model, cluster, req)):
+        used = tp * cp * pp
+        top = req.dp or cluster.gpus // used
+        if top < 1 or used * top > cluster.gpus:
+            continue  # a given degree times this tp needs more GPUs than the offer has
+        lowest = top if req.dp else 1
+        # one family per placement regime of the data-parallel ring (its floor grows within
+        # one), each bounded below every dp of its range (goodput <= 1)
+        for hi, lo in bounds.regimes(tp, cp, top, lowest):
+            bound = bounds.family_bound(req, seqs, tp, pp, cp, hi, lo)
+            heap.append((bound, (di, top - hi, -1, -1, -1), (tp, cp, pp, hi, lo)))
     heapq.heapify(heap)
     best: Candidate | None = None
     best_at: tuple[tuple[int, ...], int] = ((), 0)
@@ -268,7 +251,12 @@ def search(
             pruned = len(heap)  # the smallest bound left: nothing left can win
             break
         heapq.heappop(heap)
-        if order[2] < 0:  # a group: its candidates that can fit, each with its own bound
+        if order[2] < 0:  # a dp family: its groups at the top dp, the family one dp lower
+            need = _family(heap, order, payload, req, seqs, bounds, memory, goodput_of)
+            if need is not None and (smallest is None or need[0] < smallest[0]):
+                smallest = need
+            continue
+        if order[3] < 0:  # a group: its candidates that can fit, each with its own bound
             need = _expand(heap, order, payload, req, seqs, bounds, memory)
             if need is not None and (smallest is None or need[0] < smallest[0]):
                 smallest = need
@@ -300,9 +288,55 @@ def search(
 
 def _heavier(req: ParallelRequest, recompute: str) -> tuple[str, ...]:
     """The recomputation levels tried from `recompute` on (more memory saved, more compute)."""
-    if req.recompute:
-        return (req.recompute,)
+    return _heavier_levels(recompute, req.recompute is not None)
+
+
+def _heavier_levels(recompute: str, given: bool) -> tuple[str, ...]:
+    if given:
+        return (recompute,)
     return RECOMPUTE_ORDER[RECOMPUTE_ORDER.index(recompute) :]
+
+
+def _family(
+    heap: list[tuple[Any, ...]],
+    order: tuple[int, ...],
+    payload: tuple[int, int, int, int, int],
+    req: ParallelRequest,
+    seqs: int,
+    bounds: _Bounds,
+    memory: _Memory,
+    goodput_of: GoodputOf | None,
+) -> tuple[float, Layout] | None:
+    """Push the (split, ep) groups of a (tp, cp, pp) at the family's top dp with their bounds,
+    and the family from the next dp down, unless no group of a dense model at this dp fits even
+    at its lightest (fewer data-parallel ranks shard the weights and states over fewer GPUs: a
+    smaller dp needs more memory). Returns the smallest need of the groups that do not fit."""
+    tp, cp, pp, dp, lowest = payload
+    groups = bounds.groups((tp, cp, pp, dp), req, seqs, memory)
+    good = goodput_of(tp * pp * dp * cp) if goodput_of is not None and groups else 1.0
+    smallest: tuple[float, Layout] | None = None
+    fitting = not groups  # no candidate at this dp (an interleave given that does not split)
+    lightest = bounds.rc0  # the least recomputation any group at this dp fits with
+    for ei, ep, sp, need, per_good, floor, rc in groups:
+        if need is not None:  # not even the smallest microbatch fits: nor does the group
+            if smallest is None or need[0] < smallest[0]:
+                smallest = need
+            continue
+        lightest = rc if not fitting else min(lightest, rc, key=RECOMPUTE_ORDER.index)
+        fitting = True
+        bound = per_good / good if good > 0 else 0.0  # a zero goodput: no bound
+        heapq.heappush(
+            heap, (bound, (*order[:2], ei, -1, -1), (tp, pp, dp, cp, ep, sp, good, floor))
+        )
+    # a MoE's expert degrees change with dp (moe.expert_degrees): its memory is not monotone
+    if (fitting or bounds.args[0].moe is not None) and dp > lowest:
+        # a dense model's smaller dp needs more memory: no lighter recomputation fits there
+        rc = lightest if fitting and bounds.args[0].moe is None else bounds.rc0
+        below = bounds.family_bound(req, seqs, tp, pp, cp, dp - 1, lowest, rc)
+        heapq.heappush(
+            heap, (below, (order[0], order[1] + 1, -1, -1, -1), (tp, cp, pp, dp - 1, lowest))
+        )
+    return smallest
 
 
 def _expand(
@@ -321,7 +355,6 @@ def _expand(
     model = bounds.args[0]
     flash = req.flash_attention
     bubble = pp - 1
-    si, ei = order[0], order[1]
     for bi, b in enumerate(_microbatches(req, seqs, dp)):
         m = -(-seqs // (dp * b))  # batch rounded up to whole microbatches
         interleaves = _interleaves(model, req, pp, m)
@@ -341,7 +374,7 @@ def _expand(
             fixed = floor + sends * v  # every ZeRO stage and recomputation pays these
             bound = ((m + bubble / v) * mb + fixed) / per if per else 0.0
             item = (tp, pp, dp, cp, ep, b, v, sp, m, per, fixed)
-            heapq.heappush(heap, (bound, (si, ei, bi, vi), item))
+            heapq.heappush(heap, (bound, (*order[:3], bi, vi), item))
     return None
 
 
@@ -374,6 +407,10 @@ class _Bounds:
     ) -> None:
         self.args = (model, cluster, links)
         self.flash = req.flash_attention
+        self.rc0 = req.recompute or "none"
+        self.given_rc = req.recompute is not None
+        self.sp = req.sequence_parallel
+        self.sizes = (req.microbatch,) if req.microbatch else MICROBATCHES
         # tensor-parallel traffic inside one server does not touch the network
         self.intra = (model, cluster, links.intra_only())
         shape = (model, req, cluster.gpu, links)
@@ -393,7 +430,7 @@ class _Bounds:
     ) -> list[tuple[Any, ...]]:
         """The (split, ep) groups of a split: (ep index, ep, sequence parallel, the need of the
         group's lightest candidate when even that does not fit else None, the group's bound
-        times the goodput, the data-parallel floor)."""
+        times the goodput, the data-parallel floor, the least recomputation that fits)."""
         key = ("groups", split)
         found: list[tuple[Any, ...]] | None = self.per_mb.get(key)
         if found is not None:
@@ -409,26 +446,127 @@ class _Bounds:
         for ei, ep in enumerate(_eps(model, req, tp * cp * dp) if v1 else ()):
             fits, need, nothing = memory(tp, pp, dp, cp, ep, b1, v1[0], sp, m1)
             if nothing:
-                out.append((ei, ep, sp, need, 0.0, 0.0))
+                out.append((ei, ep, sp, need, 0.0, 0.0, ""))
                 continue
             rcs = _heavier(req, fits[0][0].recompute)  # bigger microbatches need no less
-            floor = self.dp_floor(req, tp, pp, cp, ep, dp)
+            floor = self.dp_floor(req, seqs, tp, pp, cp, ep, dp)
             # per sequence: no faster than the best microbatch, the floor spread over the most
             # sequences a step of this dp can hold
             least = self.group(tp, pp, cp, ep, dp, sp, sizes, rcs)
-            out.append((ei, ep, sp, None, least / dp + floor / (seqs + dp * max(sizes)), floor))
+            per_good = least / dp + floor / (seqs + dp * max(sizes))
+            out.append((ei, ep, sp, None, per_good, floor, rcs[0]))
         self.per_mb[key] = out
         return out
 
-    def dp_floor(self, req: ParallelRequest, tp: int, pp: int, cp: int, ep: int, dp: int) -> float:
-        """steptime.dp_exposed_floor_s of these degrees over the ZeRO stages tried."""
-        key = ("dp", tp, pp, cp, ep, dp)
+    def regimes(self, tp: int, cp: int, top: int, lowest: int) -> list[tuple[int, int]]:
+        """(highest, lowest) dp of each placement regime of a data-parallel ring of stride tp
+        within lowest..top, highest first: inside one server, across servers, across the
+        spine (links.placement, links.transfer_s)."""
+        links = self.args[2]
+        gpn = links.gpus_per_node
+        local = max(1, gpn // tp) if tp < gpn else 1  # ranks of the ring per server
+        edges = [local // cp]  # the most dp inside one server
+        if links.spine_after < 1_000_000:
+            edges.append(local * links.spine_after // cp)  # the most dp below the spine
+        out: list[tuple[int, int]] = []
+        hi = top
+        for edge in sorted(set(edges), reverse=True):
+            if lowest <= edge < hi:
+                out.append((hi, edge + 1))
+                hi = edge
+        out.append((hi, lowest))
+        return out
+
+    def family_bound(
+        self, req: ParallelRequest, seqs: int, tp: int, pp: int, cp: int, top: int, lowest: int,
+        recompute: str | None = None,
+    ) -> float:  # fmt: skip
+        """A bound below the score of every candidate of these degrees with dp in
+        lowest..top (one placement regime, _Bounds.regimes): goodput <= 1, each replica no
+        faster than family_floor, plus from dp 2 on the data-parallel floor of the lowest dp
+        of the regime. Within a regime a ring's traffic only grows with its size, and a larger
+        dp tries no bigger microbatch (which would hide more), so steptime.dp_exposed_floor_s
+        only grows with dp there."""
+        least = self.family_floor(tp, pp, cp, top, recompute or self.rc0)
+        if self.args[0].moe is not None:  # a MoE's floor depends on its ep
+            return least / top
+        start = max(2, lowest)
+        if start > top:  # dp 1 alone: no data-parallel traffic
+            return least / top
+        floor = self.dp_floor(req, seqs, tp, pp, cp, 1, start, once=True)
+        bound = least / top + floor / (seqs + top * max(self.sizes))
+        return min(least, bound) if lowest <= 1 else bound
+
+    def family_floor(self, tp: int, pp: int, cp: int, top: int, recompute: str) -> float:
+        """The least time per sequence of one data-parallel replica of these degrees, at any
+        dp up to `top`: compute alone for a MoE (its expert degrees change with dp), else
+        _Bounds.group's compute, tensor-parallel time and pipeline sends at every
+        recomputation level, inside one server or across servers."""
+        crosses = tp * cp * top * pp > self.args[2].gpus_per_node
+        key = ("family", tp, pp, cp, crosses, recompute)
+        least: float | None = self.per_mb.get(key)
+        if least is None:
+            if self.args[0].moe is not None:
+                least = self.compute_floor(tp, pp, cp)
+            else:
+                sp = tp > 1 if self.sp is None else self.sp
+                rcs = _heavier_levels(recompute, self.given_rc)
+                least = min(
+                    self.group(tp, pp, cp, 1, 1, sp, self.sizes, rcs),
+                    self.group(tp, pp, cp, 1, top, sp, self.sizes, rcs),
+                )
+            self.per_mb[key] = least
+        return least
+
+    def compute_max(self, tp: int, pp: int, cp: int, b: int) -> float:
+        """One microbatch's compute at these degrees with the most recomputation tried."""
+        key = ("compute-max", tp, pp, cp, b)
+        most: float | None = self.per_mb.get(key)
+        if most is None:
+            model, cluster, _links = self.args
+            rc = self.rc0 if self.given_rc else RECOMPUTE_ORDER[-1]
+            heaviest = Layout(tp, pp, 1, cp, 1, 0, b, rc, 1, tp > 1, self.flash)
+            most = self.per_mb[key] = microbatch_compute_s(model, cluster.gpu, heaviest)
+        return most
+
+    def compute_floor(self, tp: int, pp: int, cp: int) -> float:
+        """The least compute time per sequence of one data-parallel replica of these degrees
+        over the microbatch sizes tried, at the least recomputation (a step computes every
+        microbatch at least): a bound below every dp, ep, interleave and ZeRO stage."""
+        key = ("compute", tp, pp, cp)
+        least: float | None = self.per_mb.get(key)
+        if least is None:
+            model, cluster, _links = self.args
+            rc, flash = self.rc0, self.flash
+            least = self.per_mb[key] = min(
+                microbatch_compute_s(
+                    model, cluster.gpu, Layout(tp, pp, 1, cp, 1, 0, b, rc, 1, tp > 1, flash)
+                ) / b
+                for b in self.sizes
+            )  # fmt: skip
+        return least
+
+    def dp_floor(
+        self, req: ParallelRequest, seqs: int, tp: int, pp: int, cp: int, ep: int, dp: int,
+        once: bool = False,
+    ) -> float:  # fmt: skip
+        """steptime.dp_exposed_floor_s of these degrees over the ZeRO stages tried; `once`:
+        what is repeated per microbatch counted once (a floor below every larger dp too,
+        whose steps have fewer microbatches)."""
+        key = ("dp", tp, pp, cp, ep, dp, once)
         floor: float | None = self.per_mb.get(key)
         if floor is None:
             stages = {z: stage_grad_bytes(z, req.grad_reduce_bytes) for z in _stages(req, dp, pp)}
             model, _cluster, links = self.args
+            # the most one microbatch of these degrees computes: the biggest microbatch tried,
+            # the most recomputation
+            b = max(_microbatches(req, seqs, dp))
+            compute = self.compute_max(tp, pp, cp, b)
             layout = Layout(tp, pp, dp, cp, ep, 0, 1, "none", 1, False, True)
-            floor = self.per_mb[key] = dp_exposed_floor_s(model, layout, links, stages)
+            fewest = 1 if once else -(-seqs // (dp * b))  # microbatches, at the biggest size
+            floor = self.per_mb[key] = dp_exposed_floor_s(
+                model, layout, links, stages, compute, fewest
+            )
         return floor
 
     def sends(self, tp: int, pp: int, dp: int, cp: int, b: int, sp: bool) -> float:
@@ -463,6 +601,11 @@ class _Bounds:
         one interleave, the fewest), over the microbatch `sizes` and `recomputes`, with these
         other degrees: no candidate of the group computes and sends a sequence faster."""
         links = self.args[2]
+        if self.args[0].moe is None:
+            # a dense model's microbatch time only grows with recomputation (more compute, of
+            # which overlap hides at most OVERLAP_EFFICIENCY; full recomputation adds traffic):
+            # the lightest level is the least
+            recomputes = recomputes[:1]
         crosses = tp * cp * dp * pp > links.gpus_per_node
         key = ("group", tp, pp, cp, ep, crosses, sp, sizes, recomputes)
         least: float | None = self.per_mb.get(key)

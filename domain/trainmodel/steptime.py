@@ -244,15 +244,24 @@ def _dp_exposed_s(
 
 
 def dp_exposed_floor_s(
-    model: ModelSpec, layout: Layout, links: Links, stages: dict[int, float]
+    model: ModelSpec,
+    layout: Layout,
+    links: Links,
+    stages: dict[int, float],
+    compute_s: float = 0.0,
+    microbatches: int = 1,
 ) -> float:
     """No layout of these degrees exposes less data-parallel time than this, over the ZeRO
     `stages` tried ({stage: bytes per gradient element}), any recomputation, microbatch and
     overlap (a lower bound of _dp_exposed_s for the search). Per step, DDP all-reduces the
     gradients once; ZeRO-1/2 reduce-scatter them and all-gather the weights; ZeRO-3 gathers
     the weights at least twice (forward and backward). Buckets are no faster than the whole
-    buffer at the network's best measured bandwidth, and overlap hides at most
-    OVERLAP_EFFICIENCY of the traffic."""
+    buffer at the network's best measured bandwidth. Overlap hides at most OVERLAP_EFFICIENCY
+    of the traffic, and at most OVERLAP_EFFICIENCY of one microbatch's compute (the traffic
+    runs beside the last microbatch's passes; a ZeRO-3 microbatch beside its own):
+    `compute_s` is the most one microbatch of these degrees computes. ZeRO-3 gathers and
+    reduces, and DeepSpeed's ZeRO-2 without pipeline reduces, on every one of the step's
+    `microbatches` (the fewest any microbatch size gives)."""
     n = layout.dp * layout.cp
     if n <= 1:
         return 0.0
@@ -264,13 +273,24 @@ def dp_exposed_floor_s(
     least = math.inf
     for stage, reduce_bytes in stages.items():
         grads = params * reduce_bytes
+        # (traffic on every microbatch, traffic once per step), each hidden at most as above
         if stage == 0:
-            traffic = transfer_s("ar", grads, n, layout.tp, flat)
+            each, once = 0.0, transfer_s("ar", grads, n, layout.tp, flat)
+        elif stage == 3:
+            each, once = transfer_s("rs", grads, n, layout.tp, flat) + 2 * gather, 0.0
+        elif stage == 2 and layout.pp == 1:
+            each, once = transfer_s("rs", grads, n, layout.tp, flat), gather
         else:
-            gathers = 2 if stage == 3 else 1
-            traffic = transfer_s("rs", grads, n, layout.tp, flat) + gathers * gather
-        least = min(least, traffic)
-    return (1.0 - OVERLAP_EFFICIENCY) * least
+            each, once = 0.0, transfer_s("rs", grads, n, layout.tp, flat) + gather
+        least = min(
+            least, microbatches * _exposed_floor(each, compute_s) + _exposed_floor(once, compute_s)
+        )
+    return least
+
+
+def _exposed_floor(traffic_s: float, compute_s: float) -> float:
+    """The least of `traffic_s` that overlap with at most `compute_s` of compute leaves."""
+    return max((1.0 - OVERLAP_EFFICIENCY) * traffic_s, traffic_s - OVERLAP_EFFICIENCY * compute_s)
 
 
 def _zero3_exposed_s(

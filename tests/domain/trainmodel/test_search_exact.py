@@ -157,3 +157,35 @@ def test_a_given_pipeline_on_one_server_keeps_the_tensor_degrees_that_fit_beside
     assert found.best is not None
     layout = found.best.layout
     assert layout.pp == 4 and layout.tp * layout.pp * layout.dp <= 8
+
+
+def test_the_ranking_grid_of_the_invariants_matches_trying_everything(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The offers of test_ranking_invariants (a GPT-shape 13B with FSDP as well as Llama 3
+    70B, measured links, one more server) through the ranking, each search checked against
+    trying every candidate."""
+    from dataclasses import replace as with_
+
+    import domain.trainmodel.api as api
+    from tests.domain.trainmodel import test_ranking_invariants as grid
+
+    checked: list[str] = []
+    real = s.search
+
+    def checked_search(model, cluster, links, req, seqs, goodput_of=None):  # type: ignore[no-untyped-def]
+        found = real(model, cluster, links, req, seqs, goodput_of)
+        best, _smallest = _everything(model, cluster, links, req, seqs, goodput_of)
+        assert (found.best is None) == (best is None)
+        if best is not None:
+            assert found.best.score == best[0], (cluster, req, found.best.layout, best[1])
+        checked.append(cluster.gpu.key)
+        return found
+
+    monkeypatch.setattr(api, "search", checked_search)
+    api._estimate.cache_clear()
+    for key in grid.WORKLOADS:
+        for offer in grid.OFFERS[::4]:
+            for variant in (offer, with_(offer, nodes=offer.nodes + 1),
+                            with_(offer, measured_gbps=50.0, measured_kind="link")):  # fmt: skip
+                grid._cost(key, variant)
+    api._estimate.cache_clear()
+    assert len(checked) >= 40
