@@ -168,19 +168,42 @@ def check_request(model: ModelSpec, req: ParallelRequest) -> None:
 def _splits(
     model: ModelSpec, cluster: Cluster, req: ParallelRequest, seqs: int
 ) -> Iterator[tuple[int, int, int, int]]:
-    """(tp, cp, pp, dp) candidates in the search's order: per (tp, cp, pp) of _degrees, every
-    dp from the largest the offer holds down to 1. GPUs a layout leaves over stay idle: an
-    awkward server count is never forced into a worse split, and idle servers are hot spares
-    (api._profile). One more server therefore only adds candidates. The search itself visits
-    them lazily (search, _Bounds.compute_floor); this is the full list."""
+    """(tp, cp, pp, dp) candidates in the search's order: per (tp, cp, pp) of _degrees, the dp
+    of each whole number of servers, largest first (_dp_values). Servers a layout leaves over
+    stay idle as hot spares (api._profile): an awkward server count is never forced into a
+    worse split, and one more server only adds candidates. The search visits them lazily
+    (search, _family); this is the full list."""
     for tp, cp, pp in _degrees(model, cluster, req):
         used = tp * cp * pp
         if req.dp:
             if used * req.dp <= cluster.gpus:
                 yield tp, cp, pp, req.dp
             continue
-        for dp in range(cluster.gpus // used, 0, -1):
+        for dp in _dp_values(used, cluster.gpus_per_node, cluster.gpus):
             yield tp, cp, pp, dp
+
+
+@lru_cache(maxsize=65536)
+def _dp_values(used: int, gpus_per_node: int, gpus: int) -> tuple[int, ...]:
+    """Data-parallel degrees of replicas of `used` GPUs, largest first: the most that fit on
+    each whole number of servers (1 .. all). A dp between two of these leaves GPUs idle inside
+    a server: billed, and no hot spare."""
+    servers = max(1, gpus // gpus_per_node)
+    found = {min(k * gpus_per_node, gpus) // used for k in range(1, servers + 1)}
+    found.add(gpus // used)
+    return tuple(sorted((d for d in found if d >= 1), reverse=True))
+
+
+def _first_at_most(values: tuple[int, ...], most: int) -> int:
+    """The index of the first of `values` (descending) that is at most `most`."""
+    low, high = 0, len(values)
+    while low < high:
+        mid = (low + high) // 2
+        if values[mid] <= most:
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 def _degrees(
@@ -232,15 +255,20 @@ def search(
     memory = _Memory(model, req, card)
     for di, (tp, cp, pp) in enumerate(_degrees(model, cluster, req)):
         used = tp * cp * pp
-        top = req.dp or cluster.gpus // used
-        if top < 1 or used * top > cluster.gpus:
+        if req.dp:
+            values: tuple[int, ...] = (req.dp,) if used * req.dp <= cluster.gpus else ()
+        else:
+            values = _dp_values(used, cluster.gpus_per_node, cluster.gpus)
+        if not values:
             continue  # a given degree times this tp needs more GPUs than the offer has
-        lowest = top if req.dp else 1
         # one family per placement regime of the data-parallel ring (its floor grows within
         # one), each bounded below every dp of its range (goodput <= 1)
-        for hi, lo in bounds.regimes(tp, cp, top, lowest):
-            bound = bounds.family_bound(req, seqs, tp, pp, cp, hi, lo)
-            heap.append((bound, (di, top - hi, -1, -1, -1), (tp, cp, pp, hi, lo)))
+        for hi, lo in bounds.regimes(tp, cp, values[0], values[-1]):
+            at = _first_at_most(values, hi)
+            if at >= len(values) or values[at] < lo:
+                continue
+            bound = bounds.family_bound(req, seqs, tp, pp, cp, values[at], lo)
+            heap.append((bound, (di, at, -1, -1, -1), (tp, cp, pp, values, at, lo)))
     heapq.heapify(heap)
     best: Candidate | None = None
     best_at: tuple[tuple[int, ...], int] = ((), 0)
@@ -300,7 +328,7 @@ def _heavier_levels(recompute: str, given: bool) -> tuple[str, ...]:
 def _family(
     heap: list[tuple[Any, ...]],
     order: tuple[int, ...],
-    payload: tuple[int, int, int, int, int],
+    payload: tuple[int, int, int, tuple[int, ...], int, int],
     req: ParallelRequest,
     seqs: int,
     bounds: _Bounds,
@@ -311,7 +339,8 @@ def _family(
     and the family from the next dp down, unless no group of a dense model at this dp fits even
     at its lightest (fewer data-parallel ranks shard the weights and states over fewer GPUs: a
     smaller dp needs more memory). Returns the smallest need of the groups that do not fit."""
-    tp, cp, pp, dp, lowest = payload
+    tp, cp, pp, values, at, lowest = payload
+    dp = values[at]
     groups = bounds.groups((tp, cp, pp, dp), req, seqs, memory)
     good = goodput_of(tp * pp * dp * cp) if goodput_of is not None and groups else 1.0
     smallest: tuple[float, Layout] | None = None
@@ -329,13 +358,13 @@ def _family(
             heap, (bound, (*order[:2], ei, -1, -1), (tp, pp, dp, cp, ep, sp, good, floor))
         )
     # a MoE's expert degrees change with dp (moe.expert_degrees): its memory is not monotone
-    if (fitting or bounds.args[0].moe is not None) and dp > lowest:
+    further = at + 1 < len(values) and values[at + 1] >= lowest
+    if (fitting or bounds.args[0].moe is not None) and further:
         # a dense model's smaller dp needs more memory: no lighter recomputation fits there
         rc = lightest if fitting and bounds.args[0].moe is None else bounds.rc0
-        below = bounds.family_bound(req, seqs, tp, pp, cp, dp - 1, lowest, rc)
-        heapq.heappush(
-            heap, (below, (order[0], order[1] + 1, -1, -1, -1), (tp, cp, pp, dp - 1, lowest))
-        )
+        below = bounds.family_bound(req, seqs, tp, pp, cp, values[at + 1], lowest, rc)
+        item = (tp, cp, pp, values, at + 1, lowest)
+        heapq.heappush(heap, (below, (order[0], at + 1, -1, -1, -1), item))
     return smallest
 
 
@@ -459,6 +488,13 @@ class _Bounds:
         return out
 
     def regimes(self, tp: int, cp: int, top: int, lowest: int) -> list[tuple[int, int]]:
+        key = ("regimes", tp, cp, top, lowest)
+        found: list[tuple[int, int]] | None = self.per_mb.get(key)
+        if found is None:
+            found = self.per_mb[key] = self._regimes(tp, cp, top, lowest)
+        return found
+
+    def _regimes(self, tp: int, cp: int, top: int, lowest: int) -> list[tuple[int, int]]:
         """(highest, lowest) dp of each placement regime of a data-parallel ring of stride tp
         within lowest..top, highest first: inside one server, across servers, across the
         spine (links.placement, links.transfer_s)."""
@@ -493,7 +529,8 @@ class _Bounds:
         start = max(2, lowest)
         if start > top:  # dp 1 alone: no data-parallel traffic
             return least / top
-        floor = self.dp_floor(req, seqs, tp, pp, cp, 1, start, once=True)
+        # per-microbatch traffic counted once: a step of any dp has at least one microbatch
+        floor = self.dp_floor(req, seqs, tp, pp, cp, 1, start, 1)
         bound = least / top + floor / (seqs + top * max(self.sizes))
         return min(least, bound) if lowest <= 1 else bound
 
@@ -548,12 +585,12 @@ class _Bounds:
 
     def dp_floor(
         self, req: ParallelRequest, seqs: int, tp: int, pp: int, cp: int, ep: int, dp: int,
-        once: bool = False,
+        microbatches: int | None = None,
     ) -> float:  # fmt: skip
-        """steptime.dp_exposed_floor_s of these degrees over the ZeRO stages tried; `once`:
-        what is repeated per microbatch counted once (a floor below every larger dp too,
-        whose steps have fewer microbatches)."""
-        key = ("dp", tp, pp, cp, ep, dp, once)
+        """steptime.dp_exposed_floor_s of these degrees over the ZeRO stages tried, with the
+        fewest microbatches a step of this dp has, or `microbatches` (fewer: a floor below a
+        larger dp too, whose steps have fewer microbatches)."""
+        key = ("dp", tp, pp, cp, ep, dp, microbatches)
         floor: float | None = self.per_mb.get(key)
         if floor is None:
             stages = {z: stage_grad_bytes(z, req.grad_reduce_bytes) for z in _stages(req, dp, pp)}
@@ -563,7 +600,7 @@ class _Bounds:
             b = max(_microbatches(req, seqs, dp))
             compute = self.compute_max(tp, pp, cp, b)
             layout = Layout(tp, pp, dp, cp, ep, 0, 1, "none", 1, False, True)
-            fewest = 1 if once else -(-seqs // (dp * b))  # microbatches, at the biggest size
+            fewest = microbatches or -(-seqs // (dp * b))  # microbatches at the biggest size
             floor = self.per_mb[key] = dp_exposed_floor_s(
                 model, layout, links, stages, compute, fewest
             )
