@@ -1,9 +1,9 @@
-"""Layout search (docs/MODEL.md §Layout search): tp inside a server dividing the heads, pp
-dividing the layers, dp the rest, then microbatch, interleave, recomputation and ZeRO stage.
-Values the workload fixes are used as given. Pruning: a (tp, pp) whose lightest configuration
-(ZeRO-3, full recomputation, microbatch 1) does not fit is skipped; for each remaining candidate
-only the lowest ZeRO stage that fits per recomputation level gets a step-time evaluation (a higher
-stage or more recomputation never makes the same layout faster)."""
+"""Layout search (docs/MODEL.md §9): tp inside a server dividing the heads, pp splitting the
+layers, dp for each whole number of servers (the rest idle as hot spares), then microbatch,
+interleave, recomputation and ZeRO stage. Values the workload fixes are used as given. A best-first
+branch and bound (search) visits them in order of lower bounds of their score; for each
+candidate only the lowest ZeRO stage that fits per recomputation level gets a step-time
+evaluation (a higher stage or more recomputation never makes the same layout faster)."""
 
 from __future__ import annotations
 
@@ -230,12 +230,15 @@ def search(
     """The fastest fitting layout (lowest seconds per useful sequence over goodput); of equal
     scores the one enumerated first.
 
-    Best-first branch and bound over lower bounds of the score, in two levels: each (split,
-    ep) gets a bound below every microbatch and interleave of it (_Bounds.group); a group is
-    expanded into its (microbatch, interleave) candidates only when it is the most promising
-    item left, and each candidate gets its own bound (compute, in-layer traffic, bubble and
-    pipeline sends at the cheapest recomputation, plus the least exposed data-parallel traffic
-    of any ZeRO stage: steptime.lower_bound_s, pp_comm_s, dp_exposed_floor_s). Memory is checked
+    Best-first branch and bound over lower bounds of the score, in three levels: each
+    (tp, cp, pp) has one dp family per placement regime of its data-parallel ring, bounded
+    below every dp of it (_Bounds.family_bound) and opened one dp at a time (_family); each
+    (split, ep) gets a bound below every microbatch and interleave of it (_Bounds.group); a
+    group is expanded into its (microbatch, interleave) candidates only when it is the most
+    promising item left, and each candidate gets its own bound (compute, in-layer traffic,
+    bubble and pipeline sends at the cheapest recomputation, plus the least exposed
+    data-parallel traffic of any ZeRO stage: steptime.lower_bound_s, pp_comm_s,
+    dp_exposed_floor_s). Memory is checked
     and a step time computed only for the candidates reached; the search stops at the first
     item whose bound is above the best score found, since nothing left can beat it."""
     seqs = global_batch_sequences
