@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
+from django.urls import reverse
 from django.utils.text import capfirst
+from django.utils.timezone import get_current_timezone_name
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
@@ -26,6 +29,8 @@ MONEY = LOWER_IS_BETTER
 
 # The rows' shape and words: bump when they change (a shared cache must not serve older rows).
 ROWS_VERSION = 1
+# The compare table's markup (quote_compare.html's cached fragment): bump when it changes.
+TABLE_VERSION = 1
 _VERSION_COLUMNS = tuple(QuoteVersion._meta.concrete_fields)
 
 
@@ -42,6 +47,52 @@ def compare_quotes(team, ids: Sequence[int]) -> list[Quote]:  # type: ignore[no-
         .order_by("vendor__name_zh", "vendor__name_en", "label", "pk")
     )  # fmt: skip
     return list(qs.filter(pk__in=list(ids)) if ids else qs.filter(is_current=True))
+
+
+def table_key(
+    quotes: list[Quote], workload: WorkloadProfile | None, basis: str
+) -> str:
+    """What the compare table (its heads, cost, red-flag and term rows) is written from, as the
+    digest its cached fragment is kept under: every stored column of every row the page loaded
+    for each offer (quote, version, GPU, vendor, SLA, data centre, network), of the workload,
+    the tax basis, the language, the time zone and the detail addresses. Nothing else goes
+    into the table: the ranking's model reads the offers' own GPU rows (its table's other
+    rows are never looked up), and the risk policy and the due-diligence findings change no
+    cost (the red-flag row reads the vendors' stored counts). So a change by any path, a bulk
+    ``update()`` that leaves the change stamps alone included, is a new key, and a second view
+    of the same offers writes nothing: no snapshot, no model, no rows."""
+    from rankings.services import SNAPSHOT_VERSION
+
+    rows = []
+    for q in quotes:
+        v = q.current_version
+        vendor = q.vendor
+        dc = q.data_centre if q.data_centre_id else None
+        rows.append(tuple(_columns(o) for o in (
+            q, v, getattr(v, "gpu", None), vendor, getattr(vendor, "sla", None), dc,
+            getattr(dc, "network", None) if dc is not None else None,
+        )))  # fmt: skip
+    return cache.digest(
+        TABLE_VERSION, ROWS_VERSION, SNAPSHOT_VERSION, get_language(), get_current_timezone_name(),
+        basis, reverse("vendors:detail", args=[0]), reverse("quotes:detail", args=[0]),
+        _columns(workload), rows,
+    )  # fmt: skip
+
+
+def _columns(obj: Any) -> tuple[Any, ...] | None:
+    """Every stored column of a loaded row (None for a missing one), as a key's part: values
+    as the database returned them (str, numbers, dates, JSON read back in its stored order),
+    whose repr is the same in every process."""
+    if obj is None:
+        return None
+    read = _READERS.get(type(obj))
+    if read is None:
+        names = ("pk", *(f.attname for f in obj._meta.concrete_fields))
+        read = _READERS[type(obj)] = attrgetter(*names)
+    return (type(obj).__name__, read(obj))
+
+
+_READERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}  # a model's columns, per process
 
 
 def _cell(text: str, value: float | None = None, **extra: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -234,7 +235,7 @@ class QuoteCompareView(TeamRequiredMixin, View):
     """One column per offer: costs for a workload on top, red flags and evidence, every term."""
 
     def get(self, request):  # type: ignore[no-untyped-def]
-        from .compare import compare_quotes, cost_rows, risk_rows, term_rows
+        from .compare import compare_quotes, cost_rows, risk_rows, table_key, term_rows
 
         ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
         quotes = compare_quotes(self.team, ids)
@@ -246,11 +247,15 @@ class QuoteCompareView(TeamRequiredMixin, View):
         if workload is not None:
             workload.team = self.team  # the snapshot reads its tax basis: no query for it
         basis = self.team.tax_basis
+        # The table is a fragment kept in the cache under `table_key` (every value it is written
+        # from); its rows are callables the template calls only when it writes the fragment.
         return render(request, "quotes/quote_compare.html", {
             "quotes": quotes, "workloads": workloads, "workload": workload, "ids": ids,
-            "top": cost_rows(quotes, workload, basis), "tax_basis": basis,
-            "risk": risk_rows(quotes),
-            "rows": term_rows(quotes, COMPARE_ROWS, _display),
+            "tax_basis": basis, "cache_timeout": settings.CACHE_TIMEOUT_S,
+            "table_key": table_key(quotes, workload, basis) if quotes else "",
+            "top": lambda: cost_rows(quotes, workload, basis),
+            "risk": lambda: risk_rows(quotes),
+            "rows": lambda: term_rows(quotes, COMPARE_ROWS, _display),
         })  # fmt: skip
 
 

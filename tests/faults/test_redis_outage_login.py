@@ -98,6 +98,9 @@ def test_the_cache_comes_back_with_redis(redis_cache, monkeypatch):
     from django.core.cache import cache
 
     monkeypatch.setattr(FailOpenRedisCache, "RETRY_AFTER_S", 0.0)
+    # one redis-py client per connection pool, kept across calls and across the outage
+    client = cache._cache.get_client()
+    assert cache._cache.get_client() is client
     redis_cache.stop()
     cache.set("k", "v")  # dropped, no error
     assert cache.get("k") is None
@@ -107,6 +110,7 @@ def test_the_cache_comes_back_with_redis(redis_cache, monkeypatch):
     redis_cache.start()
     cache.set("k", "v")
     assert cache.get("k") == "v"
+    assert cache._cache.get_client() is client
 
 
 def test_a_frozen_redis_does_not_hang_the_pages(redis_cache, finished_run, client_as, analyst_a):

@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 
 from quotes.models import Quote
@@ -18,6 +19,10 @@ from vendors.models import SlaTerms
 
 pytestmark = pytest.mark.django_db
 URL = reverse("quotes:compare")
+
+
+def _table(html: str) -> str:
+    return html.split('<table class="compare">')[1].split("</table>")[0]
 
 
 def _row(html: str, key: str) -> str:
@@ -73,6 +78,7 @@ def test_the_compare_page_queries_do_not_grow_with_offers_or_vendors(
     client = client_as(analyst_a)
     two = _offers(team_a, analyst_a, 2)
     client.get(URL, {"q": [q.pk for q in two]})
+    cache.clear()  # the table written afresh: its costs, terms and red flags
     with CaptureQueriesContext(connection) as few:
         assert client.get(URL, {"q": [q.pk for q in two]}).status_code == 200
     more = two + _offers(team_a, analyst_a, 5) + _offers(team_a, analyst_a, 1, sla=False)
@@ -81,3 +87,58 @@ def test_the_compare_page_queries_do_not_grow_with_offers_or_vendors(
     assert html.count('<th scope="col"') == 8
     # session, user, membership, quotes, workloads, risk policy, GPU table
     assert len(few.captured_queries) <= 7
+    # the same offers again: the table is the cache's (no risk policy, no GPU table)
+    with django_assert_max_num_queries(5):
+        again = client.get(URL, {"q": [q.pk for q in more]}).content.decode()
+    assert _table(again) == _table(html)
+
+
+def test_a_second_view_of_the_same_offers_runs_no_model_and_follows_every_input(
+    team_a, analyst_a, client_as, monkeypatch
+):  # type: ignore[no-untyped-def]
+    """The compare table is kept in the cache under every value it is written from: a second
+    view builds no snapshot (so runs no model); a change of the workload, the SLA's repair
+    time or the vendor's findings, by a bulk update that never calls save(), is a new table."""
+    from quotes import compare
+    from quotes.models import WorkloadProfile
+    from vendors.models import Vendor
+
+    quotes = _offers(team_a, analyst_a, 3)
+    workload = make_workload(team_a, preset="llama3-8b", params_b=8.0)
+    client = client_as(analyst_a)
+    client.cookies["django_language"] = "en"
+    params = {"q": [q.pk for q in quotes], "workload": workload.pk}
+    cache.clear()
+    first = client.get(URL, params).content.decode()
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the table was written again")
+
+    monkeypatch.setattr(compare, "cost_rows", refuse)
+    monkeypatch.setattr("rankings.services.snapshot_build", refuse)
+    assert _table(client.get(URL, params).content.decode()) == _table(first)
+    monkeypatch.undo()
+
+    def eth(html: str) -> list[str]:
+        return re.findall(r"<td[^>]*>(.*?)</td>", _row(html, "cost_per_eth"), re.S)
+
+    # a longer repair time (the SLA, another table) lowers every offer's goodput
+    SlaTerms.objects.filter(vendor=quotes[0].vendor).update(hw_replacement_hours=Decimal(240))
+    repaired = client.get(URL, params).content.decode()
+    assert eth(repaired)[0] != eth(first)[0] and eth(repaired)[1:] == eth(first)[1:]
+    # the workload: twice the tokens to train, so each whole job takes longer
+    def job(html: str) -> list[str]:
+        return re.findall(r"<td[^>]*>(.*?)</td>", _row(html, "job_cost"), re.S)
+
+    WorkloadProfile.objects.filter(pk=workload.pk).update(train_tokens=workload.train_tokens * 2)
+    bigger = client.get(URL, params).content.decode()
+    assert all(a != b for a, b in zip(job(bigger), job(repaired), strict=True))
+    assert eth(bigger) == eth(repaired)
+    # the vendor's stored findings: the red-flag row
+    assert "no findings" in _row(bigger, "flags")
+    Vendor.objects.filter(pk=quotes[1].vendor_id).update(findings_critical=1, findings_total=2)
+    flagged = _row(client.get(URL, params).content.decode(), "flags")
+    assert "1 critical of 2 findings" in flagged
+    # the other language is its own table
+    client.cookies["django_language"] = "zh-hans"
+    assert "Cost per effective training hour" not in client.get(URL, params).content.decode()
