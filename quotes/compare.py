@@ -31,7 +31,6 @@ MONEY = LOWER_IS_BETTER
 ROWS_VERSION = 1
 # The compare table's markup (quote_compare.html's cached fragment): bump when it changes.
 TABLE_VERSION = 1
-_VERSION_COLUMNS = tuple(QuoteVersion._meta.concrete_fields)
 
 
 def compare_quotes(team, ids: Sequence[int]) -> list[Quote]:  # type: ignore[no-untyped-def]
@@ -49,9 +48,7 @@ def compare_quotes(team, ids: Sequence[int]) -> list[Quote]:  # type: ignore[no-
     return list(qs.filter(pk__in=list(ids)) if ids else qs.filter(is_current=True))
 
 
-def table_key(
-    quotes: list[Quote], workload: WorkloadProfile | None, basis: str
-) -> str:
+def table_key(quotes: list[Quote], workload: WorkloadProfile | None, basis: str) -> str:
     """What the compare table (its heads, cost, red-flag and term rows) is written from, as the
     digest its cached fragment is kept under: every stored column of every row the page loaded
     for each offer (quote, version, GPU, vendor, SLA, data centre, network), of the workload,
@@ -141,23 +138,16 @@ def cost_rows(
     snapshot = snapshot_build(workload=workload, quotes=quotes, fx={}, findings=False)
     # The rows are a function of the snapshot (every model input), the versions' terms (the
     # bill row), the workload's node count (a problem's words), the basis and the language:
-    # kept in the cache under those (a compare page is opened again and again with the same
-    # offers).
+    # kept in the cache under those, so that a table written again for a change that moves no
+    # cost (a vendor's findings, a note, the time zone) does not run the model again.
     parts = (
         get_language(), basis, workload.nodes,
         json.dumps(snapshot, sort_keys=True, default=str),
-        tuple(_terms_key(q.current_version) for q in quotes),
+        tuple(_columns(q.current_version) for q in quotes),
     )  # fmt: skip
     return cache.get_or_set(
         "compare-costs", ROWS_VERSION, parts, lambda: _cost_rows(quotes, workload, basis, snapshot)
     )
-
-
-def _terms_key(v: QuoteVersion | None) -> tuple[Any, ...]:
-    """Every stored term of a version (its concrete columns), as a key's part."""
-    if v is None:
-        return ()
-    return tuple(cache.stable(getattr(v, f.attname)) for f in _VERSION_COLUMNS)
 
 
 def _cost_rows(
@@ -264,31 +254,8 @@ def _lossless(q: Quote) -> str:
 def term_rows(
     quotes: list[Quote], names: Sequence[str], display: Callable[[QuoteVersion, str], str]
 ) -> list[dict[str, Any]]:
-    """Every term of the offers in words (the field's own label), best values marked.
-
-    A function of the versions' terms, the offers' PFC / ECN, the GPU's name and the language:
-    kept in the cache under those (`cost_rows` does the same)."""
-    parts = (
-        get_language(), tuple(names), f"{display.__module__}.{display.__qualname__}",
-        tuple((_terms_key(q.current_version), _lossless_key(q)) for q in quotes),
-    )  # fmt: skip
-    return cache.get_or_set(
-        "compare-terms", ROWS_VERSION, parts, lambda: _term_rows(quotes, names, display)
-    )
-
-
-def _lossless_key(q: Quote) -> tuple[Any, ...]:
-    network = getattr(q.data_centre, "network", None) if q.data_centre_id else None
-    gpu = q.current_version.gpu if q.current_version is not None else None
-    return (
-        None if network is None else (network.pfc, network.ecn),
-        None if gpu is None else str(gpu),
-    )
-
-
-def _term_rows(
-    quotes: list[Quote], names: Sequence[str], display: Callable[[QuoteVersion, str], str]
-) -> list[dict[str, Any]]:
+    """Every term of the offers in words (the field's own label), best values marked. Written
+    only when the page's table is (its fragment is kept under `table_key`)."""
     fields = {f.name: f for f in QuoteVersion._meta.fields}
     currencies = {q.current_version.currency for q in quotes}
     rows = []

@@ -17,9 +17,7 @@ POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgr
 
 
 @pytest.mark.skipif(not POSTGRES, reason="prepared statements are PostgreSQL's")
-def test_a_statement_run_again_and_again_is_prepared_once_and_answers_the_same(
-    team_a, analyst_a
-):  # type: ignore[no-untyped-def]
+def test_a_statement_run_again_and_again_is_prepared_once_and_answers_the_same(team_a, analyst_a):  # type: ignore[no-untyped-def]
     options = settings.DATABASES["default"]["OPTIONS"]
     assert options["server_side_binding"] is True
     threshold = options["prepare_threshold"]

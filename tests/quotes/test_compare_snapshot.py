@@ -126,6 +126,7 @@ def test_a_second_view_of_the_same_offers_runs_no_model_and_follows_every_input(
     SlaTerms.objects.filter(vendor=quotes[0].vendor).update(hw_replacement_hours=Decimal(240))
     repaired = client.get(URL, params).content.decode()
     assert eth(repaired)[0] != eth(first)[0] and eth(repaired)[1:] == eth(first)[1:]
+
     # the workload: twice the tokens to train, so each whole job takes longer
     def job(html: str) -> list[str]:
         return re.findall(r"<td[^>]*>(.*?)</td>", _row(html, "job_cost"), re.S)

@@ -1,7 +1,7 @@
-"""The quote list and compare pages keep what they wrote (rows, filter bar, cost and term rows)
-in Django's cache, keyed on every value they read: a change of any of those values, by any path
-(a bulk update that never calls save() included), shows at once, and a kept entry never answers
-for another language, team or set of options."""
+"""The quote list and compare pages keep what they wrote (rows, filter bar, the compare table
+and its cost rows) in Django's cache, keyed on every value they read: a change of any of those
+values, by any path (a bulk update that never calls save() included), shows at once, and a kept
+entry never answers for another language, team or set of options."""
 
 from __future__ import annotations
 
