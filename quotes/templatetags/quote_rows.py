@@ -141,14 +141,15 @@ def compare_rows(rows: Any, kind: str) -> SafeString:
 
 @register.simple_tag
 def compare_head(quotes: Any) -> SafeString:
-    """The compare page's column heads (vendor, quote, version), as the template wrote them."""
+    """The compare page's column heads (vendor in the reader's language, quote, version)."""
     vendor_head, vendor_tail = _address("vendors:detail")
     quote_head, quote_tail = _address("quotes:detail")
     return SafeString("".join(
         fast_html(
             '<th scope="col" data-quote="{}"><a href="{}">{}</a><br>'
             '<a class="small" href="{}">{}</a> <span class="muted small">v{}</span></th>',
-            q.pk, f"{vendor_head}/{q.vendor_id}/{vendor_tail}", str(q.vendor),
+            q.pk, f"{vendor_head}/{q.vendor_id}/{vendor_tail}",
+            bilingual_text(q.vendor.name_zh, q.vendor.name_en),  # as the quote list names it
             f"{quote_head}/{q.pk}/{quote_tail}", q.label, q.current_version.number,
         )
         for q in quotes

@@ -140,6 +140,13 @@ def test_a_second_view_of_the_same_offers_runs_no_model_and_follows_every_input(
     Vendor.objects.filter(pk=quotes[1].vendor_id).update(findings_critical=1, findings_total=2)
     flagged = _row(client.get(URL, params).content.decode(), "flags")
     assert "1 critical of 2 findings" in flagged
-    # the other language is its own table
+    # the other language is its own table, vendors named in it as the quote list names them
+    Vendor.objects.filter(pk=quotes[2].vendor_id).update(
+        name_zh="示例比较云", name_en="Compare Cloud"
+    )
+    english = _table(client.get(URL, params).content.decode())
+    assert "Compare Cloud" in english and "示例比较云" not in english
     client.cookies["django_language"] = "zh-hans"
-    assert "Cost per effective training hour" not in client.get(URL, params).content.decode()
+    chinese = _table(client.get(URL, params).content.decode())
+    assert "Cost per effective training hour" not in chinese
+    assert "示例比较云" in chinese and "Compare Cloud" not in chinese
