@@ -31,8 +31,10 @@ class Episode:
     """Something that went wrong: a shortfall, a latency excess, an overrun, a month's downtime.
 
     ``host`` is empty for contract-wide episodes. ``credited`` is False when no clause pays for it
-    (too short, or no clause in the schedule) — it is still shown. ``worst`` / ``mean`` are in
-    ``unit`` (lowest delivered Gbit/s, highest latency in µs, overrun hours, availability %).
+    (too short, or no clause in the schedule) — it is still shown; ``breach`` is False only when it
+    is shorter than the clause's minimum duration (not a breach of the contract). ``worst`` and
+    ``mean`` are in ``unit`` (lowest delivered Gbit/s, highest latency in µs, overrun hours,
+    availability %).
     """
 
     kind: str
@@ -49,6 +51,7 @@ class Episode:
     claim_deadline_passed: bool
     sentence: Message
     reference: str = ""
+    breach: bool = True
 
 
 @dataclass(frozen=True)

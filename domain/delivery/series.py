@@ -98,7 +98,7 @@ class Ingest:
         return float(min(firsts)), float(max(lasts))
 
 
-# --- host names -------------------------------------------------------------------------------
+# --- host names ---
 
 
 class HostMatcher:
@@ -150,7 +150,7 @@ def _is_ip(name: str) -> bool:
     return len(parts) == 4 and all(p.isdigit() for p in parts)
 
 
-# --- accumulation and finishing -----------------------------------------------------------------
+# --- accumulation and finishing ---
 
 
 class _Accumulator:

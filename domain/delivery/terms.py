@@ -119,7 +119,7 @@ class ScheduleShapeError(ValueError):
         super().__init__("; ".join(m.en for m in self.messages))
 
 
-# --- checks -------------------------------------------------------------------------------------
+# --- checks ---
 
 
 def _finite(value: float) -> bool:

@@ -194,4 +194,53 @@ def windows_from_tests(
     Several rounds in one window: their mean. P99 latency per host and window: the 99th percentile
     of the latencies of its pairs' tests (``None`` when no test measured latency).
     """
-    raise NotImplementedError
+    per_cell: dict[tuple[str, int], list[float]] = defaultdict(list)
+    latencies: dict[tuple[str, int], list[float]] = defaultdict(list)
+    counts: dict[tuple[str, int], int] = defaultdict(int)
+    tools: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for batch in _rounds(tests):
+        k = math.floor(min(t.start.timestamp() for t in batch) / window_s)
+        sent: dict[str, float] = defaultdict(float)
+        received: dict[str, float] = defaultdict(float)
+        for t in batch:
+            sent[t.host_a] += t.gbps
+            received[t.host_b] += t.gbps
+            for host in (t.host_a, t.host_b):
+                counts[(host, k)] += 1
+                tools[(host, k)].add(t.tool)
+                if t.latency_us is not None:
+                    latencies[(host, k)].append(t.latency_us)
+        for host in set(sent) | set(received):
+            per_cell[(host, k)].append(max(sent[host], received[host]))
+    out = []
+    for (host, k), figures in sorted(per_cell.items()):
+        lat = latencies.get((host, k))
+        out.append(
+            Window(
+                host=host,
+                start=_utc(k * window_s),
+                end=_utc((k + 1) * window_s),
+                delivered_gbps=sum(figures) / len(figures),
+                up_fraction=None,
+                samples=counts[(host, k)],
+                coverage=1.0,
+                p99_latency_us=float(np.percentile(lat, 99)) if lat else None,
+                saturating=True,
+                source="kit:" + ",".join(sorted(tools[(host, k)])),
+            )
+        )
+    return out
+
+
+def _rounds(tests: Iterable[KitTest]) -> list[list[KitTest]]:
+    """Tests grouped into rounds: a test that starts before the round's last end joins it."""
+    rounds: list[list[KitTest]] = []
+    end = None
+    for t in sorted(tests, key=lambda t: (t.start, t.end)):
+        if end is not None and t.start < end:
+            rounds[-1].append(t)
+            end = max(end, t.end)
+        else:
+            rounds.append([t])
+            end = t.end
+    return rounds
