@@ -391,7 +391,9 @@ def _availability(ctx: _Ctx, month: Month, down: dict[str, list[Interval]]) -> t
 def _availability_episode(ctx: _Ctx, month: Month, scheduled: float, lost: float) -> float | None:
     if scheduled <= _EPS:
         return None
-    pct = 100.0 * (1.0 - lost / scheduled)
+    # Rounded to a millionth of a percent so that a month exactly at a band's edge is judged as
+    # written (99.9 is not "below 99.9" because of a float's last bit).
+    pct = round(100.0 * (1.0 - lost / scheduled), 6)
     committed = ctx.terms.commitment.availability_pct
     reached = [b for b in ctx.terms.schedule.availability_bands if pct < b.below_pct]
     band = max(reached, key=lambda b: b.credit_pct) if reached else None

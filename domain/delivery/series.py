@@ -389,14 +389,6 @@ def parse_timestamp(text: str, default_tz: tzinfo) -> tuple[float, bool]:
     return moment.timestamp(), False
 
 
-def _csv_rows(stream: BinaryIO) -> Iterator[list[str]]:
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
-    try:
-        yield from csv.reader(text)
-    finally:
-        text.detach()
-
-
 def parse_series_csv(
     stream: BinaryIO,
     *,
@@ -410,9 +402,18 @@ def parse_series_csv(
     cannot be read are counted, not fatal; a file without the needed columns raises
     :class:`IngestError`.
     """
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    try:
+        return _read_csv(csv.reader(text), hosts=hosts, default_tz=default_tz, now=now)
+    finally:
+        text.detach()  # the caller owns the stream
+
+
+def _read_csv(
+    rows: Iterator[list[str]], *, hosts: Collection[str] | None, default_tz: str, now: datetime
+) -> Ingest:
     zone = ZoneInfo(default_tz)
     acc = _Accumulator(HostMatcher(hosts))
-    rows = _csv_rows(stream)
     header = next(rows, None)
     if header is None:
         raise IngestError([Message("csv_empty", "The CSV file is empty.", "CSV 文件为空。")])
