@@ -44,11 +44,12 @@ UP = "up"
 DEFAULT_WINDOW_S = 3600
 
 #: Devices that carry no traffic between servers: loopback, container and VM plumbing, bridges,
-#: tunnels and bonding/team masters (their slaves are counted; counting both would double it).
+#: tunnels, bonding/team masters (their slaves are counted; counting both would double it) and
+#: ifb devices (traffic shaping mirrors a link's ingress through them: counted twice otherwise).
 _NOT_DATA = re.compile(
     r"^(lo|docker\d*|veth.*|br-.*|virbr.*|cni.*|flannel.*|cali.*|vxlan.*|tun\d*|tap.*|"
     r"kube-.*|weave.*|genev_sys.*|ovs-.*|bond\d+|team\d+|dummy.*|ip6tnl.*|sit\d*|tunl\d*|"
-    r"nodelocaldns|lxcbr\d*|lxc.*|vnet\d*|wg\d*)$"
+    r"nodelocaldns|lxcbr\d*|lxc.*|vnet\d*|wg\d*|ifb\d*)$"
 )
 
 
