@@ -551,6 +551,7 @@ def _month_report(
             month=month.label,
             availability_pct=availability,
             breach_h=hours[BELOW],
+            inconclusive_h=hours[INCONCLUSIVE],
             no_data_h=no_data_h,
             scheduled_h=scheduled_h,
             uncapped=uncapped,

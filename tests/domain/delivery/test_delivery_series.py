@@ -277,3 +277,19 @@ def test_a_csv_without_the_needed_columns_is_refused() -> None:
     assert caught.value.messages[0].code == "csv_columns_missing"
     with pytest.raises(IngestError):
         parse_csv("")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"status":"success","error":"' + "a" * 3_000_000,
+        '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"instance":"'
+        + "x" * 3_000_000,
+        '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":['
+        + "1," * 1_500_000,
+    ],
+)
+def test_hostile_runs_are_refused_without_holding_the_file(text: str) -> None:
+    with pytest.raises(IngestError) as caught:
+        parse(text)
+    assert caught.value.messages[0].code == "prometheus_oversized_item"
