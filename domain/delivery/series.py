@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from domain.delivery import _promscan
+from domain.delivery.rawio import plain_utf8
 from domain.messages import Message
 
 FloatArray = npt.NDArray[np.float64]
@@ -322,13 +323,14 @@ def parse_prometheus_range(
 ) -> Ingest:
     """Read a saved ``query_range`` answer (or several pages of one) without building the document.
 
+    gzip-compressed and UTF-16 files are read too (``rawio``).
     ``hosts``: the contract's hosts (``None`` keeps every host). ``metric`` names the series whose
     answer dropped ``__name__`` (a ``rate(...)`` query, for instance). Raises :class:`IngestError`
     with bilingual messages for an error answer, an instant (vector) answer or a file that is not a
     ``query_range`` answer at all.
     """
     acc = _Accumulator(HostMatcher(hosts))
-    notes = _promscan.scan(stream, acc, default_metric=metric)
+    notes = _promscan.scan(plain_utf8(stream), acc, default_metric=metric)
     return acc.finish(now, notes)
 
 
@@ -402,7 +404,12 @@ def parse_series_csv(
     cannot be read are counted, not fatal; a file without the needed columns raises
     :class:`IngestError`.
     """
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    text = io.TextIOWrapper(
+        plain_utf8(stream),
+        encoding="utf-8-sig",
+        errors="replace",
+        newline="",
+    )
     try:
         return _read_csv(csv.reader(text), hosts=hosts, default_tz=default_tz, now=now)
     finally:
