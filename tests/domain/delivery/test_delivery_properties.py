@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
-from types import SimpleNamespace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -85,6 +84,3 @@ def test_scaling_delivery_up_never_adds_breach_time_or_credit(
                 breach_hours[(e.host, e.kind)] += sign * e.duration_h
     assert all(v >= -1e-9 for v in breach_hours.values())
 
-
-def test_the_builders_are_the_ones_the_other_tests_use(mk: SimpleNamespace) -> None:
-    assert mk.terms() == terms()
