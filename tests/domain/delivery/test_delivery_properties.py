@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -10,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.delivery.engine import Incident, evaluate
+from domain.delivery.report import report_from_dict, report_to_dict
 from domain.delivery.terms import BandwidthClause
 from domain.delivery.windows import Window
 from tests.domain.delivery.conftest import kit, local, schedule, terms
@@ -61,6 +63,9 @@ def test_credits_never_exceed_the_cap(
         assert month.claimable_amount <= month.credit_amount
         hours = month.compliant_h + month.breach_h + month.inconclusive_h + month.no_data_h
         assert abs(hours - month.scheduled_h) < 1e-6
+    # What the app stores is strict JSON (PostgreSQL refuses NaN) and comes back the same.
+    stored = json.loads(json.dumps(report_to_dict(report), allow_nan=False))
+    assert report_from_dict(stored) == report
 
 
 @common
@@ -83,4 +88,3 @@ def test_scaling_delivery_up_never_adds_breach_time_or_credit(
             if e.breach:
                 breach_hours[(e.host, e.kind)] += sign * e.duration_h
     assert all(v >= -1e-9 for v in breach_hours.values())
-
