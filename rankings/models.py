@@ -167,6 +167,20 @@ class RankingResult(models.Model):
                     > 1e-9 * max(1.0, abs(self.cost_per_eth)))  # fmt: skip
 
     @property
+    def deciding_cost_per_eth(self) -> float:
+        """The figure the decision ranks by: the risk-adjusted cost where a premium decides,
+        else the cost per ETH (surfaces show this one, the bare cost beside it when they
+        differ)."""
+        return self.risk_adjusted_cost_per_eth if self.premium_decides else self.cost_per_eth
+
+    @property
+    def deciding_range(self) -> tuple[float | None, float | None]:
+        """The deciding figure's range (low, high), on the same basis as the figure."""
+        if self.premium_decides:
+            return self.risk_adjusted_low, self.risk_adjusted_high
+        return self.cost_per_eth_low, self.cost_per_eth_high
+
+    @property
     def vendor_shown(self) -> str:
         """The vendor's name in the reader's language: the English name for English readers
         where it was recorded, else the name the run stored."""
