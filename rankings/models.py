@@ -43,6 +43,11 @@ class RankingRun(TeamScoped, Job):
     # (written by rankings.services.ranking_start, which checks this shape); the decision reads
     # them from the snapshot, so the run's own recommendation never names a knocked-out bid.
     standings = models.JSONField(_("RFQ standings"), default=dict, blank=True, editable=False)
+    # The quote versions the run priced, {"<quote id>": <version id>} (written with its results):
+    # a run whose quote has another current version since is stale, and says so.
+    priced_versions = models.JSONField(
+        _("quote versions priced"), default=dict, blank=True, editable=False
+    )
     snapshot = models.JSONField(_("input snapshot"), default=dict, blank=True, editable=False)
     problems = models.JSONField(_("problems"), default=list, blank=True, editable=False)
     # The recommendation: policy used, recommended offer, tie, headline (see rankings/decision.py)

@@ -491,6 +491,16 @@ def compute_snapshot(
     return outcome, problems, decisions, decision
 
 
+def priced_versions(snapshot: Mapping[str, Any]) -> dict[str, int]:
+    """{quote id: version id} of the offers a snapshot prices (what staleness is judged by)."""
+    out: dict[str, int] = {}
+    for o in snapshot.get("offers") or ():
+        quote, version = o.get("quote_id"), str(o.get("id", ""))
+        if quote is not None and version.isdigit():
+            out[str(int(quote))] = int(version)
+    return out
+
+
 def _save_results(
     run: RankingRun,
     rows: list[RankingResult],
@@ -503,8 +513,9 @@ def _save_results(
         RankingResult.objects.filter(run=run).delete()
         RankingResult.objects.bulk_create(rows, batch_size=1000)
         RankingRun.objects.filter(pk=run.pk).update(
-            problems=problems, decision=decision, page_data=page
-        )
+            problems=problems, decision=decision, page_data=page,
+            priced_versions=priced_versions(run.snapshot),
+        )  # fmt: skip
     run.problems = problems
     run.decision = decision
     run.page_data = page

@@ -40,7 +40,7 @@ from .selectors import (
     ranking_detail,
     ranking_lesson,
     ranking_overview,
-    stale_results,
+    stale_quotes,
     team_risk_policy,
 )
 from .services import (
@@ -253,7 +253,7 @@ class RankingDetailView(TeamRequiredMixin, View):
             old = stored != str(PAGE_DATA_VERSION)
             ctx["needs_recompute"] = run.status == JobStatus.DONE and old
         if run.status == JobStatus.DONE:
-            ctx["stale"] = stale_results(run=run)  # read live: a quote may change any time
+            ctx["stale"] = stale_quotes(run=run)  # read live: a quote may change any time
         ctx["can_write"] = self.membership.can_write
         ctx["status_url"] = reverse("rankings:status", args=[run.pk])
         ctx["whatif_url"] = reverse("rankings:whatif", args=[run.pk])

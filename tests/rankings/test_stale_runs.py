@@ -10,7 +10,7 @@ from core.models import JobStatus
 from quotes.services import quote_update
 from quotes.testing import make_workload, seed_quotes
 from rankings.models import RankingRun
-from rankings.selectors import stale_results, stale_run_ids
+from rankings.selectors import stale_quotes, stale_run_ids
 from rankings.services import ranking_start
 
 pytestmark = pytest.mark.django_db
@@ -28,11 +28,10 @@ def finished(team_a, analyst_a, django_capture_on_commit_callbacks):  # type: ig
 
 def test_a_run_is_current_until_one_of_its_quotes_gets_a_new_version(finished, analyst_a):
     run, tcp, _roce = finished
-    assert stale_results(run=run) == [] and stale_run_ids([run.pk]) == set()
+    assert stale_quotes(run=run) == [] and stale_run_ids([run]) == set()
     quote_update(quote=tcp, user=analyst_a, data={"price_per_node_month": Decimal("1000")})
-    stale = stale_results(run=run)
-    assert [r.offer_id for r in stale] == [str(run.results.get(label=tcp.label).offer_id)]
-    assert stale_run_ids([run.pk]) == {run.pk}
+    assert stale_quotes(run=run) == [tcp]
+    assert stale_run_ids([run]) == {run.pk}
 
 
 def test_the_run_page_and_dashboard_say_which_offer_changed_and_rank_again_uses_it(
@@ -53,6 +52,6 @@ def test_the_run_page_and_dashboard_say_which_offer_changed_and_rank_again_uses_
     fresh = RankingRun.objects.exclude(pk=run.pk).get()
     assert answer.status_code == 302 and answer["Location"].endswith(f"/{fresh.pk}/")
     fresh.refresh_from_db()
-    assert fresh.status == JobStatus.DONE and stale_results(run=fresh) == []
+    assert fresh.status == JobStatus.DONE and stale_quotes(run=fresh) == []
     tcp.refresh_from_db()
     assert fresh.results.filter(quote_version_id=tcp.current_version_id).exists()
