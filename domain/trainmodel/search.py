@@ -16,6 +16,7 @@ from typing import Any
 
 from domain.messages import Message
 from domain.trainmodel.arch import pipeline_splits, uneven_pipeline_splits
+from domain.trainmodel.calibration import register_cache
 from domain.trainmodel.errors import TrainModelError, problem
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec, ParallelRequest
 from domain.trainmodel.links import Links
@@ -680,6 +681,8 @@ def _microbatches(req: ParallelRequest, seqs: int, dp: int) -> list[int]:
 # an earlier search: offers that differ only in their node count seed each other's bound.
 _SEEDS: dict[tuple[object, ...], Layout] = {}
 _SEEDS_MAX = 4096
+register_cache(_SEEDS.clear)
+register_cache(_PER_MB.clear)
 
 
 def _seed_step_s(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from domain.trainmodel.arch import stage_imbalance
+from domain.trainmodel.calibration import cal, register_cache
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import (
@@ -26,7 +27,8 @@ from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 # w = hidden / tp as w / (w + SHARD_HALF_WIDTH) (small GEMMs fill fewer SMs, tile/wave
 # quantisation); memory-bound element-wise work (norms, activations, dropout, residuals, softmax
 # without fusion) moves ELEMENTWISE_BYTES per token per hidden unit per layer and pass over HBM.
-# Both constants were fitted once over all A100 compute cases (MODEL.md §Calibration).
+# Both were fitted once over all A100 compute cases (MODEL.md §Calibration); the values in use
+# are calibration.cal()'s, which leave-one-source-out validation re-fits.
 SHARD_HALF_WIDTH = 160.0
 ELEMENTWISE_BYTES = 24.0
 PARAM_BYTES = 2.0
@@ -83,9 +85,14 @@ def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
     return 0.0
 
 
+def shard_half_width(gpu: GpuSpec) -> float:
+    """The GEMM width at which the card reaches half its large-GEMM efficiency."""
+    return SHARD_HALF_WIDTH * cal().shard_half_width_scale
+
+
 def compute_efficiency(gpu: GpuSpec, model: ModelSpec, tp: int) -> float:
     width = model.hidden / tp
-    return gpu.efficiency * width / (width + SHARD_HALF_WIDTH)
+    return gpu.efficiency * cal().efficiency_scale * width / (width + shard_half_width(gpu))
 
 
 def _passes(recompute: str) -> float:
@@ -113,9 +120,9 @@ def _mb_compute_s(
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
-    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, SHARD_HALF_WIDTH)
+    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, shard_half_width(gpu))
     layers = model.layers / pp
-    per_hidden = ELEMENTWISE_BYTES + cast_bytes(model) + routing_bytes_per_hidden(model)
+    per_hidden = cal().elementwise_bytes + cast_bytes(model) + routing_bytes_per_hidden(model)
     moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
     # the slowest (fullest) pipeline stage sets the pace of every microbatch
     return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * stage_imbalance(model.layers, pp)
@@ -191,7 +198,7 @@ def tp_overlap_hidden_s(
     extra = 1 if recompute == "full" else 0
     activation = microbatch * model.seq_len / cp * model.hidden * ACT_BYTES
     tp_s = (4 + 2 * extra) * model.layers / pp * collective_s("ar", activation, tp, 1, links)
-    return OVERLAP_EFFICIENCY * min(compute_s, tp_s)
+    return cal().overlap_efficiency * min(compute_s, tp_s)
 
 
 def _dp_exposed_s(
@@ -290,7 +297,8 @@ def dp_exposed_floor_s(
 
 def _exposed_floor(traffic_s: float, compute_s: float) -> float:
     """The least of `traffic_s` that overlap with at most `compute_s` of compute leaves."""
-    return max((1.0 - OVERLAP_EFFICIENCY) * traffic_s, traffic_s - OVERLAP_EFFICIENCY * compute_s)
+    ov = cal().overlap_efficiency
+    return max((1.0 - ov) * traffic_s, traffic_s - ov * compute_s)
 
 
 def _zero3_exposed_s(
@@ -333,7 +341,7 @@ def _zero3_exposed_s(
 def _overlapped(compute_s: float, traffic_s: float) -> float:
     """Wall time of compute with traffic running beside it: the shorter of the two is hidden
     only to OVERLAP_EFFICIENCY (NCCL kernels take SMs and memory bandwidth from the GEMMs)."""
-    return compute_s + traffic_s - OVERLAP_EFFICIENCY * min(compute_s, traffic_s)
+    return compute_s + traffic_s - cal().overlap_efficiency * min(compute_s, traffic_s)
 
 
 def pp_comm_s(model: ModelSpec, layout: Layout, microbatches: int, links: Links) -> float:
@@ -416,3 +424,7 @@ def _step_time(
         hardware_flops_per_step=hflops,
         microbatches=m,
     )
+
+
+for _cached in (_mb_compute_s, _per_microbatch_s, _mb_comm_s, _step_time):
+    register_cache(_cached.cache_clear)
