@@ -105,7 +105,7 @@ def _object(owner: str, value: Any, required: bool = True) -> Mapping[str, Any] 
     return tracked
 
 
-def model_from(data: Any, precision: Any = None) -> ModelSpec:
+def model_from(data: Any, precision: Any = None, kernel: Any = None) -> ModelSpec:
     """The model object; `precision` is the case's top-level field (the model's own
     `precision` key is read when the case gives none)."""
     d = _object("model", data)
@@ -135,7 +135,20 @@ def model_from(data: Any, precision: Any = None) -> ModelSpec:
         moe=moe,
         trainable_params_b=_field("model", d, "trainable_params_b", "float", False),
         precision=_precision(precision if precision is not None else d.get("precision")),
+        attention_kernel=_kernel(kernel if kernel is not None else d.get("attention_kernel")),
     )
+
+
+def _kernel(value: Any) -> str:
+    if value is None:
+        return "fa2"
+    if not isinstance(value, str):
+        raise problem(
+            "case_attention_kernel_type",
+            f"attention_kernel must be the text fa2 or fa3 (got {value!r}).",
+            f"attention_kernel（注意力内核）必须是文本 fa2 或 fa3（当前为 {value!r}）。",
+        )
+    return value
 
 
 def _precision(value: Any) -> str:
@@ -247,7 +260,7 @@ def run_case(data: Any, table: dict[str, GpuSpec] | None = None) -> Estimate | N
     d = _object("case", data)
     assert d is not None
     return estimate(
-        model_from(d.get("model"), d.get("precision")),
+        model_from(d.get("model"), d.get("precision"), d.get("attention_kernel")),
         cluster_from(d, table),
         parallel_from(d.get("parallel")),
         failures_from(d.get("failures")),
@@ -262,7 +275,7 @@ def unexpressed(data: Any, table: dict[str, GpuSpec] | None = None) -> list[str]
     try:
         d = _object("case", data)
         assert d is not None
-        model_from(d.get("model"), d.get("precision"))
+        model_from(d.get("model"), d.get("precision"), d.get("attention_kernel"))
         cluster_from(d, table)
         parallel_from(d.get("parallel"))
         failures_from(d.get("failures"))

@@ -12,6 +12,13 @@ from domain.trainmodel.gpus import GpuSpec
 FABRICS = ("ib", "roce", "tcp")
 RECOMPUTE = ("none", "selective", "full")
 PRECISIONS = ("bf16", "fp8")  # the linear layers' compute type (domain/trainmodel/precision.py)
+# The fused attention kernel of the training stack (attention.py): FlashAttention-2 (PyTorch's
+# scaled_dot_product_attention flash backend, the default) or a Hopper-native one
+# (FlashAttention-3, cuDNN fused attention in Transformer Engine / Megatron-Core).
+ATTENTION_KERNELS = (
+    "fa2",
+    "fa3",
+)  # the linear layers' compute type (domain/trainmodel/precision.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +55,7 @@ class ModelSpec:
     moe: MoeSpec | None = None
     trainable_params_b: float | None = None
     precision: str = "bf16"  # "bf16" | "fp8" (precision.py: what runs in FP8, what stays BF16)
+    attention_kernel: str = "fa2"  # ATTENTION_KERNELS
 
     @property
     def params(self) -> float:
@@ -201,6 +209,15 @@ def check_model(model: ModelSpec) -> None:
                 "model_precision",
                 f"precision must be bf16 or fp8 (got {model.precision!r}).",
                 f"precision（计算精度）必须是 bf16 或 fp8（当前为 {model.precision!r}）。",
+            )
+        )
+    if model.attention_kernel not in ATTENTION_KERNELS:
+        bad.append(
+            _msg(
+                "model_attention_kernel",
+                f"attention_kernel must be fa2 or fa3 (got {model.attention_kernel!r}).",
+                f"attention_kernel（注意力内核）必须是 fa2 或 fa3"
+                f"（当前为 {model.attention_kernel!r}）。",
             )
         )
     if model.trainable_params_b is not None and not 0 < model.trainable_params_b <= model.params_b:

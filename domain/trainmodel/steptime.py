@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from domain.trainmodel.arch import stage_imbalance
+from domain.trainmodel.attention import counted_attention_flops_per_token, flash_attention_s
 from domain.trainmodel.calibration import cal, register_cache
+from domain.trainmodel.context import ring_exposed_s
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import (
@@ -115,12 +117,16 @@ def _mb_compute_s(
 ) -> float:  # fmt: skip
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
+    attention_s = 0.0
     if causal:
-        flops -= causal_saving_flops_per_token(model, recompute)
+        # flash attention: the core at its own measured efficiency (attention.py), the rest
+        # of the FLOPs at the GEMM efficiency
+        flops = max(0.0, flops - counted_attention_flops_per_token(model, recompute))
+        attention_s = flash_attention_s(model, gpu, tp, pp, cp, microbatch, recompute)
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
-    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, shard_half_width(gpu))
+    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, shard_half_width(gpu)) + attention_s
     layers = model.layers / pp
     per_hidden = cal().elementwise_bytes + cast_bytes(model) + routing_bytes_per_hidden(model)
     moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
@@ -148,16 +154,42 @@ def _per_microbatch_s(
 ) -> float:  # fmt: skip
     c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
+    tpcp += _cp_s(model, gpu, links, tp, pp, cp, microbatch, recompute, causal)
     tpcp -= tp_overlap_hidden_s(model, links, tp, pp, cp, microbatch, recompute, c_mb)
     return c_mb + tpcp + exposed_a2a_s(model, ep_s, c_mb)
 
 
-def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
+def _microbatch_comm_s(
+    model: ModelSpec, layout: Layout, links: Links, gpu: GpuSpec
+) -> tuple[float, float]:
     """(tp + cp collectives, ep all-to-alls) of one microbatch on one stage."""
-    return _mb_comm_s(
+    tpcp, ep_s = _mb_comm_s(
         model, links, layout.tp, layout.pp, layout.cp, layout.ep, layout.microbatch,
         layout.recompute, layout.sequence_parallel,
     )  # fmt: skip
+    cp_s = _cp_s(
+        model, gpu, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
+        layout.flash_attention,
+    )  # fmt: skip
+    return tpcp + cp_s, ep_s
+
+
+@lru_cache(maxsize=65536)
+def _cp_s(
+    model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, microbatch: int,
+    recompute: str, flash: bool,
+) -> float:  # fmt: skip
+    """Context-parallel time of one microbatch: the ring of K/V chunks with flash attention
+    (context.py); without it (Megatron-LM of 2021-22) an all-gather of K and V per layer
+    forward and its reduce-scatter backward, not overlapped (Llama 3 §3.3.2's scheme)."""
+    if cp <= 1:
+        return 0.0
+    if flash:
+        return ring_exposed_s(model, gpu, links, tp, pp, cp, microbatch, recompute)
+    extra = 1 if recompute == "full" else 0
+    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
+    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
+    return (2 + extra) * model.layers / pp * collective_s("ag", kv, cp, tp, links)
 
 
 @lru_cache(maxsize=262144)
@@ -170,9 +202,6 @@ def _mb_comm_s(
     tokens = microbatch * model.seq_len / cp
     activation = tokens * model.hidden * ACT_BYTES
     tp_s = (4 + 2 * extra) * layers * collective_s("ar", activation, tp, 1, links)
-    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
-    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
-    cp_s = (2 + extra) * layers * collective_s("ag", kv, cp, tp, links)
     ep_s = 0.0
     if model.moe is not None and ep > 1:
         # folded expert groups (moe.py): consecutive ranks of tp x cp x dp, each routing its
@@ -181,7 +210,7 @@ def _mb_comm_s(
         size = routed * model.hidden * model.moe.top_k * ACT_BYTES
         moe_layers = a2a_layers(model, pp) * stage_imbalance(model.layers, pp)
         ep_s = (4 + 2 * extra) * moe_layers * a2a_s(model, size, ep, links)
-    return tp_s + cp_s, ep_s
+    return tp_s, ep_s
 
 
 def tp_overlap_hidden_s(
@@ -388,7 +417,7 @@ def _step_time(
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
     c_mb = microbatch_compute_s(model, gpu, layout)
-    tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
+    tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links, gpu)
     ep_mb = exposed_a2a_s(model, ep_mb, c_mb)
     tpcp_mb -= tp_overlap_hidden_s(
         model, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute, c_mb
@@ -426,5 +455,5 @@ def _step_time(
     )
 
 
-for _cached in (_mb_compute_s, _per_microbatch_s, _mb_comm_s, _step_time):
+for _cached in (_mb_compute_s, _per_microbatch_s, _mb_comm_s, _cp_s, _step_time):
     register_cache(_cached.cache_clear)
