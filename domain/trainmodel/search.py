@@ -745,7 +745,12 @@ def _eps(model: ModelSpec, req: ParallelRequest, folded: int) -> list[int]:
 
 @lru_cache(maxsize=4096)
 def _pipeline_degrees(layers: int, tpcp: int, gpus: int) -> list[int]:
-    return [p for p in range(1, layers + 1) if pipeline_splits(layers, p) and tpcp * p <= gpus]
+    """Pipeline degrees: even splits, Llama 3's (first and last stage one layer short) and
+    Megatron's uneven ones (middle stages ceil(L/pp), the ends share the rest: 61 layers on 16
+    stages); the fullest stage sets the pace (steptime, stage_imbalance)."""
+    return [
+        p for p in range(1, layers + 1) if uneven_pipeline_splits(layers, p) and tpcp * p <= gpus
+    ]
 
 
 def _interleaves(model: ModelSpec, req: ParallelRequest, pp: int, m: int) -> list[int]:
@@ -758,7 +763,14 @@ def _interleaves(model: ModelSpec, req: ParallelRequest, pp: int, m: int) -> lis
 
 @lru_cache(maxsize=4096)
 def _interleave_degrees(layers: int, pp: int, even: bool) -> list[int]:
-    return [v for v in INTERLEAVES if pipeline_splits(layers, pp * v) and (v == 1 or even)]
+    """Interleave degrees: v = 1 whenever the stages split (unevenly too), v > 1 only when the
+    pp·v chunks split evenly or Llama 3 style and the microbatches fill the rounds."""
+    return [
+        v
+        for v in INTERLEAVES
+        if (v == 1 and uneven_pipeline_splits(layers, pp))
+        or (v > 1 and even and pipeline_splits(layers, pp * v))
+    ]
 
 
 def _runnable_stages(pp: int) -> tuple[int, ...]:
