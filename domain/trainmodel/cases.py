@@ -136,7 +136,23 @@ def model_from(data: Any, precision: Any = None, kernel: Any = None) -> ModelSpe
         trainable_params_b=_field("model", d, "trainable_params_b", "float", False),
         precision=_precision(precision if precision is not None else d.get("precision")),
         attention_kernel=_kernel(kernel if kernel is not None else d.get("attention_kernel")),
+        peft=_field("model", d, "peft", "str", False),
+        lora_rank=_field("model", d, "lora_rank", "int", False),
+        lora_targets=_targets(d.get("lora_targets")),
+        bytes_per_sample=_field("model", d, "bytes_per_sample", "float", False),
     )
+
+
+def _targets(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise problem(
+            "model_lora_targets_type",
+            f'model.lora_targets must be a list of texts such as ["qkv", "mlp"] (got {value!r}).',
+            f'model.lora_targets 必须是文本列表，例如 ["qkv", "mlp"]（当前为 {value!r}）。',
+        )
+    return tuple(value)
 
 
 def _kernel(value: Any) -> str:
@@ -251,6 +267,7 @@ def cluster_from(d: Mapping[str, Any], table: dict[str, GpuSpec] | None = None) 
         fabric=_field("case", d, "fabric", "str", False) or "tcp",
         measured_busbw_gbps=_field("case", d, "measured_busbw_gbps", "float", False),
         measured_link_gbps=_field("case", d, "measured_link_gbps", "float", False),
+        storage_ingress_gbyte_s=_field("case", d, "storage_ingress_gbyte_s", "float", False),
         link_bidirectional=bool(_field("case", d, "link_bidirectional", "bool", False)),
         busbw_table=tuple((float(s), float(g)) for s, g in raw_table),
     )
@@ -356,6 +373,8 @@ def estimate_dict(case_id: Any, result: Estimate | NoFit) -> dict[str, Any]:
             "ep_comm": _r(s.ep_comm_s),
             "optimizer": _r(s.optimizer_s),
         },
+        # an extra beside the contract's breakdown: waiting for storage (docs/MODEL.md §17.8)
+        "data_wait_s": _r(s.data_wait_s),
         "layout_extra": {"interleave": lay.interleave, "sequence_parallel": lay.sequence_parallel},
         "card_memory_gb": result.card_memory_gb,
         "layouts_evaluated": result.layouts_evaluated,

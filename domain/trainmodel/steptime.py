@@ -23,6 +23,7 @@ from domain.trainmodel.links import (
 )
 from domain.trainmodel.memory import grad_bytes, params_per_rank
 from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
+from domain.trainmodel.peft import adapter_bytes_per_token, is_lora, lora_params, trainable_share
 from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 
 # Achievable efficiency: the card's large-GEMM efficiency shrinks with the per-GPU shard width
@@ -56,11 +57,15 @@ class StepTime:
     model_flops_per_step: float
     hardware_flops_per_step: float
     microbatches: int
+    data_wait_s: float = 0.0  # the step waiting for storage to deliver the next batch
 
 
 def model_flops_per_token(model: ModelSpec) -> float:
     """PaLM appendix B: 6N + 12*L*h*s (N activated parameters); adapters train only their part."""
     attention = 12.0 * model.layers * model.hidden * model.seq_len
+    if model.trainable_params_b is None and is_lora(model):
+        # frozen weights forward and input gradient, adapters forward and backward (peft.py)
+        return 4.0 * model.active_params + 6.0 * lora_params(model) + attention
     if model.trainable_params_b is not None:
         trainable = model.trainable_params_b * 1e9
         return 4.0 * model.active_params + 2.0 * trainable + attention
@@ -123,6 +128,8 @@ def _mb_compute_s(
         # of the FLOPs at the GEMM efficiency
         flops = max(0.0, flops - counted_attention_flops_per_token(model, recompute))
         attention_s = flash_attention_s(model, gpu, tp, pp, cp, microbatch, recompute)
+    if model.trainable_params_b is None and is_lora(model):
+        flops -= 6.0 * lora_params(model)  # the adapters are timed on their own below
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
@@ -130,6 +137,14 @@ def _mb_compute_s(
     layers = model.layers / pp
     per_hidden = cal().elementwise_bytes + cast_bytes(model) + routing_bytes_per_hidden(model)
     moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
+    if is_lora(model):
+        # the adapters: rank-r GEMMs at the efficiency of their width, and their second branch
+        # beside each frozen linear read and written over HBM (peft.py)
+        rank = float(model.lora_rank or 1)
+        lora_flops = 6.0 * lora_params(model) * tokens / (tp * pp * cp)
+        lora_eff = gpu.efficiency * cal().efficiency_scale * rank / (rank + shard_half_width(gpu))
+        gemm_s += lora_flops / (gpu.bf16_tflops * 1e12 * lora_eff)
+        moved += adapter_bytes_per_token(model) * tokens / cp * layers * _passes(recompute)
     # the slowest (fullest) pipeline stage sets the pace of every microbatch
     return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * stage_imbalance(model.layers, pp)
 
@@ -240,14 +255,17 @@ def _dp_exposed_s(
     overlap: bool,
     gathers_per_layer: int = 1,
 ) -> float:
-    params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        params *= model.trainable_params_b / model.params_b
+    held = params_per_rank(model, layout)
+    params = held * trainable_share(model)
     n, stride = layout.dp * layout.cp, layout.tp  # gradients are reduced over dp x cp
     if n <= 1:
         return 0.0
     grads = params * reduce_bytes
     weights = params * PARAM_BYTES
+    if layout.zero_stage == 3:
+        # ZeRO-3 / FSDP gathers every weight it shards, frozen ones too (peft.py); only the
+        # trainable part is reduced. ZeRO-1/2 gather the updated (trainable) weights only.
+        weights = held * PARAM_BYTES
     bwd_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     if layout.zero_stage == 3:
         return microbatches * _zero3_exposed_s(
@@ -301,11 +319,11 @@ def dp_exposed_floor_s(
     n = layout.dp * layout.cp
     if n <= 1:
         return 0.0
-    params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        params *= model.trainable_params_b / model.params_b
+    held = params_per_rank(model, layout)
+    params = held * trainable_share(model)
     flat = links.flattened()
     gather = transfer_s("ag", params * PARAM_BYTES, n, layout.tp, flat)
+    gather_all = transfer_s("ag", held * PARAM_BYTES, n, layout.tp, flat)
     least = math.inf
     for stage, reduce_bytes in stages.items():
         grads = params * reduce_bytes
@@ -313,7 +331,7 @@ def dp_exposed_floor_s(
         if stage == 0:
             each, once = 0.0, transfer_s("ar", grads, n, layout.tp, flat)
         elif stage == 3:
-            each, once = transfer_s("rs", grads, n, layout.tp, flat) + 2 * gather, 0.0
+            each, once = transfer_s("rs", grads, n, layout.tp, flat) + 2 * gather_all, 0.0
         elif stage == 2 and layout.pp == 1:
             each, once = transfer_s("rs", grads, n, layout.tp, flat), gather
         else:
@@ -373,6 +391,22 @@ def _overlapped(compute_s: float, traffic_s: float) -> float:
     return compute_s + traffic_s - cal().overlap_efficiency * min(compute_s, traffic_s)
 
 
+def data_wait_s(
+    model: ModelSpec, layout: Layout, links: Links, microbatches: int, step_s: float
+) -> float:
+    """Seconds a step waits for its next batch (docs/MODEL.md §17.8): data loaders read the
+    next step's samples while this one computes (prefetch), so the step lasts at least the
+    read, `sequences × bytes_per_sample ÷ (ingress per server × servers used)`; only what the
+    read exceeds the step by is added. A text LLM (bytes_per_sample None) never waits."""
+    if not model.bytes_per_sample or links.ingress_bps <= 0:
+        return 0.0
+    gpus = layout.tp * layout.pp * layout.cp * layout.dp
+    servers = max(1, -(-gpus // links.gpus_per_node))
+    sequences = microbatches * layout.dp * layout.microbatch
+    read_s = sequences * model.bytes_per_sample / (links.ingress_bps * servers)
+    return max(0.0, read_s - step_s)
+
+
 def pp_comm_s(model: ModelSpec, layout: Layout, microbatches: int, links: Links) -> float:
     """Pipeline sends of a step: each microbatch's activations forward and their gradients
     back across every stage boundary of every virtual stage."""
@@ -429,14 +463,14 @@ def _step_time(
     p, v = layout.pp, layout.interleave
     bubble = (p - 1) / v * t_mb if p > 1 else 0.0
     pp_comm = pp_comm_s(model, layout, m, links)
-    opt_params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        opt_params *= model.trainable_params_b / model.params_b
+    opt_params = params_per_rank(model, layout) * trainable_share(model)
     if layout.zero_stage >= 1:
         opt_params /= layout.dp * layout.cp
     optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (gpu.hbm_tbps * 1e12)
     compute = m * c_mb
     step = compute + m * (tpcp_mb + ep_mb) + dp + bubble + pp_comm + optimizer
+    wait = data_wait_s(model, layout, links, m, step)
+    step += wait
     tokens = m * layout.dp * layout.microbatch * model.seq_len
     mflops = tokens * model_flops_per_token(model)
     hflops = mflops + tokens * recompute_flops_per_token(model, layout.recompute)
@@ -452,6 +486,7 @@ def _step_time(
         model_flops_per_step=mflops,
         hardware_flops_per_step=hflops,
         microbatches=m,
+        data_wait_s=wait,
     )
 
 
