@@ -225,7 +225,7 @@ def test_a_moe_of_small_hidden_size_is_predicted_with_its_layout_and_breakdown(h
     assert out["step_time_s"] < wide["step_time_s"]
 
 
-def test_61_layers_on_16_stages_are_predicted_searched_or_given():
+def test_61_layers_on_16_stages_are_predicted_when_given():
     """DeepSeek-V3's published layout: 61 layers on 16 stages (4 per middle stage)."""
     base = {
         "gpu": "H100-SXM", "gpus": 256, "gpus_per_node": 8, "nic_gbps": 400, "nics_per_node": 8,
