@@ -62,3 +62,30 @@ def test_a_video_model_on_a_slow_store_waits_for_its_data_a_text_llm_does_not():
     assert free["data_wait_s"] == 0 and free["step_time_s"] < 12.8
     assert text["data_wait_s"] == 0
     assert text["step_time_s"] == pytest.approx(free["step_time_s"])
+
+
+@pytest.mark.parametrize(
+    ("stored", "params_b"),
+    [
+        ({"model": LLAMA8 | {"peft": "lora", "lora_rank": 16, "lora_targets": ["qkv", "mlp"]},
+          "parallel": {}}, 8.03),
+        ({"model": {"layers": 48, "hidden": 2048, "heads": 32, "kv_heads": 4, "vocab": 151936,
+                    "seq_len": 4096,
+                    "moe": {"experts": 128, "top_k": 8, "active_params_b": 3.3,
+                            "expert_ffn": 768}},
+          "parallel": {}}, 30.5),
+        ({"model": {"layers": 61, "hidden": 8192, "heads": 64, "vocab": 128000, "seq_len": 4096},
+          "parallel": {"tp": 8, "pp": 16}}, 120.0),
+    ],
+)  # fmt: skip
+def test_a_ranking_workload_may_be_lora_a_small_moe_or_uneven_stages(stored, params_b):
+    """What the ranking page's workload architecture accepts is estimated, not refused."""
+    from domain.trainmodel import Cluster, estimate, gpu_spec
+    from domain.trainmodel.api import Estimate
+    from domain.trainmodel.workload import check_architecture
+
+    model, parallel = check_architecture(stored, params_b, 1024 * 4096)
+    cluster = Cluster(gpu_spec("H100-SXM"), 256, 8, 400, 8, "ib")
+    result = estimate(model, cluster, parallel)
+    assert isinstance(result, Estimate), result
+    assert result.step.compute_s > 0 and result.layout.tp * result.layout.pp >= 1
