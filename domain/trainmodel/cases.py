@@ -140,6 +140,7 @@ def model_from(data: Any, precision: Any = None, kernel: Any = None) -> ModelSpe
         lora_rank=_field("model", d, "lora_rank", "int", False),
         lora_targets=_targets(d.get("lora_targets")),
         bytes_per_sample=_field("model", d, "bytes_per_sample", "float", False),
+        cp_comm=_field("model", d, "cp_comm", "str", False) or "ring",
     )
 
 

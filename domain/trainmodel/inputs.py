@@ -56,6 +56,9 @@ class ModelSpec:
     trainable_params_b: float | None = None
     precision: str = "bf16"  # "bf16" | "fp8" (precision.py: what runs in FP8, what stays BF16)
     attention_kernel: str = "fa2"  # ATTENTION_KERNELS
+    # Context-parallel exchange of the stack (context.py): "ring" (Megatron-Core / Transformer
+    # Engine p2p, the default) or "all_gather" (Llama 3 §3.3.2: K and V all-gathered per layer).
+    cp_comm: str = "ring"
     # Parameter-efficient fine-tuning (peft.py): "lora" trains rank-`lora_rank` adapters on
     # `lora_targets` ("qkv", "proj", "mlp"; None: all) and freezes the rest.
     peft: str | None = None
@@ -232,6 +235,15 @@ def check_model(model: ModelSpec) -> None:
             )
         )
     bad.extend(_peft_problems(model))
+    if model.cp_comm not in ("ring", "all_gather"):
+        bad.append(
+            _msg(
+                "model_cp_comm",
+                f"cp_comm must be ring or all_gather (got {model.cp_comm!r}).",
+                f"cp_comm（上下文并行通信方式）必须是 ring 或 all_gather"
+                f"（当前为 {model.cp_comm!r}）。",
+            )
+        )
     if model.bytes_per_sample is not None and not 0 <= model.bytes_per_sample <= 1e12:
         bad.append(
             _msg(

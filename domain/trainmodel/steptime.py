@@ -195,11 +195,12 @@ def _cp_s(
     recompute: str, flash: bool,
 ) -> float:  # fmt: skip
     """Context-parallel time of one microbatch: the ring of K/V chunks with flash attention
-    (context.py); without it (Megatron-LM of 2021-22) an all-gather of K and V per layer
-    forward and its reduce-scatter backward, not overlapped (Llama 3 §3.3.2's scheme)."""
+    (context.py); with the all-gather scheme (`cp_comm`, Llama 3 §3.3.2) or without flash
+    attention, an all-gather of K and V per layer forward and its reduce-scatter backward, not
+    overlapped."""
     if cp <= 1:
         return 0.0
-    if flash:
+    if flash and model.cp_comm == "ring":
         return ring_exposed_s(model, gpu, links, tp, pp, cp, microbatch, recompute)
     extra = 1 if recompute == "full" else 0
     kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
