@@ -58,3 +58,15 @@ def test_exposed_ring_time_grows_with_cp_and_sequence():
     assert 0 < by_cp[0] < by_cp[1] < by_cp[2], by_cp
     by_seq = [ring(s, 8) for s in (65536, 131072, 262144)]
     assert 0 < by_seq[0] < by_seq[1] < by_seq[2], by_seq
+
+
+def test_all_gather_context_parallel_is_not_hidden_like_the_ring():
+    cluster = cluster_from(H100_8)
+    links = links_for(cluster)
+    shape = SHAPES["7B"] | {"seq_len": 131072, "kv_heads": 8}
+    ring = _cp_s(model_from(shape), cluster.gpu, links, 1, 1, 8, 1, "none", True)
+    gather = _cp_s(
+        model_from(shape | {"cp_comm": "all_gather"}), cluster.gpu, links, 1, 1, 8, 1, "none", True
+    )
+    # on NVLink each ring step hides behind a chunk's attention; the all-gather is exposed
+    assert gather > ring >= 0
