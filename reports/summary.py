@@ -162,13 +162,16 @@ def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, s
     if w is None:
         return []
     risks = []
-    marks = [_stored(m) for m in (getattr(w, "risk_marks", None) or ())]
+    marks = [_short(_stored(m)) for m in (getattr(w, "risk_marks", None) or ())]
     if marks:
+        listed = " · ".join(marks[:PAGE_ONE_MARKS])
+        if len(marks) > PAGE_ONE_MARKS:
+            listed += " · " + _("%(n)d more in appendix A") % {"n": len(marks) - PAGE_ONE_MARKS}
         risks.append({"severity": "warning", "text": ngettext(
             "The team's risk policy marks the recommended offer once: %(list)s",
             "The team's risk policy marks the recommended offer %(n)d times: %(list)s",
             len(marks),
-        ) % {"n": len(marks), "list": " · ".join(marks)}})  # fmt: skip
+        ) % {"n": len(marks), "list": listed}})  # fmt: skip
     for s in data.vendors:
         if s.critical and any(str(o.get("id")) == str(w.offer_id) for o in s.offers):
             risks.append({"severity": "warning", "text": ngettext(
@@ -188,6 +191,20 @@ def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, s
                       "text": _("Another offer wins if these inputs change: %s.")
                       % ", ".join(str(x) for x in flips)})  # fmt: skip
     return risks
+
+
+# Page 1 names this many of the recommended offer's risk marks (the rest: appendix A), each
+# cut to its first sentence, so the page holds the whole message.
+PAGE_ONE_MARKS = 3
+
+
+def _short(text: str) -> str:
+    """A mark's first sentence (its advice follows in appendix A)."""
+    for stop in (". ", "。", "；", "; "):
+        head, found, _rest = text.partition(stop)
+        if found and head:
+            return head + ("." if stop == ". " else found.strip())
+    return text
 
 
 def _term_risk(data: ReportData) -> dict[str, str] | None:
