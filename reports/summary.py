@@ -82,9 +82,10 @@ class OfferFindings:
     appendix A (F1, F2, …)."""
 
     ref: str
-    rank: int
+    rank: int  # the cost rank: the result's key in the report
     name: str
     counts: dict[str, int]
+    shown: int = 0  # the rank the tables print (the decision's); 0: excluded, no rank
     items: list[dict[str, Any]] = field(default_factory=list)
     groups: list[FindingGroup] = field(default_factory=list)
 
@@ -100,12 +101,12 @@ def findings(data: ReportData) -> list[OfferFindings]:
             continue
         counts = dict.fromkeys(("critical", "warning", "info"), 0)
         offer = OfferFindings(ref="", rank=r.rank, name=_name(r), counts=counts,
-                              items=ws["shown"])  # fmt: skip
+                              items=ws["shown"], shown=r.shown_rank or 0)  # fmt: skip
         for w in ws["shown"]:
             counts[w["severity"]] += 1
             key = (w["severity"], w.get("code", ""), w.get("en", ""), w.get("zh", ""))
             group = by_key.setdefault(key, FindingGroup(ref="", severity=w["severity"], item=w))
-            group.ranks.append(r.shown_rank or 0)  # the rank the tables print; 0: excluded
+            group.ranks.append(offer.shown)  # the rank the tables print; 0: excluded
             group.names.append(offer.name)
             offer.groups.append(group)
         out.append(offer)
