@@ -105,14 +105,16 @@ def list_export_request(
             defaults={"source": source, "fmt": fmt, "language": language, "params": params,
                       "created_by": user},
         )  # fmt: skip
-        start = created or restart and bool(
+        restarted = not created and restart and bool(
             ListExport.objects.filter(pk=export.pk, status=JobStatus.FAILED).update(
                 status=JobStatus.PENDING, progress=0, error="", attempts=0, finished_at=None,
                 queued_at=timezone.now(),
             )
         )  # fmt: skip
-        if start:
+        if restarted:
             export.refresh_from_db()
+        start = created or restarted
+        if start:
             transaction.on_commit(lambda: _enqueue(export))
     return export, start
 

@@ -122,7 +122,7 @@ def _build(kind: str, data, progress: Progress) -> bytes:  # type: ignore[no-unt
     if kind == ReportKind.XLSX:
         from .xlsx import build_xlsx
 
-        return build_xlsx(data)
+        return build_xlsx(data, progress=progress)
     from .csv import build_csv
 
     return build_csv(data)

@@ -158,6 +158,8 @@ class RankingReportPageView(TeamRequiredMixin, View):
         return self._answer(request, pk, kind, start=False)
 
     def post(self, request, pk: int, kind: str):  # type: ignore[no-untyped-def]
+        if not self.membership.can_write:
+            raise PermissionDenied
         return self._answer(request, pk, kind, start=True)
 
     def _answer(self, request, pk: int, kind: str, *, start: bool):  # type: ignore[no-untyped-def]

@@ -94,11 +94,15 @@ def test_the_workbook_stores_numbers_with_formats(demo_run, team_a, analyst_a):
     results = list(demo_run.results.order_by("rank"))
     assert ws.max_row == 1 + len(results)
     header = [c.value for c in ws[1]]
-    cost = ws.cell(row=2, column=header.index("Cost per ETH") + 1)
-    assert isinstance(cost.value, float) and cost.value == pytest.approx(results[0].cost_per_eth)
+    currency = results[0].currency  # money columns name their currency
+    cost = ws.cell(row=2, column=header.index(f"Cost per ETH ({currency})") + 1)
+    # money to the cent, as the page shows it
+    assert isinstance(cost.value, int | float)
+    assert cost.value == pytest.approx(results[0].cost_per_eth, abs=0.005)
     assert cost.number_format == "#,##0.00"
     util = ws.cell(row=2, column=header.index("Utilisation") + 1)
     assert util.number_format == "0.0%" and 0 < util.value <= 1
+    assert util.value == pytest.approx(results[0].utilisation, abs=0.0005)  # 0.0 % shown
     assert isinstance(ws.cell(row=2, column=1).value, int)
     inputs = {(r[0], r[1]): r[2] for r in wb["Inputs"].iter_rows(min_row=2, values_only=True)}
     assert inputs[("Workload", "Model size (parameters)")] == pytest.approx(7.0)
