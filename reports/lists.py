@@ -27,6 +27,7 @@ from quotes.export import quote_list_export
 from quotes.filters import QuoteListFilter, with_monthly_rent
 from quotes.selectors import quote_list
 from vendors.export import vendor_list_export
+from vendors.filters import VendorFilter
 from vendors.models import DataCentre
 from vendors.selectors import vendor_filterset
 
@@ -43,6 +44,9 @@ class Source:
     rows: Callable[[Any, QueryDict], QuerySet[Any]]
     #: the file as the list's app writes it: (format, rows) -> a response carrying the bytes
     write: Callable[[str, QuerySet[Any]], Any]
+    #: the query parameters that shape the list (its filters and ``sort``); others are ignored,
+    #: so junk parameters neither change the file nor make new jobs
+    keys: Callable[[], set[str]] = set
     #: what besides the rows changes the file (the team's tax basis for quote rents)
     also: Callable[[Any], str] = lambda team: ""
 
@@ -65,18 +69,24 @@ def _vendors(team, data: QueryDict) -> QuerySet[Any]:  # type: ignore[no-untyped
     return vendor_filterset(team=team, data=data).qs.prefetch_related(_DATA_CENTRES)
 
 
+def _keys(filterset: Any) -> Callable[[], set[str]]:
+    return lambda: {*filterset.base_filters, "sort"}
+
+
 SOURCES: dict[str, Source] = {
-    ListSource.QUOTES: Source(_quotes, quote_list_export, lambda team: team.tax_basis),
-    ListSource.VENDORS: Source(_vendors, vendor_list_export),
-}
+    ListSource.QUOTES: Source(_quotes, quote_list_export, _keys(QuoteListFilter),
+                              lambda team: team.tax_basis),
+    ListSource.VENDORS: Source(_vendors, vendor_list_export, _keys(VendorFilter)),
+}  # fmt: skip
 
 
 NAMES = {ListSource.QUOTES: _("quotes"), ListSource.VENDORS: _("vendors")}
 
 
-def _params(data: QueryDict) -> str:
-    """The page's parameters in one canonical order, without the page number."""
-    pairs = sorted((k, v) for k in data for v in data.getlist(k) if k not in IGNORED)
+def _params(source: str, data: QueryDict) -> str:
+    """The list's own parameters in one canonical order (no page number, nothing unknown)."""
+    keys = SOURCES[source].keys() - IGNORED
+    pairs = sorted((k, v) for k in data for v in data.getlist(k) if k in keys)
     return urlencode(pairs)[:2000]
 
 
@@ -96,7 +106,7 @@ def list_export_request(
     if source not in SOURCES or fmt not in ListFormat.values:
         raise ValueError(f"{source}.{fmt}")
     language = translation.get_language() or "zh-hans"
-    params = _params(data)
+    params = _params(source, data)
     stamp = list_stamp(source, team, data)
     key = hashlib.sha256("|".join((source, fmt, language, params, stamp)).encode()).hexdigest()
     with transaction.atomic():

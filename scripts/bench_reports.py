@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--offers", type=int, default=3000)
     parser.add_argument("--build", nargs=2, metavar=("RUN", "KIND"), help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help="cProfile the warm PDF build")
+    parser.add_argument("--parts", action="store_true", help="where the PDF's time goes")
     parser.add_argument("--run", type=int, help="measure this finished run (kept) instead")
     args = parser.parse_args()
     if args.build:
@@ -168,8 +169,12 @@ def measure(run, user, t_rank: float | None, args) -> None:  # type: ignore[no-u
               f"{busy[key] * 1000:.0f} ms, RATIO {busy[key] / quiet[key]:.2f}")  # fmt: skip
     print(f"highest latency during an export: {max(busy.values()) * 1000:.0f} ms "
           "(pinned < 1 s in tests/faults/test_export_worker.py)")  # fmt: skip
+    if args.parts:
+        pdf_parts(run)
     if args.profile:
         profile_pdf(run)
+    else:
+        page_bytes(user, run)
 
 
 def pdf_parts(run) -> None:  # type: ignore[no-untyped-def]

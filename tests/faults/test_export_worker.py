@@ -81,6 +81,7 @@ class Timings:
         return {url: max(ts) for url, ts in self.samples.items()}
 
 
+@pytest.mark.timeout(1200)  # the build takes a minute or two on a shared 2-core machine
 def test_a_3000_offer_workbook_is_built_by_the_worker_while_pages_stay_fast(
     start_worker, team_a, analyst_a
 ):
