@@ -32,8 +32,13 @@ log = logging.getLogger(__name__)
 
 
 def report_list(*, team, run: RankingRun | None = None) -> QuerySet[Report]:  # type: ignore[no-untyped-def]
-    qs = Report.objects.for_team(team).select_related("run", "created_by")
+    # a run's snapshot and stored page hold every offer (megabytes for thousands of offers):
+    # a list of its files names the run only
+    qs = Report.objects.for_team(team).select_related("run", "created_by").defer(*RUN_BULK)
     return qs.filter(run=run) if run is not None else qs
+
+
+RUN_BULK = ("run__snapshot", "run__page_data", "run__problems", "run__decision")
 
 
 def report_latest(

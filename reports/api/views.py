@@ -20,6 +20,7 @@ from core.models import JobStatus
 from rankings.models import RankingRun
 
 from ..models import Report
+from ..selectors import RUN_BULK
 from ..services import report_current, report_request
 from ..views import report_file_response, waiting_answer
 from . import serializers as s
@@ -34,7 +35,7 @@ class ReportViewSet(TeamScopedViewSet):
     """GET: the team's reports. POST {run, kind, language} requests one (202); viewers may only
     read and download."""
 
-    queryset = Report.objects.select_related("run").order_by("-created_at", "-pk")
+    queryset = Report.objects.select_related("run").defer(*RUN_BULK).order_by("-created_at", "-pk")
     serializer_class = s.ReportSerializer
     http_method_names = ["get", "post", "head", "options"]
     filterset_fields = ["run", "kind", "status", "language"]

@@ -91,10 +91,13 @@ def test_a_3000_offer_workbook_is_built_by_the_worker_while_pages_stay_fast(
     start_worker()
     api = Client()
     api.force_login(analyst_a)
+    # the ranking page and the team's exports (API list), each asked once before (a cold cache
+    # is the ranking page's own cost, not the export's)
+    page, listing = f"/rankings/{run.pk}/", "/api/v1/reports/"
+    assert api.get(page).status_code == 200 and api.get(listing).status_code == 200
     url = f"/api/v1/rankings/{run.pk}/report.xlsx"
     t = Timings()
     assert t.get(api, url) == 202  # the request stored the job; the worker builds the file
-    page, listing = f"/rankings/{run.pk}/", "/api/v1/rankings/"
     running_seen = 0
     deadline = time.time() + 600
     while time.time() < deadline:
