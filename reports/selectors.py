@@ -38,7 +38,8 @@ def report_list(*, team, run: RankingRun | None = None) -> QuerySet[Report]:  # 
     return qs.filter(run=run) if run is not None else qs
 
 
-RUN_BULK = ("run__snapshot", "run__page_data", "run__problems", "run__decision")
+RUN_FIELDS_BULK = ("snapshot", "page_data", "problems", "decision")
+RUN_BULK = tuple(f"run__{name}" for name in RUN_FIELDS_BULK)
 
 
 def report_latest(

@@ -24,7 +24,7 @@ from .choices import CONTENT_TYPES, ListFormat, ReportKind
 from .dashboard import decision_board
 from .lists import list_export_request
 from .models import ListExport, Report
-from .selectors import report_list
+from .selectors import RUN_FIELDS_BULK, report_list
 from .services import report_current, report_request
 
 #: seconds a client waits before asking again for a file still being built
@@ -53,7 +53,7 @@ def exports_context(*, team, run: RankingRun, can_write: bool) -> dict:  # type:
 
 class RankingExportsView(TeamRequiredMixin, View):
     def _run(self, pk: int) -> RankingRun:
-        run = RankingRun.objects.for_team(self.team).filter(pk=pk).first()
+        run = RankingRun.objects.for_team(self.team).defer(*RUN_FIELDS_BULK).filter(pk=pk).first()
         if run is None:
             raise Http404
         return run
@@ -163,7 +163,7 @@ class RankingReportPageView(TeamRequiredMixin, View):
         return self._answer(request, pk, kind, start=True)
 
     def _answer(self, request, pk: int, kind: str, *, start: bool):  # type: ignore[no-untyped-def]
-        run = RankingRun.objects.for_team(self.team).filter(pk=pk).first()
+        run = RankingRun.objects.for_team(self.team).defer(*RUN_FIELDS_BULK).filter(pk=pk).first()
         if run is None or not run.is_finished:
             raise Http404
         report = report_current(team=self.team, run=run, kind=kind, language=get_language())

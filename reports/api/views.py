@@ -20,7 +20,7 @@ from core.models import JobStatus
 from rankings.models import RankingRun
 
 from ..models import Report
-from ..selectors import RUN_BULK
+from ..selectors import RUN_BULK, RUN_FIELDS_BULK
 from ..services import report_current, report_request
 from ..views import report_file_response, waiting_answer
 from . import serializers as s
@@ -80,7 +80,8 @@ class RankingReportFileView(APIView):
         membership = request_membership(request)
         if membership is None:  # no team (or a supplier): refused like every other team route
             raise PermissionDenied(TeamRolePermission.message)
-        run = get_object_or_404(RankingRun.objects.for_team(membership.team), pk=pk)
+        runs = RankingRun.objects.for_team(membership.team).defer(*RUN_FIELDS_BULK)
+        run = get_object_or_404(runs, pk=pk)
         if not run.is_finished:
             raise Http404
         language = request.query_params.get("language") or get_language()
