@@ -20,14 +20,15 @@ SKIP = {
     "vendors:evidence": "file download", "benchmarks:download": "file download",
     "benchmarks:run_status": "partial polled by the page", "rankings:status": "partial",
     "reports:status": "partial", "reports:download": "file download",
+    "reports:ranking-file": "file download (202 and a progress page until built)",
     "sourcing:action": "POST only", "sourcing:award-action": "POST only",
     "sourcing:supplier-upload": "POST only", "sourcing:invite": "needs a one-time token",
     "serving:workload_traffic": "POST only", "serving:plan_traffic": "POST only",
     "rankings:whatif": "partial (JSON)", "rankings:whatif_save": "POST only",
     "rankings:recompute": "POST only",
     "rankings:rerank": "POST only",
-    "vendors:export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
-    "quotes:export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
+    "vendors-export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
+    "quotes-export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
     "quotes:import_template": "file download (bilingual help sheet by design)",
 }  # fmt: skip
 SUPPLIER_ROUTES = {"sourcing:supplier-home", "sourcing:supplier-rfq"}

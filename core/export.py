@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from django.http import HttpResponse
@@ -17,7 +18,7 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from reports.xlsx import clean, csv_safe
+from reports.xlsx import FREE_NUMBER, MONEY, at_precision, clean, csv_safe, number_cell
 
 FORMATS = ("csv", "xlsx")
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -34,6 +35,13 @@ def csv_bytes(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> bytes:
 
 
 def _xlsx_cell(ws: Any, value: Any) -> Any:
+    """Text stays text; a Decimal (the lists' money: a quote's rent) is written to the cent with
+    the pages' grouping and two places; a float to at most four places (never the 16 digits
+    openpyxl would print)."""
+    if isinstance(value, Decimal):
+        return number_cell(ws, at_precision(value, MONEY), MONEY)
+    if isinstance(value, float):
+        return number_cell(ws, at_precision(value, FREE_NUMBER), FREE_NUMBER)
     cell = WriteOnlyCell(ws, value=clean(value))
     if isinstance(cell.value, str) and cell.value.startswith("="):
         cell.data_type = "s"  # as reports.xlsx.text_only: a label "=HYPERLINK(...)" stays text

@@ -325,6 +325,10 @@ CELERY_REQUEUE_RUNNING_AFTER_S = env.int(
 # than JOB_STALE_HEARTBEAT_S has lost its worker and is sent again by requeue_stale_jobs.
 JOB_HEARTBEAT_S = env.float("JOB_HEARTBEAT_S", default=5.0)
 JOB_STALE_HEARTBEAT_S = env.int("JOB_STALE_HEARTBEAT_S", default=60)
+# Seconds one attempt at building an export file may take (reports.jobs): past it the build
+# ends failed with the reason (Celery's soft time limit in the worker, the job system's own
+# deadline at each progress report, and the stale-job re-sender never sends it again).
+EXPORT_TIME_LIMIT_S = env.int("EXPORT_TIME_LIMIT_S", default=600)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},

@@ -1,13 +1,14 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import IsAuthenticated
 
 from accounts.views import RateLimitedLoginView
 from core import views as core_views
+from reports.views import ListExportView
 
 api_v1 = [
     path("", include("vendors.api.urls")),
@@ -43,6 +44,17 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    # list downloads are jobs of the reports app (reports.lists), under their lists' paths
+    re_path(
+        r"^vendors/export\.(?P<fmt>csv|xlsx)$",
+        ListExportView.as_view(source="vendors"),
+        name="vendors-export",
+    ),
+    re_path(
+        r"^quotes/export\.(?P<fmt>csv|xlsx)$",
+        ListExportView.as_view(source="quotes"),
+        name="quotes-export",
+    ),
     path("vendors/", include("vendors.urls")),
     path("quotes/", include("quotes.urls")),
     path("benchmarks/", include("benchmarks.urls")),

@@ -8,7 +8,6 @@ urlpatterns = [
     path("new/", views.QuoteEditView.as_view(), name="create"),
     path("<int:pk>/", views.QuoteDetailView.as_view(), name="detail"),
     path("<int:pk>/edit/", views.QuoteEditView.as_view(), name="edit"),
-    re_path(r"^export\.(?P<fmt>csv|xlsx)$", views.QuoteExportView.as_view(), name="export"),
     path("import/", views.QuoteImportView.as_view(), name="import"),
     re_path(
         r"^import/template\.(?P<fmt>csv|xlsx)$",

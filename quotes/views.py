@@ -18,7 +18,7 @@ from core.paging import page_by_ids
 from domain import formatting
 from domain import money as money_rule
 
-from .export import import_template, quote_list_export
+from .export import import_template
 from .filters import QuoteListFilter, sorts_by_rent, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
@@ -82,13 +82,6 @@ class QuoteListView(TeamRequiredMixin, View):
             "can_write": self.membership.can_write,
             "filtered": bool(request.GET.dict().keys() - {"page", "per_page"}),
         })  # fmt: skip
-
-
-class QuoteExportView(TeamRequiredMixin, View):
-    """The quote list as the page shows it (same filters and order), every page of it."""
-
-    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
-        return quote_list_export(fmt, _list_filter(request, self.team).qs)
 
 
 class QuoteImportTemplateView(TeamRequiredMixin, View):

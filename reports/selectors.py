@@ -31,8 +31,14 @@ log = logging.getLogger(__name__)
 
 
 def report_list(*, team, run: RankingRun | None = None) -> QuerySet[Report]:  # type: ignore[no-untyped-def]
-    qs = Report.objects.for_team(team).select_related("run", "created_by")
+    # a run's snapshot and stored page hold every offer (megabytes for thousands of offers):
+    # a list of its files names the run only
+    qs = Report.objects.for_team(team).select_related("run", "created_by").defer(*RUN_BULK)
     return qs.filter(run=run) if run is not None else qs
+
+
+RUN_FIELDS_BULK = ("snapshot", "page_data", "problems", "decision")
+RUN_BULK = tuple(f"run__{name}" for name in RUN_FIELDS_BULK)
 
 
 def report_latest(

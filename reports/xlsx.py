@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import math
 import unicodedata
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
@@ -32,8 +35,8 @@ from .summary import (
     tax_words,
 )
 
-MONEY = "#,##0.00"
-MONEY0 = "#,##0"
+MONEY = "#,##0.00"  # an amount of money: Decimal to the cent, grouped, as the pages print it
+MONEY0 = "#,##0"  # a large count (hours, tokens, seconds): grouped, whole
 PCT = "0.0%"
 NUM2 = "0.00"
 NUM1 = "0.0"
@@ -45,7 +48,7 @@ RANKING_COLUMNS = (
     (gettext_lazy("Vendor"), None),
     (gettext_lazy("Offer"), None),
     (gettext_lazy("Currency"), None),
-    (gettext_lazy("Rent per month"), MONEY0),
+    (gettext_lazy("Rent per month"), MONEY),
     (gettext_lazy("Cost per ETH"), MONEY),
     (gettext_lazy("Cost per ETH (low)"), MONEY),
     (gettext_lazy("Cost per ETH (high)"), MONEY),
@@ -55,7 +58,7 @@ RANKING_COLUMNS = (
     (gettext_lazy("Bandwidth (Gbit/s)"), NUM1),
     (gettext_lazy("Bandwidth basis"), None),
     (gettext_lazy("Job hours"), MONEY0),
-    (gettext_lazy("Job cost"), MONEY0),
+    (gettext_lazy("Job cost"), MONEY),
     (gettext_lazy("Warnings"), None),
     # the run's decision (rankings/decision.py): the same flags the page and the API show
     (gettext_lazy("Recommended"), None),
@@ -95,7 +98,7 @@ MODEL_COLUMNS = (
     (gettext_lazy("Expected interruptions"), NUM1),
     (gettext_lazy("Checkpoint interval (s)"), MONEY0),
     (gettext_lazy("Checkpoint write (s)"), NUM1), (gettext_lazy("Goodput"), PCT),
-    (gettext_lazy("Job wall hours"), MONEY0), (gettext_lazy("Job cost"), MONEY0),
+    (gettext_lazy("Job wall hours"), MONEY0), (gettext_lazy("Job cost"), MONEY),
     (gettext_lazy("Layouts evaluated"), INT), (gettext_lazy("Bandwidth basis"), None),
     (gettext_lazy("Assumed inputs"), None),
 )  # fmt: skip
@@ -213,28 +216,74 @@ def _model_row(r: Any) -> list[Any]:
     ]  # fmt: skip
 
 
-def _sheet(wb: Workbook, title: str, columns, rows) -> Any:  # type: ignore[no-untyped-def]
+# Decimal places each number format shows: a cell holds its value rounded to them (a money
+# cell to the cent), so the workbook never holds 418999.9999999999 for a rent of 419,000.00.
+PLACES = {MONEY: 2, MONEY0: 0, NUM3: 3, NUM2: 2, NUM1: 1, INT: 0, PCT: 3, FREE_NUMBER: 4}
+
+
+def at_precision(value: Any, fmt: str | None) -> Any:
+    """A number as the cell stores it: a Decimal rounded (half up) to the places its format
+    shows; a number without a column format gets FREE_NUMBER's 4 places (whole numbers stay
+    whole). Text, booleans and empty cells pass unchanged; a non-finite number is left empty."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    exact = value if isinstance(value, Decimal) else Decimal(repr(value))
+    places = PLACES.get(fmt or FREE_NUMBER, 4)
+    return exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def _cell(ws: Any, value: Any, fmt: str | None) -> Any:
+    value = clean(value)
+    if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+        if fmt is None:  # numbers in untyped columns (inputs) still read as grouped numbers
+            fmt = MONEY0 if isinstance(value, int) else FREE_NUMBER
+        return number_cell(ws, at_precision(value, fmt), fmt)
+    cell = WriteOnlyCell(ws, value=value)
+    if isinstance(value, str) and value.startswith("="):
+        cell.data_type = "s"  # a label "=HYPERLINK(...)" stays text
+    return cell
+
+
+def number_cell(ws: Any, value: Decimal | None, fmt: str) -> Any:
+    """A numeric cell holding exactly `value`'s digits: openpyxl would print any number with
+    16 significant digits ("%.16g": 69.51 becomes 69.51000000000001), so the cell gets the
+    Decimal's own text and the numeric type."""
+    cell = WriteOnlyCell(ws, value=None if value is None else format(value, "f"))
+    if value is not None:
+        cell.data_type = "n"
+    cell.number_format = fmt
+    return cell
+
+
+def money_suffix(currencies: set[str]) -> str:
+    """What a money column's header says about its currency: the one currency of every row,
+    or that each row is in its offer's currency (the Currency column)."""
+    if len(currencies) == 1:
+        return f" ({next(iter(currencies))})"
+    return " (" + str(_("in the offer's currency")) + ")"
+
+
+def _sheet(wb: Workbook, title: str, columns, rows, currency: str = "") -> Any:  # type: ignore[no-untyped-def]
+    """One sheet in openpyxl's write-only mode: rows are written as they come (constant
+    memory per row), each number rounded to its column's display precision."""
     ws = wb.create_sheet(title)
-    ws.append([str(t) for t, _f in columns])
-    for cell in ws[1]:
+    for idx, (_t, fmt) in enumerate(columns, start=1):
+        ws.column_dimensions[get_column_letter(idx)].width = 14 if fmt else 28
+    ws.freeze_panes = "A2"
+    head = []
+    for t, fmt in columns:
+        cell = WriteOnlyCell(ws, value=clean(str(t) + (currency if fmt == MONEY else "")))
         cell.font = Font(bold=True)
         cell.fill = PatternFill("solid", fgColor="EEF1F6")
         cell.alignment = Alignment(wrap_text=True, vertical="top")
+        head.append(cell)
+    ws.append(head)
+    formats = [fmt for _t, fmt in columns]
     for row in rows:
-        ws.append([clean(v) for v in row])
-        text_only(ws, ws.max_row)
-        for cell in ws[ws.max_row]:  # numbers in untyped columns (inputs) still read as numbers
-            if isinstance(cell.value, float):
-                cell.number_format = FREE_NUMBER
-            elif isinstance(cell.value, int) and not isinstance(cell.value, bool):
-                cell.number_format = MONEY0
-    for idx, (_t, fmt) in enumerate(columns, start=1):
-        letter = get_column_letter(idx)
-        ws.column_dimensions[letter].width = 14 if fmt else 28
-        if fmt:
-            for (cell,) in ws.iter_rows(min_row=2, min_col=idx, max_col=idx):
-                cell.number_format = fmt
-    ws.freeze_panes = "A2"
+        ws.append([_cell(ws, v, formats[i] if i < len(formats) else None)
+                   for i, v in enumerate(row)])  # fmt: skip
     return ws
 
 
@@ -335,25 +384,44 @@ EVIDENCE_COLUMNS = (
 )  # fmt: skip
 
 
-def build_xlsx(data: ReportData) -> bytes:
+def build_xlsx(data: ReportData, progress: Any = None) -> bytes:
+    """The workbook, written in write-only mode. A run of more than APPENDIX_AFTER offers
+    keeps every offer on the Ranking sheet (a row each) and writes the per-offer Breakdown and
+    Model detail sheets for the first APPENDIX_AFTER ranks only, saying so in a last row."""
     lang = get_language()
-    wb = Workbook()
-    wb.remove(wb.active)
+    tick = progress or (lambda p: None)
+    wb = Workbook(write_only=True)
     fits = term_fits(data)
-    ranking = _sheet(
-        wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang, fits) for r in data.results]
-    )
+    suffix = money_suffix({r.currency for r in data.results if r.currency})
+    ranking = _sheet(wb, _("Ranking")[:31], RANKING_COLUMNS,
+                     (ranking_row(r, lang, fits) for r in data.results), suffix)  # fmt: skip
     if not data.results:
-        ranking.append([None, clean("; ".join(data.missing))])
-        text_only(ranking, ranking.max_row)
-    _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS, [_breakdown_row(r) for r in data.results])
-    detailed = [r for r in data.results if r.model_detail]
+        ranking.append([None, _cell(ranking, "; ".join(data.missing), None)])
+    tick(50)
+    shown = data.results[:APPENDIX_AFTER]
+    more = len(data.results) - len(shown)
+    note = [None, _("Offers ranked below %(n)s are on the Ranking sheet only (%(more)s more).")
+            % {"n": APPENDIX_AFTER, "more": more}] if more > 0 else None  # fmt: skip
+    breakdown = _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS,
+                       (_breakdown_row(r) for r in shown), suffix)  # fmt: skip
+    if note:
+        breakdown.append(note)
+    detailed = [r for r in shown if r.model_detail]
     if detailed:
-        _sheet(wb, _("Model detail")[:31], MODEL_COLUMNS, [_model_row(r) for r in detailed])
+        model = _sheet(wb, _("Model detail")[:31], MODEL_COLUMNS,
+                       (_model_row(r) for r in detailed), suffix)  # fmt: skip
+        if note:
+            model.append(note)
+    tick(70)
     input_columns = ((_("Group"), None), (_("Input"), None), (_("Value"), None))
     _sheet(wb, _("Inputs")[:31], input_columns, _inputs_rows(data))
     _sheet(wb, _("Evidence")[:31], EVIDENCE_COLUMNS, _evidence_rows(data))
+    tick(85)
     wb.properties.title = clean(f"{_('Ranking run')} #{data.run.pk} · {data.team_name}")[:200]
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
+
+
+# Per-offer detail sheets stop after this many ranks; the Ranking sheet keeps every offer.
+APPENDIX_AFTER = 500

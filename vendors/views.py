@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -12,7 +11,6 @@ from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 
-from .export import vendor_list_export
 from .forms import CHILD_FORMS, NetworkProfileForm, VendorForm
 from .models import DataCentre, NetworkProfile, SlaTerms, Vendor
 from .selectors import vendor_audit_trail, vendor_filterset, vendor_findings, vendor_prefetch
@@ -24,15 +22,6 @@ CHILD_RELATIONS = {
     "certification": "certifications",
     "datacentre": "data_centres",
 }
-
-
-# The export prints each data centre's city (or name), ownership and fabric: only those columns.
-LIST_DATA_CENTRES = Prefetch(
-    "data_centres",
-    queryset=DataCentre.objects.select_related("network")
-    .only("pk", "vendor_id", "name", "city", "ownership", "network__id", "network__fabric")
-    .order_by("pk"),
-)
 
 
 def _with_list_data_centres(vendors: list[Vendor]) -> list[Vendor]:
@@ -79,14 +68,6 @@ class VendorListView(TeamRequiredMixin, View):
                 "filtered": bool(request.GET.dict().keys() - {"page", "sort"}),
             },
         )
-
-
-class VendorExportView(TeamRequiredMixin, View):
-    """The vendor list as the page shows it (same filters and order), every page of it."""
-
-    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
-        filterset = vendor_filterset(team=self.team, data=request.GET)
-        return vendor_list_export(fmt, filterset.qs.prefetch_related(LIST_DATA_CENTRES))
 
 
 def _team_vendor(team, pk):  # type: ignore[no-untyped-def]
