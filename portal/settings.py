@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "reports",
     "sourcing",
     "serving",
+    "demo",  # top layer: `manage.py demo_setup` loads every app's demo data
 ]
 
 MIDDLEWARE = [
