@@ -1,11 +1,12 @@
 """Lists as CSV or XLSX downloads: a header row, then one row per record, every text cell kept
-as text (the report export's escaping, reports.xlsx: a cell starting like a formula never runs
-as one in a spreadsheet)."""
+as text (a cell starting like a formula never runs as one in a spreadsheet). The cell escaping
+here is the one of every export, the reports' workbook and CSV included."""
 
 from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -14,13 +15,50 @@ from django.utils.http import content_disposition_header
 from django.utils.text import get_valid_filename
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from reports.xlsx import clean, csv_safe
-
 FORMATS = ("csv", "xlsx")
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+MAX_CELL = 32000  # Excel's limit is 32,767 characters per cell
+
+
+def clean(value: Any) -> Any:
+    """Strings without control characters and within the cell limit; numbers untouched."""
+    if isinstance(value, str):
+        return ILLEGAL_CHARACTERS_RE.sub("", value)[:MAX_CELL]
+    return value
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_only(ws: Any, row: int) -> None:
+    """Text cells a spreadsheet would run as a formula (a label "=HYPERLINK(...)") stay text."""
+    for cell in ws[row]:
+        if isinstance(cell.value, str) and cell.value.startswith("="):
+            cell.data_type = "s"
+
+
+def formula_like(value: str) -> bool:
+    """Text a spreadsheet could run as a formula: starting with = + - @ (or a tab or CR), also
+    in a compatibility form that NFKC folds to one of them (full-width ＝ ＋ － ＠, small ﹦ ﹢
+    ﹣ ﹫, super- and subscript ⁼ ⁺ ₌ ₊), or the minus sign −, which spreadsheet apps read as -."""
+    head = unicodedata.normalize("NFKC", value[:4])
+    return head.startswith(FORMULA_STARTS) or value.startswith(MINUS_SIGN)
+
+
+MINUS_SIGN = "\u2212"
+
+
+def csv_safe(value: Any) -> Any:
+    """CSV has no cell types: text starting like a formula gets a leading apostrophe."""
+    if isinstance(value, str) and formula_like(value):
+        return "'" + value
+    return value
 
 
 def csv_bytes(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> bytes:
@@ -36,7 +74,7 @@ def csv_bytes(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> bytes:
 def _xlsx_cell(ws: Any, value: Any) -> Any:
     cell = WriteOnlyCell(ws, value=clean(value))
     if isinstance(cell.value, str) and cell.value.startswith("="):
-        cell.data_type = "s"  # as reports.xlsx.text_only: a label "=HYPERLINK(...)" stays text
+        cell.data_type = "s"  # as text_only: a label "=HYPERLINK(...)" stays text
     return cell
 
 

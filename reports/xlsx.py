@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import io
-import unicodedata
 from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from core.export import clean, text_only
 from core.models import JobStatus
 from domain import decision as dd
 from domain import money
@@ -99,43 +98,6 @@ MODEL_COLUMNS = (
     (gettext_lazy("Layouts evaluated"), INT), (gettext_lazy("Bandwidth basis"), None),
     (gettext_lazy("Assumed inputs"), None),
 )  # fmt: skip
-
-MAX_CELL = 32000  # Excel's limit is 32,767 characters per cell
-
-
-def clean(value: Any) -> Any:
-    """Strings without control characters and within the cell limit; numbers untouched."""
-    if isinstance(value, str):
-        return ILLEGAL_CHARACTERS_RE.sub("", value)[:MAX_CELL]
-    return value
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def text_only(ws: Any, row: int) -> None:
-    """Text cells a spreadsheet would run as a formula (a label "=HYPERLINK(...)") stay text."""
-    for cell in ws[row]:
-        if isinstance(cell.value, str) and cell.value.startswith("="):
-            cell.data_type = "s"
-
-
-def formula_like(value: str) -> bool:
-    """Text a spreadsheet could run as a formula: starting with = + - @ (or a tab or CR), also
-    in a compatibility form that NFKC folds to one of them (full-width ＝ ＋ － ＠, small ﹦ ﹢
-    ﹣ ﹫, super- and subscript ⁼ ⁺ ₌ ₊), or the minus sign −, which spreadsheet apps read as -."""
-    head = unicodedata.normalize("NFKC", value[:4])
-    return head.startswith(FORMULA_STARTS) or value.startswith(MINUS_SIGN)
-
-
-MINUS_SIGN = "\u2212"
-
-
-def csv_safe(value: Any) -> Any:
-    """CSV has no cell types: text starting like a formula gets a leading apostrophe."""
-    if isinstance(value, str) and formula_like(value):
-        return "'" + value
-    return value
 
 
 def _msg(m: dict[str, str], lang: str | None) -> str:
