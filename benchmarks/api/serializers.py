@@ -18,7 +18,7 @@ class TeamPrimaryKey(serializers.PrimaryKeyRelatedField):
         super().__init__(**kwargs)
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        from accounts.middleware import request_membership
+        from core.teams import request_membership
 
         membership = request_membership(self.context["request"])
         team = membership.team if membership else None

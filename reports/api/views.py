@@ -11,9 +11,9 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
+from core.teams import request_membership
 from rankings.models import RankingRun
 
 from ..models import Report
