@@ -6,8 +6,9 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import IsAuthenticated
 
-from accounts.views import RateLimitedLoginView
+from accounts.views import RateLimitedLoginView, TrivialPageView
 from core import views as core_views
+from reports.views import DecisionDashboardView
 
 api_v1 = [
     path("", include("vendors.api.urls")),
@@ -35,10 +36,10 @@ api_v1 = [
 ]
 
 urlpatterns = [
-    path("", core_views.DashboardView.as_view(), name="dashboard"),
+    path("", DecisionDashboardView.as_view(), name="dashboard"),
     path("health/", core_views.health, name="health"),
     path("ping/", core_views.ping_page, name="ping"),
-    path("ping/page/", core_views.TrivialPageView.as_view(), name="ping-page"),
+    path("ping/page/", TrivialPageView.as_view(), name="ping-page"),
     path("login/", RateLimitedLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
