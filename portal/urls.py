@@ -8,6 +8,8 @@ from rest_framework.permissions import IsAuthenticated
 
 from accounts.views import RateLimitedLoginView, TrivialPageView
 from core import views as core_views
+from quotes import urls as quotes_urls
+from rankings.views import QuoteCompareView
 from reports.views import DecisionDashboardView
 
 api_v1 = [
@@ -35,6 +37,13 @@ api_v1 = [
     ),
 ]
 
+# The quotes namespace: the quotes app's pages and its compare page, which runs the ranking and so
+# lives in rankings (above quotes).
+quotes_pages = [
+    *quotes_urls.urlpatterns,
+    path("compare/", QuoteCompareView.as_view(), name="compare"),
+]
+
 urlpatterns = [
     path("", DecisionDashboardView.as_view(), name="dashboard"),
     path("health/", core_views.health, name="health"),
@@ -45,7 +54,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("vendors/", include("vendors.urls")),
-    path("quotes/", include("quotes.urls")),
+    path("quotes/", include((quotes_pages, quotes_urls.app_name))),
     path("benchmarks/", include("benchmarks.urls")),
     path("rankings/", include("rankings.urls")),
     path("reports/", include("reports.urls")),
