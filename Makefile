@@ -39,9 +39,11 @@ portal-sysdeps:
 sysdeps:
 	bash scripts/ensure_sysdeps.sh test
 
+# lint-imports: the layers contract in pyproject.toml ([tool.importlinter]; README, Design).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 check-migrations: install
 	DJANGO_DEBUG=true $(BIN)/python manage.py makemigrations --check --dry-run
