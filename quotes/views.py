@@ -13,6 +13,7 @@ from django.views import View
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
 from domain import money as money_rule
+from vendors.models import Vendor
 
 from .export import import_template, quote_list_export
 from .filters import QuoteListFilter, sorts_by_rent, with_monthly_rent
@@ -91,8 +92,6 @@ class QuoteImportTemplateView(TeamRequiredMixin, View):
     """The import's columns, a header and an example row (CSV or XLSX with a help sheet)."""
 
     def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
-        from vendors.models import Vendor
-
         first = Vendor.objects.for_team(self.team).order_by("name_zh", "pk").first()
         return import_template(fmt, first.name_zh or first.name_en if first else "")
 

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from core import jobs
 from rankings.models import RankingRun
 
 from .choices import ReportKind
@@ -59,8 +60,6 @@ def report_request(
 
 def _enqueue(report: Report) -> bool:
     """Send the report to a worker; False (report kept pending, noted) when the queue is down."""
-    from core import jobs
-
     return jobs.submit("report", report)
 
 
