@@ -19,6 +19,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
 
 
+# The portal's modules are imported inside the functions: models cannot load before django.setup().
 def main() -> None:
     import django
 
