@@ -1,7 +1,7 @@
 from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
 
 
 class DemoConfig(AppConfig):
+    """No models, so nothing of it is shown in the admin: the app holds the demo command."""
+
     name = "demo"
-    verbose_name = _("Demo")
