@@ -18,13 +18,15 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import jobs
 from core.models import JobStatus
-from core.queue import fault_delay
+from core.queue import enqueue, fault_delay, mark_unqueued
 from domain.benchlogs import catalogue_checks as checks
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.verdict import worst
 from domain.evidence.trust import weakest
 from domain.messages import Message
+from quotes.services import quote_set_measured_bandwidth
 
 from . import parsing, selectors
 from .choices import Verdict
@@ -188,9 +190,6 @@ def _expand_zip(archive: BenchmarkLog, stream: IO[bytes], outcome: IngestOutcome
 
 def _enqueue(outcome: IngestOutcome, run_id: int) -> None:
     """Queue the parsing; a log the queue refused stays pending with a note (core.queue)."""
-    from core import jobs
-    from core.queue import enqueue, mark_unqueued
-
     from . import tasks
 
     if not outcome.created:
@@ -385,8 +384,6 @@ def quote_measured_update(*, quote, run: TestRun) -> None:  # type: ignore[no-un
     bounds them by tests that ran together, and says how; the quote stores the figure, its range
     and that sentence. When no log measures capacity, a figure this run had set is cleared.
     """
-    from quotes.services import quote_set_measured_bandwidth
-
     version = quote.current_version
     if version is None:
         return
@@ -470,8 +467,6 @@ def test_run_update(*, run: TestRun, team, **changes: Any) -> TestRun:  # type: 
 
 
 def _resummarise(run_id: int) -> None:
-    from core.queue import enqueue
-
     from . import tasks
 
     enqueue(tasks.summarise_test_run, run_id)

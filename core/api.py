@@ -12,7 +12,7 @@ from rest_framework import serializers, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from accounts.middleware import request_membership
+from core.teams import request_membership
 
 from .api_schema import PortalAutoSchema
 

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "reports",
     "sourcing",
     "serving",
+    "demo",  # top layer: `manage.py demo_setup` loads every app's demo data
 ]
 
 MIDDLEWARE = [
@@ -63,7 +64,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "accounts.middleware.TeamMiddleware",
+    "core.teams.TeamMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -72,6 +73,10 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "portal.urls"
+
+# The team models, named for `core` (which imports no app), as AUTH_USER_MODEL names the user's.
+TEAM_MODEL = "accounts.Team"
+TEAM_MEMBERSHIP_MODEL = "accounts.Membership"
 WSGI_APPLICATION = "portal.wsgi.application"
 # Every form label starts with a capital letter (core/forms.py).
 FORM_RENDERER = "core.forms.PortalFormRenderer"

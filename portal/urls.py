@@ -6,9 +6,11 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import IsAuthenticated
 
-from accounts.views import RateLimitedLoginView
+from accounts.views import RateLimitedLoginView, TrivialPageView
 from core import views as core_views
-from reports.views import ListExportView
+from quotes import urls as quotes_urls
+from rankings.views import QuoteCompareView
+from reports.views import DecisionDashboardView, ListExportView
 
 api_v1 = [
     path("", include("vendors.api.urls")),
@@ -35,11 +37,18 @@ api_v1 = [
     ),
 ]
 
+# The quotes namespace: the quotes app's pages and its compare page, which runs the ranking and so
+# lives in rankings (above quotes).
+quotes_pages = [
+    *quotes_urls.urlpatterns,
+    path("compare/", QuoteCompareView.as_view(), name="compare"),
+]
+
 urlpatterns = [
-    path("", core_views.DashboardView.as_view(), name="dashboard"),
+    path("", DecisionDashboardView.as_view(), name="dashboard"),
     path("health/", core_views.health, name="health"),
     path("ping/", core_views.ping_page, name="ping"),
-    path("ping/page/", core_views.TrivialPageView.as_view(), name="ping-page"),
+    path("ping/page/", TrivialPageView.as_view(), name="ping-page"),
     path("login/", RateLimitedLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
@@ -56,7 +65,7 @@ urlpatterns = [
         name="quotes-export",
     ),
     path("vendors/", include("vendors.urls")),
-    path("quotes/", include("quotes.urls")),
+    path("quotes/", include((quotes_pages, quotes_urls.app_name))),
     path("benchmarks/", include("benchmarks.urls")),
     path("rankings/", include("rankings.urls")),
     path("reports/", include("reports.urls")),

@@ -2,6 +2,9 @@ from django.urls import path, re_path
 
 from . import views
 
+# The compare page (`quotes:compare`, compare/) runs the ranking: it is
+# rankings.views.QuoteCompareView, added to this namespace by portal/urls.py (quotes is below
+# rankings and does not import it).
 app_name = "quotes"
 urlpatterns = [
     path("", views.QuoteListView.as_view(), name="list"),
@@ -14,7 +17,6 @@ urlpatterns = [
         views.QuoteImportTemplateView.as_view(),
         name="import_template",
     ),
-    path("compare/", views.QuoteCompareView.as_view(), name="compare"),
     path("workloads/", views.WorkloadListView.as_view(), name="workloads"),
     path("workloads/new/", views.WorkloadCreateView.as_view(), name="workload_create"),
     path("workloads/<int:pk>/edit/", views.WorkloadEditView.as_view(), name="workload_edit"),

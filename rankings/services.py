@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from core import jobs
 from core.heap import heap_frozen
 from core.models import JobStatus
 from domain import eligibility, money, ranking
@@ -20,6 +21,7 @@ from domain.messages import Message
 from domain.trainmodel import presets as v2_presets
 from domain.trainmodel.workload import combine
 from quotes.models import GpuModel, Quote, WorkloadProfile
+from vendors.selectors import vendor_findings, vendor_prefetch_checks
 
 from .decision import OfferDecision, decide
 from .inputs import (
@@ -74,8 +76,6 @@ Finding = dict[str, str]  # {code, severity, subject, en, zh}
 def _vendor_findings(quotes: Iterable[Quote]) -> dict[int, list[Finding]]:
     """Every due-diligence finding per vendor, with its severity and subject (computed live,
     once per vendor, for the vendors whose denormalised count says they have any)."""
-    from vendors.selectors import vendor_findings, vendor_prefetch_checks
-
     found: dict[int, list[Finding]] = {}
     checked = []
     for quote in quotes:
@@ -402,8 +402,6 @@ STANDINGS = ("knocked_out", "ranked_last")
 
 def _enqueue(run: RankingRun) -> bool:
     """Send the run to a worker; False (run kept pending, noted) when the queue is down."""
-    from core import jobs
-
     return jobs.submit("rank", run)
 
 
@@ -465,8 +463,6 @@ def ranking_recompute(*, run: RankingRun) -> RankingRun:
 
 def _enqueue_fresh(run: RankingRun) -> bool:
     """Send a run a user asked to compute again: its attempts start from zero."""
-    from core import jobs
-
     return jobs.submit("rank", run, fresh=True)
 
 

@@ -7,8 +7,10 @@ import io
 
 from django.utils.translation import get_language
 
+from core.export import at_precision, csv_safe
+
 from .selectors import ReportData
-from .xlsx import RANKING_COLUMNS, at_precision, csv_safe, ranking_row, term_fits
+from .xlsx import RANKING_COLUMNS, ranking_row, term_fits
 
 
 def build_csv(data: ReportData) -> bytes:

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from core import jobs
 from core.models import JobStatus
 from rankings.models import RankingRun
 
@@ -97,8 +98,6 @@ def report_current(
 
 def _enqueue(report: Report) -> bool:
     """Send the report to a worker; False (report kept pending, noted) when the queue is down."""
-    from core import jobs
-
     return jobs.submit("report", report)
 
 

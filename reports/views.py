@@ -144,7 +144,15 @@ class ReportDownloadView(TeamRequiredMixin, View):
 
 
 class DecisionDashboardView(TeamRequiredMixin, View):
-    """The team's decision dashboard (point the `dashboard` URL name here)."""
+    """The team's decision dashboard: the portal's home page (URL names `dashboard` and
+    `reports:dashboard`)."""
+
+    def dispatch(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # Supplier users have no team: their home is the supplier portal.
+        user = request.user
+        if user.is_authenticated and hasattr(user, "supplier_account"):
+            return redirect("sourcing:supplier-home")
+        return super().dispatch(request, *args, **kwargs)
 
     def get(self, request):  # type: ignore[no-untyped-def]
         return render(request, "core/dashboard.html", {"board": decision_board(team=self.team)})

@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import io
-import math
-import unicodedata
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from core.export import (
+    FREE_NUMBER,
+    INT,
+    MONEY,
+    MONEY0,
+    NUM1,
+    NUM2,
+    NUM3,
+    PCT,
+    at_precision,
+    clean,
+    number_cell,
+)
 from core.models import JobStatus
 from domain import decision as dd
 from domain import money
@@ -34,14 +44,6 @@ from .summary import (
     outlier_words,
     tax_words,
 )
-
-MONEY = "#,##0.00"  # an amount of money: Decimal to the cent, grouped, as the pages print it
-MONEY0 = "#,##0"  # a large count (hours, tokens, seconds): grouped, whole
-PCT = "0.0%"
-NUM2 = "0.00"
-NUM1 = "0.0"
-INT = "0"
-FREE_NUMBER = "#,##0.00##"  # grouped, 2 to 4 places
 
 RANKING_COLUMNS = (
     (gettext_lazy("Rank"), INT),
@@ -83,7 +85,6 @@ BREAKDOWN_COLUMNS = (
 )  # fmt: skip
 
 # The training-time model v2's breakdown per offer (RankingResult.model_detail, MODEL.md §15).
-NUM3 = "0.000"
 MODEL_COLUMNS = (
     (gettext_lazy("Rank"), INT), (gettext_lazy("Offer"), None),
     (gettext_lazy("Tensor parallel"), INT), (gettext_lazy("Pipeline parallel"), INT),
@@ -102,43 +103,6 @@ MODEL_COLUMNS = (
     (gettext_lazy("Layouts evaluated"), INT), (gettext_lazy("Bandwidth basis"), None),
     (gettext_lazy("Assumed inputs"), None),
 )  # fmt: skip
-
-MAX_CELL = 32000  # Excel's limit is 32,767 characters per cell
-
-
-def clean(value: Any) -> Any:
-    """Strings without control characters and within the cell limit; numbers untouched."""
-    if isinstance(value, str):
-        return ILLEGAL_CHARACTERS_RE.sub("", value)[:MAX_CELL]
-    return value
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def text_only(ws: Any, row: int) -> None:
-    """Text cells a spreadsheet would run as a formula (a label "=HYPERLINK(...)") stay text."""
-    for cell in ws[row]:
-        if isinstance(cell.value, str) and cell.value.startswith("="):
-            cell.data_type = "s"
-
-
-def formula_like(value: str) -> bool:
-    """Text a spreadsheet could run as a formula: starting with = + - @ (or a tab or CR), also
-    in a compatibility form that NFKC folds to one of them (full-width ＝ ＋ － ＠, small ﹦ ﹢
-    ﹣ ﹫, super- and subscript ⁼ ⁺ ₌ ₊), or the minus sign −, which spreadsheet apps read as -."""
-    head = unicodedata.normalize("NFKC", value[:4])
-    return head.startswith(FORMULA_STARTS) or value.startswith(MINUS_SIGN)
-
-
-MINUS_SIGN = "\u2212"
-
-
-def csv_safe(value: Any) -> Any:
-    """CSV has no cell types: text starting like a formula gets a leading apostrophe."""
-    if isinstance(value, str) and formula_like(value):
-        return "'" + value
-    return value
 
 
 def _msg(m: dict[str, str], lang: str | None) -> str:
@@ -216,24 +180,6 @@ def _model_row(r: Any) -> list[Any]:
     ]  # fmt: skip
 
 
-# Decimal places each number format shows: a cell holds its value rounded to them (a money
-# cell to the cent), so the workbook never holds 418999.9999999999 for a rent of 419,000.00.
-PLACES = {MONEY: 2, MONEY0: 0, NUM3: 3, NUM2: 2, NUM1: 1, INT: 0, PCT: 3, FREE_NUMBER: 4}
-
-
-def at_precision(value: Any, fmt: str | None) -> Any:
-    """A number as the cell stores it: a Decimal rounded (half up) to the places its format
-    shows; a number without a column format gets FREE_NUMBER's 4 places (whole numbers stay
-    whole). Text, booleans and empty cells pass unchanged; a non-finite number is left empty."""
-    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
-        return value
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    exact = value if isinstance(value, Decimal) else Decimal(repr(value))
-    places = PLACES.get(fmt or FREE_NUMBER, 4)
-    return exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-
-
 def _cell(ws: Any, value: Any, fmt: str | None) -> Any:
     value = clean(value)
     if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
@@ -243,17 +189,6 @@ def _cell(ws: Any, value: Any, fmt: str | None) -> Any:
     cell = WriteOnlyCell(ws, value=value)
     if isinstance(value, str) and value.startswith("="):
         cell.data_type = "s"  # a label "=HYPERLINK(...)" stays text
-    return cell
-
-
-def number_cell(ws: Any, value: Decimal | None, fmt: str) -> Any:
-    """A numeric cell holding exactly `value`'s digits: openpyxl would print any number with
-    16 significant digits ("%.16g": 69.51 becomes 69.51000000000001), so the cell gets the
-    Decimal's own text and the numeric type."""
-    cell = WriteOnlyCell(ws, value=None if value is None else format(value, "f"))
-    if value is not None:
-        cell.data_type = "n"
-    cell.number_format = fmt
     return cell
 
 

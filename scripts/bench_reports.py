@@ -88,6 +88,7 @@ def _latency(client, urls: list[str], seconds: float) -> dict[str, float]:  # ty
     return out
 
 
+# The portal's modules are imported inside the functions: models cannot load before django.setup().
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--offers", type=int, default=3000)

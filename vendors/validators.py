@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.utils.translation import get_language
 
+from domain import plausibility
 from domain.credentials import (
     CredentialFormatError,
     looks_like_icp_filing,
@@ -72,8 +73,6 @@ def plausibility_errors(kind: str, get) -> tuple[dict[str, list[str]], list]:  #
     """(errors, warnings) of domain/plausibility.py for a vendor record: values beyond a hard bound
     as field -> messages in the active language; soft-bound findings the analyst must confirm.
     Forms and the API call it with `kind` = the model's name."""
-    from domain import plausibility
-
     hard, soft = plausibility.split(plausibility.vendor_findings(kind, get))
     lang = get_language()
     errors: dict[str, list[str]] = {}

@@ -49,14 +49,6 @@ def query_with(context, **kwargs) -> str:  # type: ignore[no-untyped-def]
     return params.urlencode()
 
 
-@register.filter
-def billing_model(code) -> str:  # type: ignore[no-untyped-def]
-    """A bandwidth billing model's name in the active language ("p95" → its label)."""
-    from quotes.choices import BandwidthBilling
-
-    return BandwidthBilling.label_of(code)
-
-
 @register.simple_tag(takes_context=True)
 def query_without(context, *names: str) -> str:
     """The current query string without some parameters (an export link drops ``page``)."""

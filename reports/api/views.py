@@ -13,10 +13,10 @@ from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from core.models import JobStatus
+from core.teams import request_membership
 from rankings.models import RankingRun
 
 from ..models import Report

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from core.demo_pages import page_urls
+from demo.pages import page_urls
 
 pytestmark = pytest.mark.e2e
 

@@ -13,6 +13,13 @@ from typing import Any
 
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from benchmarks.models import BenchmarkLog, TestRun
+from quotes.models import Quote, WorkloadProfile
+from rankings.models import RankingRun
+from serving.models import MixedPlan, ServingWorkload
+from sourcing.models import Rfq
+from vendors.models import Certification, DataCentre, IcpFiling, Licence, SlaTerms, Vendor
+
 # Routes that are no HTML page to read: actions (POST only), downloads, JSON/partials, logins.
 SKIP = {
     "health": "JSON health check", "ping": "JSON", "ping-page": "latency probe",
@@ -55,13 +62,6 @@ def page_routes() -> dict[str, str]:
 
 def demo_objects(team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """The demo team's first object of each kind a page needs."""
-    from benchmarks.models import BenchmarkLog, TestRun
-    from quotes.models import Quote, WorkloadProfile
-    from rankings.models import RankingRun
-    from serving.models import MixedPlan, ServingWorkload
-    from sourcing.models import Rfq
-    from vendors.models import Certification, DataCentre, IcpFiling, Licence, SlaTerms, Vendor
-
     vendors = Vendor.objects.filter(team=team)
     dc = DataCentre.objects.filter(vendor__in=vendors, network__isnull=False).order_by("pk").first()
     vendor = dc.vendor if dc else vendors.order_by("pk").first()

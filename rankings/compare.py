@@ -18,8 +18,9 @@ from django.utils.translation import gettext as _
 from core import cache
 from domain import formatting, money
 from domain.ranking import ModelInputError
+from quotes.models import Quote, QuoteVersion, WorkloadProfile
 
-from .models import Quote, QuoteVersion, WorkloadProfile
+from .services import SNAPSHOT_VERSION, rank_snapshot, snapshot_build
 
 # Rows whose best value is the lowest / the highest (others are not ranked).
 LOWER_IS_BETTER = {"price_per_node_month", "monthly_fees", "setup_fee", "storage_price_tb_month",
@@ -59,8 +60,6 @@ def table_key(quotes: list[Quote], workload: WorkloadProfile | None, basis: str)
     cost (the red-flag row reads the vendors' stored counts). So a change by any path, a bulk
     ``update()`` that leaves the change stamps alone included, is a new key, and a second view
     of the same offers writes nothing: no snapshot, no model, no rows."""
-    from rankings.services import SNAPSHOT_VERSION
-
     rows = []
     for q in quotes:
         v = q.current_version
@@ -130,8 +129,6 @@ def cost_rows(
         return []
     if workload is None:
         return [bill_row(quotes, basis)]
-    from rankings.services import snapshot_build
-
     # The snapshot a ranking run of these offers would store (rankings.services): the workload
     # with its preset or architecture, the offers on the team's tax basis, the GPU table, the
     # quotes' own exchange rates; one source of the numbers. Without the due-diligence findings
@@ -154,8 +151,6 @@ def cost_rows(
 def _cost_rows(
     quotes: list[Quote], workload: WorkloadProfile, basis: str, snapshot: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    from rankings.services import rank_snapshot
-
     rates = snapshot["fx_to_cny"]
     try:
         outcome = rank_snapshot(snapshot)
