@@ -22,7 +22,16 @@ from domain.trainmodel.links import (
     transfer_s,
 )
 from domain.trainmodel.memory import grad_bytes, params_per_rank
-from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
+from domain.trainmodel.moe import (
+    a2a_layers,
+    a2a_s,
+    expert_cast_bytes_per_token,
+    exposed_a2a_s,
+    moe_fixed_s,
+    router_bytes_per_token,
+    routing_bytes_per_hidden,
+    tokens_per_expert,
+)
 from domain.trainmodel.peft import adapter_bytes_per_token, is_lora, lora_params, trainable_share
 from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 
@@ -109,7 +118,7 @@ def _passes(recompute: str) -> float:
 def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
     return _mb_compute_s(
         model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
-        layout.flash_attention,
+        layout.flash_attention, layout.ep,
     )  # fmt: skip
 
 
@@ -118,8 +127,11 @@ def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> floa
 @lru_cache(maxsize=262144)
 def _mb_compute_s(
     model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
-    causal: bool = True,
+    causal: bool = True, ep: int = 1,
 ) -> float:  # fmt: skip
+    """One microbatch's compute on one GPU of the fullest stage. It does not grow with ep: a
+    larger expert-parallel group gives each local expert more rows and each GPU fewer experts
+    to launch (the search's compute floor relies on that)."""
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
     attention_s = 0.0
@@ -133,10 +145,25 @@ def _mb_compute_s(
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
-    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, shard_half_width(gpu)) + attention_s
+    half = shard_half_width(gpu)
+    rows = None if model.moe is None else tokens_per_expert(model, microbatch, tp, cp, ep)
+    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, half, rows) + attention_s
     layers = model.layers / pp
     per_hidden = cal().elementwise_bytes + cast_bytes(model) + routing_bytes_per_hidden(model)
     moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
+    if model.moe is not None:
+        # MoE (moe.py, docs/MODEL.md §18): the router's fp32 logits over HBM, its GEMM (hidden x
+        # experts, counted in the 6N FLOPs at the dense rate) at the efficiency of its width,
+        # and a launch-bound floor per MoE-specific kernel
+        per_token = router_bytes_per_token(model) / 3.0 + expert_cast_bytes_per_token(model)
+        moved += per_token * tokens / cp * layers * _passes(recompute)
+        router = 2.0 * _passes(recompute) * model.hidden * model.moe.experts * tokens / (tp * cp)
+        router *= a2a_layers(model, pp)
+        peak = gpu.bf16_tflops * 1e12
+        experts = float(model.moe.experts)
+        narrow = gpu.efficiency * cal().efficiency_scale * experts / (experts + half)
+        gemm_s += max(0.0, router / (peak * narrow) - router / (peak * eff))
+        gemm_s += moe_fixed_s(model, pp, ep, recompute)
     if is_lora(model):
         # the adapters: rank-r GEMMs at the efficiency of their width, and their second branch
         # beside each frozen linear read and written over HBM (peft.py)
@@ -167,7 +194,7 @@ def _per_microbatch_s(
     model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, ep: int,
     microbatch: int, recompute: str, sequence_parallel: bool, causal: bool = True,
 ) -> float:  # fmt: skip
-    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal)
+    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal, ep)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
     tpcp += _cp_s(model, gpu, links, tp, pp, cp, microbatch, recompute, causal)
     tpcp -= tp_overlap_hidden_s(model, links, tp, pp, cp, microbatch, recompute, c_mb)
