@@ -140,3 +140,18 @@ def matmul_s(
         + split.expert_linear / (expert_efficiency * speed)
     ) / split.total
     return flops_per_gpu * per_flop / bf16
+
+
+def expert_matmul_s(
+    model: ModelSpec, gpu: GpuSpec, flops_per_gpu: float, split: FlopSplit, half_width: float
+) -> float:
+    """The routed experts' share of `matmul_s` before the row saturation: matmul_s with
+    `expert_rows` r is matmul_s without it plus this x half_width / r."""
+    width = expert_width(model)
+    if split.total <= 0 or not width:
+        return 0.0
+    large = gpu.efficiency * cal().efficiency_scale
+    efficiency = large * width / (width + half_width)
+    share = split.expert_linear / split.total
+    rate = efficiency * linear_speedup(model, gpu) * gpu.bf16_tflops * 1e12
+    return flops_per_gpu * share / rate
