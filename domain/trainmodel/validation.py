@@ -37,8 +37,9 @@ KNOWN_GAPS = {
     "bridge2602_gpt_oss_120b_64gpu_bf16_gbs1280": "MoE of hidden 2880",
 }
 KNOWN_GAP_NOTE = (
-    "known gap: small-hidden MoE runs are 1.7-3.7x slower than compute, routing, all-to-all "
-    "and pipeline explain (host synchronisation, per-expert kernels not modelled)"
+    "known gap: small-hidden MoE runs are 1.5-2.6x slower than the modelled compute, routing, "
+    "per-expert launches, all-to-all and pipeline explain (the dispatcher's host "
+    "synchronisation and routing imbalance are not modelled, docs/MODEL.md §18.4)"
 )
 DALY_GOAL = 0.01
 # Strong scaling (same global batch, more GPUs): the fall of MFU from the smallest to the largest
