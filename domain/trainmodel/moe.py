@@ -42,6 +42,28 @@ from domain.trainmodel.links import Links, collective_s, placement
 
 ROUTE_BYTES = 8.0
 A2A_SM_SHARE = 20.0 / 132.0
+# Small-MoE fixed costs (docs/MODEL.md §18). A kernel costs at least its launch-to-completion
+# latency however little work it holds: NVIDIA's "Getting Started with CUDA Graphs" (A. Gray,
+# NVIDIA Technical Blog, 2019) measures a trivial kernel at 2.9 us of execution and 3.8 us per
+# kernel when kernels are queued back to back, i.e. one kernel takes at least ~3.8 us of the
+# stream. A MoE layer launches kernels that a dense layer does not: router, softmax / top-k,
+# auxiliary-loss terms, the token-count exchange, permute and un-permute index work, the
+# dispatch and combine all-to-alls, the fused activation (MOE_LAYER_KERNELS, forward + backward),
+# and one GEMM per local expert and matrix: Transformer Engine's GroupedLinear, which
+# Megatron-Core's TEGroupedMLP uses, issues a cuBLAS GEMM per expert (on several streams)
+# rather than one block-sparse kernel as MegaBlocks (arXiv:2211.15841 §5) does. Per expert:
+# fc1 and fc2 forward, data- and weight-gradient GEMMs of each backward (6), plus in FP8 the
+# cast of each GEMM's input forward and of the output gradient backward (4 more). The counts
+# are read off that structure, not fitted.
+KERNEL_S = 3.8e-6
+MOE_LAYER_KERNELS = 60.0
+EXPERT_KERNELS = 6.0
+EXPERT_KERNELS_FP8 = 10.0
+# The router's logits, probabilities and top-k weights are kept in fp32 (Megatron-Core MoE docs:
+# the router runs in fp32 for stability; DeepSeek-V3 §3.3.1 keeps the gating in higher
+# precision): written by the router GEMM, read and written by the softmax, read by the top-k,
+# and the same again backward - ROUTER_BYTES per token, expert and layer over HBM.
+ROUTER_BYTES = 4.0 * 6
 EXPERT_MATRICES = 3  # gated (SwiGLU) experts: gate, up and down projections
 MAX_EP = 64  # searched expert-parallel sizes stop here (a given ep may be larger)
 
@@ -119,6 +141,64 @@ def routing_bytes_per_hidden(model: ModelSpec) -> float:
         return 0.0
     moe_share = (model.layers - moe.dense_layers) / model.layers
     return ROUTE_BYTES * moe.top_k * moe_share
+
+
+def local_experts(model: ModelSpec, ep: int) -> float:
+    """Routed experts each GPU holds (all of them without expert parallelism)."""
+    assert model.moe is not None
+    return model.moe.experts / max(1, ep)
+
+
+def tokens_per_expert(model: ModelSpec, microbatch: int, tp: int, cp: int, ep: int) -> float:
+    """Rows of one local expert's grouped GEMM per microbatch, under balanced routing: a GPU
+    routes its share of the microbatch's tokens (s / cp, split by tp under the sequence
+    parallelism Megatron-Core requires for MoE with tp > 1), each to top_k experts; the EP group
+    of `ep` GPUs pools its copies and each GPU serves experts / ep of the experts, so one expert
+    receives tokens x top_k x ep / experts rows (MegaBlocks §3: expert GEMMs are as tall as the
+    tokens routed to the expert)."""
+    assert model.moe is not None
+    local = microbatch * model.seq_len / (cp * tp)
+    return local * model.moe.top_k * max(1, ep) / model.moe.experts
+
+
+def expert_kernels(model: ModelSpec, ep: int) -> float:
+    """MoE-specific kernels of one MoE layer for one microbatch, forward and backward."""
+    per_expert = EXPERT_KERNELS_FP8 if model.precision == "fp8" else EXPERT_KERNELS
+    return MOE_LAYER_KERNELS + per_expert * local_experts(model, ep)
+
+
+def moe_fixed_s(model: ModelSpec, pp: int, ep: int, recompute: str) -> float:
+    """Launch-bound time of the MoE layers of one stage for one microbatch: KERNEL_S per
+    MoE-specific kernel (a full recomputation runs the forward third again)."""
+    if model.moe is None:
+        return 0.0
+    again = 4.0 / 3.0 if recompute == "full" else 1.0
+    return a2a_layers(model, pp) * expert_kernels(model, ep) * KERNEL_S * again
+
+
+def router_bytes_per_token(model: ModelSpec) -> float:
+    """Router HBM bytes per token and layer (forward + backward, averaged over all layers)."""
+    moe = model.moe
+    if moe is None:
+        return 0.0
+    return ROUTER_BYTES * moe.experts * (model.layers - moe.dense_layers) / model.layers
+
+
+def expert_cast_bytes_per_token(model: ModelSpec) -> float:
+    """FP8 casts of the routed copies, HBM bytes per token, layer and pass (0 in bf16). A dense
+    linear's FP8 input comes out of a fused norm or activation kernel (precision.FP8_CAST_BYTES);
+    an expert's input is a permuted BF16 copy, so per routed copy the fc1 input (hidden wide) is
+    read, written in FP8 and written transposed (2 + 1 + 1 bytes), the fc2 input (expert FFN
+    wide) comes out of the fused activation (1 + 1), and backward the same for the two output
+    gradients: 8 x hidden + 4 x expert_ffn bytes over the three passes (Transformer Engine
+    FP8 primer: inputs and output gradients of every FP8 GEMM are cast, with a transposed copy
+    for the weight-gradient GEMM on Hopper)."""
+    moe = model.moe
+    if moe is None or model.precision != "fp8":
+        return 0.0
+    ffn = float(moe.expert_ffn or model.ffn or 4 * model.hidden)
+    share = (model.layers - moe.dense_layers) / model.layers
+    return share * moe.top_k * (8.0 * model.hidden + 4.0 * ffn) / 3.0
 
 
 def a2a_layers(model: ModelSpec, pp: int) -> float:

@@ -579,9 +579,12 @@ class _Bounds:
         if least is None:
             model, cluster, _links = self.args
             rc, flash = self.rc0, self.flash
+            # a MoE microbatch computes no slower at a larger ep (steptime._mb_compute_s): one
+            # expert per GPU bounds every expert-parallel size below
+            most_ep = model.moe.experts if model.moe is not None else 1
             least = self.per_mb[key] = min(
                 microbatch_compute_s(
-                    model, cluster.gpu, Layout(tp, pp, 1, cp, 1, 0, b, rc, 1, tp > 1, flash)
+                    model, cluster.gpu, Layout(tp, pp, 1, cp, most_ep, 0, b, rc, 1, tp > 1, flash)
                 ) / b
                 for b in self.sizes
             )  # fmt: skip

@@ -22,9 +22,18 @@ from domain.trainmodel.links import (
     transfer_s,
 )
 from domain.trainmodel.memory import grad_bytes, params_per_rank
-from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
+from domain.trainmodel.moe import (
+    a2a_layers,
+    a2a_s,
+    expert_cast_bytes_per_token,
+    exposed_a2a_s,
+    moe_fixed_s,
+    router_bytes_per_token,
+    routing_bytes_per_hidden,
+    tokens_per_expert,
+)
 from domain.trainmodel.peft import adapter_bytes_per_token, is_lora, lora_params, trainable_share
-from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
+from domain.trainmodel.precision import cast_bytes, expert_matmul_s, flop_split, matmul_s
 
 # Achievable efficiency: the card's large-GEMM efficiency shrinks with the per-GPU shard width
 # w = hidden / tp as w / (w + SHARD_HALF_WIDTH) (small GEMMs fill fewer SMs, tile/wave
@@ -109,17 +118,37 @@ def _passes(recompute: str) -> float:
 def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
     return _mb_compute_s(
         model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
-        layout.flash_attention,
+        layout.flash_attention, layout.ep,
     )  # fmt: skip
+
+
+def _mb_compute_s(
+    model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
+    causal: bool = True, ep: int = 1,
+) -> float:  # fmt: skip
+    """One microbatch's compute on one GPU of the fullest stage. It does not grow with ep: a
+    larger expert-parallel group gives each local expert more rows and each GPU fewer experts
+    to launch (the search's compute floor relies on that). The ep-free part is cached; the
+    expert rows' saturation and the MoE launch floor are added here (docs/MODEL.md §18)."""
+    base, expert_s, imbalance = _mb_compute_parts(
+        model, gpu, tp, pp, cp, microbatch, recompute, causal
+    )
+    if model.moe is None:
+        return base
+    rows = tokens_per_expert(model, microbatch, tp, cp, ep)
+    extra = expert_s * shard_half_width(gpu) / rows + moe_fixed_s(model, pp, ep, recompute)
+    return base + extra * imbalance
 
 
 # Speed (docs/MODEL.md §9): the per-microbatch figures do not depend on dp, so they are cached
 # on the layout's other degrees and shared by offers of the same hardware with other node counts.
 @lru_cache(maxsize=262144)
-def _mb_compute_s(
+def _mb_compute_parts(
     model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
-    causal: bool = True,
-) -> float:  # fmt: skip
+    causal: bool,
+) -> tuple[float, float, float]:  # fmt: skip
+    """(compute of one microbatch without the expert rows' saturation and the MoE launch floor,
+    the routed experts' GEMM seconds before that saturation, the fullest stage's share)."""
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
     attention_s = 0.0
@@ -133,10 +162,24 @@ def _mb_compute_s(
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
-    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, shard_half_width(gpu)) + attention_s
+    half = shard_half_width(gpu)
+    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, half) + attention_s
+    expert_s = expert_matmul_s(model, gpu, per_gpu, split, half)
     layers = model.layers / pp
     per_hidden = cal().elementwise_bytes + cast_bytes(model) + routing_bytes_per_hidden(model)
     moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
+    if model.moe is not None:
+        # MoE (moe.py, docs/MODEL.md §18): the router's fp32 logits over HBM and the FP8 casts
+        # of the routed copies, the router's GEMM (hidden x experts, counted in the 6N FLOPs at
+        # the dense rate) at the efficiency of its width
+        per_token = router_bytes_per_token(model) / 3.0 + expert_cast_bytes_per_token(model)
+        moved += per_token * tokens / cp * layers * _passes(recompute)
+        router = 2.0 * _passes(recompute) * model.hidden * model.moe.experts * tokens / (tp * cp)
+        router *= a2a_layers(model, pp)
+        peak = gpu.bf16_tflops * 1e12
+        experts = float(model.moe.experts)
+        narrow = gpu.efficiency * cal().efficiency_scale * experts / (experts + half)
+        gemm_s += max(0.0, router / (peak * narrow) - router / (peak * eff))
     if is_lora(model):
         # the adapters: rank-r GEMMs at the efficiency of their width, and their second branch
         # beside each frozen linear read and written over HBM (peft.py)
@@ -146,7 +189,8 @@ def _mb_compute_s(
         gemm_s += lora_flops / (gpu.bf16_tflops * 1e12 * lora_eff)
         moved += adapter_bytes_per_token(model) * tokens / cp * layers * _passes(recompute)
     # the slowest (fullest) pipeline stage sets the pace of every microbatch
-    return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * stage_imbalance(model.layers, pp)
+    imbalance = stage_imbalance(model.layers, pp)
+    return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * imbalance, expert_s, imbalance
 
 
 def lower_bound_s(
@@ -167,7 +211,7 @@ def _per_microbatch_s(
     model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, ep: int,
     microbatch: int, recompute: str, sequence_parallel: bool, causal: bool = True,
 ) -> float:  # fmt: skip
-    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal)
+    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal, ep)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
     tpcp += _cp_s(model, gpu, links, tp, pp, cp, microbatch, recompute, causal)
     tpcp -= tp_overlap_hidden_s(model, links, tp, pp, cp, microbatch, recompute, c_mb)
@@ -491,5 +535,5 @@ def _step_time(
     )
 
 
-for _cached in (_mb_compute_s, _per_microbatch_s, _mb_comm_s, _cp_s, _step_time):
+for _cached in (_mb_compute_parts, _per_microbatch_s, _mb_comm_s, _cp_s, _step_time):
     register_cache(_cached.cache_clear)

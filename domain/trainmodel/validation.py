@@ -26,9 +26,10 @@ MFU_MEDIAN_GOAL = 0.10
 MFU_MAX_GOAL = 0.35
 # The FP8 / MoE runs (tokens/s per GPU): none silently off by more than 35% either.
 MODERN_MAX_GOAL = 0.35
-# Published runs the model answers although it lacks the physics that dominates them: their
-# errors count in every median and in the leave-one-source-out score, and they are printed as
-# KNOWN misses (not silent) instead of failing the per-case goal (docs/MODEL.md §17.5).
+# Published runs whose error is explained by physics the model still lacks: their errors count
+# in every median and in the leave-one-source-out score, and a case beyond the per-case goal is
+# a miss whether it is listed here or not - the list only adds the explanation to its note
+# (docs/MODEL.md §17.5).
 KNOWN_GAPS = {
     "bridge2511_qwen3_30b_a3b_16gpu_fp8": "MoE of hidden 2048",
     "bridge2602_qwen3_30b_a3b_16gpu_fp8_gbs1024": "MoE of hidden 2048",
@@ -36,8 +37,9 @@ KNOWN_GAPS = {
     "bridge2602_gpt_oss_120b_64gpu_bf16_gbs1280": "MoE of hidden 2880",
 }
 KNOWN_GAP_NOTE = (
-    "known gap: small-hidden MoE runs are 1.7-3.7x slower than compute, routing, all-to-all "
-    "and pipeline explain (host synchronisation, per-expert kernels not modelled)"
+    "known gap: small-hidden MoE runs are 1.5-2.6x slower than the modelled compute, routing, "
+    "per-expert launches, all-to-all and pipeline explain (the dispatcher's host "
+    "synchronisation and routing imbalance are not modelled, docs/MODEL.md §18.4)"
 )
 DALY_GOAL = 0.01
 # Strong scaling (same global batch, more GPUs): the fall of MFU from the smallest to the largest
@@ -126,7 +128,7 @@ def compute_and_memory_results() -> list[CaseResult]:
                 published,
                 predicted,
                 err,
-                gap is not None or err <= (MODERN_MAX_GOAL if throughput else MFU_MAX_GOAL),
+                err <= (MODERN_MAX_GOAL if throughput else MFU_MAX_GOAL),
                 entry["source"],
                 note,
             )
@@ -421,6 +423,12 @@ class Summary:
     compute_correct: int = 0
     scaling_series: int = 0
     scaling_correct: int = 0
+
+    @property
+    def beyond_goal(self) -> int:
+        """Compute cases answered beyond the per-case goal (or with no fitting layout where
+        the run fitted), whether or not a known gap explains them."""
+        return self.compute_cases - self.compute_correct
 
     @property
     def goals_met(self) -> bool:
