@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views import View
+from django.views.defaults import server_error as django_server_error
 
 from accounts.mixins import TeamRequiredMixin
 from vendors.models import Vendor
+
+from .api import server_error_response
 
 
 class DashboardView(TeamRequiredMixin, View):
@@ -45,3 +48,10 @@ class TrivialPageView(TeamRequiredMixin, View):
 
     def get(self, request):  # type: ignore[no-untyped-def]
         return render(request, "core/trivial.html")
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's 500 handler: JSON with a stable code under /api/, the HTML page elsewhere."""
+    if request.path.startswith("/api/"):
+        return server_error_response()
+    return django_server_error(request)
