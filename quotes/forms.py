@@ -41,6 +41,15 @@ VAT_RATE_ERROR = _("The VAT rate must be one of 0, 6, 9 or 13 (percent); got “
 INVOICE_ERROR = _("Unknown invoice type “%(value)s”: use special (专票), ordinary (普票) or none.")
 
 
+class VatIncludedSelect(forms.NullBooleanSelect):
+    """Yes / no / not stated, showing a stored True or False as chosen (a plain Select compared
+    the stored True with the option "true" and pre-selected "not stated" on every edit)."""
+
+    def __init__(self, attrs=None):  # type: ignore[no-untyped-def]
+        super().__init__(attrs)
+        self.choices = list(VAT_INCLUDED_CHOICES)  # unknown / true / false, as this widget reads
+
+
 class QuoteForm(forms.ModelForm):
     """One form for the quote and its terms; saving an edit makes a new version."""
 
@@ -61,7 +70,7 @@ class QuoteForm(forms.ModelForm):
     prices_include_vat = forms.NullBooleanField(
         required=False,
         label=_("prices include VAT"),
-        widget=forms.Select(choices=VAT_INCLUDED_CHOICES),
+        widget=VatIncludedSelect,
     )
     vat_rate = forms.TypedChoiceField(
         required=False,
