@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -160,13 +161,17 @@ class Vendor(TeamScoped):
         ]
 
     def __str__(self) -> str:
-        return self.name_zh or self.name_en
+        """The name in the reader's language when the vendor has one (drop-downs, generated
+        labels and messages read in one language), else the other."""
+        if (get_language() or "").lower().startswith("zh"):
+            return self.name_zh or self.name_en
+        return self.name_en or self.name_zh
 
     @property
     def display_names(self) -> str:
         if self.name_zh and self.name_en:
             return f"{self.name_zh} / {self.name_en}"
-        return str(self)
+        return self.name_zh or self.name_en
 
     @property
     def services_display(self) -> str:

@@ -73,3 +73,48 @@ def test_no_page_scrolls_sideways(browser, live_server, demo_team, long_named_ve
         with open(f"{os.environ['WIDTH_SHOTS']}/too-wide-{width}.txt", "w") as fh:
             fh.write("\n".join(f"{k}: {v}" for k, v in too_wide.items()))
     assert too_wide == {}
+
+
+LANGS = (("zh-CN", "zh"), ("en-US", "en"))
+
+
+def _in_view(page, selector: str, width: int) -> bool:  # type: ignore[no-untyped-def]
+    box = page.locator(selector).first.bounding_box()
+    return (
+        box is not None and box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= width
+    )
+
+
+@pytest.mark.parametrize(("locale", "lang"), LANGS)
+def test_the_navigation_folds_into_a_menu_on_a_phone_and_the_rent_stays_in_view(
+    browser, live_server, demo_team, login, shot, locale, lang
+):  # type: ignore[no-untyped-def]
+    """390 px: the links are behind "Menu" (none scrolls off sideways); tapped, every link is
+    within the screen. The quote list shows the rent without scrolling. 1440 px: the links
+    are in the bar, no menu button. Screenshots of each, in both languages."""
+    links = ("/serving/", "/sourcing/", "/api/v1/docs/", "/quotes/")
+    for width in WIDTHS:
+        context = browser.new_context(locale=locale, viewport={"width": width, "height": 900})
+        page = context.new_page()
+        try:
+            login(page, live_server)
+            page.goto(live_server.url + "/quotes/", wait_until="load")
+            assert page.evaluate(SCROLL_WIDTH) <= width
+            assert _in_view(page, "table.quotes tbody td.rent", width), "rent off-screen"
+            nav = [f'#main-nav a[href="{href}"]' for href in links]
+            if width < 600:
+                assert page.locator(".nav-button").is_visible()
+                assert not any(page.locator(s).is_visible() for s in nav)
+                shot(page, f"nav-{width}-{lang}-closed")
+                page.click(".nav-button")
+                assert all(page.locator(s).is_visible() and _in_view(page, s, width) for s in nav)
+                shot(page, f"nav-{width}-{lang}-open")
+                page.click('#main-nav a[href="/serving/"]')
+                page.wait_for_load_state("load")
+                assert page.url.endswith("/serving/")
+            else:
+                assert not page.locator(".nav-button").is_visible()
+                assert all(_in_view(page, s, width) for s in nav)
+                shot(page, f"nav-{width}-{lang}")
+        finally:
+            context.close()
