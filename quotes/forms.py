@@ -184,6 +184,40 @@ class ImportForm(forms.Form):
         return f
 
 
+GROUP_SEPARATORS = str.maketrans("", "", ",_ \u00a0\u202f，")
+
+
+class GroupedNumberInput(forms.TextInput):
+    """A count written with thousands separators (4,000,000 rather than 4000000.0, which a
+    preset's float filled in); typed separators are read back by `GroupedFloatField`."""
+
+    input_type = "text"
+
+    def __init__(self, attrs=None):  # type: ignore[no-untyped-def]
+        super().__init__({"inputmode": "numeric", **(attrs or {})})
+
+    def format_value(self, value):  # type: ignore[no-untyped-def]
+        whole = isinstance(value, int | float) and not isinstance(value, bool)
+        if whole and float(value).is_integer() and abs(value) < 1e18:
+            return f"{int(value):,}"
+        return super().format_value(value)
+
+
+class _GroupedMixin:
+    def to_python(self, value):  # type: ignore[no-untyped-def]
+        if isinstance(value, str):
+            value = value.translate(GROUP_SEPARATORS)
+        return super().to_python(value)  # type: ignore[misc]
+
+
+class GroupedFloatField(_GroupedMixin, forms.FloatField):
+    widget = GroupedNumberInput
+
+
+class GroupedIntegerField(_GroupedMixin, forms.IntegerField):
+    widget = GroupedNumberInput
+
+
 def _workload_presets() -> list[tuple[str, str]]:
     return [("", "—"), *preset_links()]
 
@@ -252,6 +286,7 @@ class WorkloadForm(forms.ModelForm):
         ]  # fmt: skip
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
         labels = {"mfu": _("MFU")}  # an acronym: never "Mfu"
+        field_classes = {"tokens_per_step": GroupedIntegerField, "train_tokens": GroupedFloatField}
 
     def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
