@@ -121,3 +121,19 @@ def test_a_500_outside_drf_under_api_is_json_too(client):  # type: ignore[no-unt
     assert r.status_code == 500
     assert r["Content-Type"].startswith("application/json")
     assert r.json()["code"] == "server_error"
+
+
+def test_a_lone_surrogate_sent_through_a_form_never_reaches_a_page(client_as, analyst_a):  # type: ignore[no-untyped-def]
+    """Form bodies are decoded by Django with replacement characters: the encoded surrogate
+    (%ED%A0%80) cannot be stored or echoed as one."""
+    from django.urls import reverse
+
+    body = "name_zh=%ED%A0%80bad&name_en=Form+Cloud&services=gpu_rental"
+    r = client_as(analyst_a).post(
+        reverse("vendors:create"), body, content_type="application/x-www-form-urlencoded"
+    )
+    assert r.status_code in (200, 302)
+    for vendor in Vendor.objects.all():
+        assert not any("\ud800" <= c <= "\udfff" for c in vendor.name_zh)
+    page = client_as(analyst_a).get(reverse("vendors:list"))
+    assert page.status_code == 200
