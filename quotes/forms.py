@@ -13,6 +13,7 @@ from domain import money, plausibility
 from domain.trainmodel import TrainModelError
 from domain.trainmodel import presets as v2_presets
 from domain.trainmodel.workload import check_architecture, message_field
+from vendors.forms import VendorChoiceField
 from vendors.models import DataCentre, Vendor
 
 from .choices import InvoiceType
@@ -53,7 +54,7 @@ class VatIncludedSelect(forms.NullBooleanSelect):
 class QuoteForm(forms.ModelForm):
     """One form for the quote and its terms; saving an edit makes a new version."""
 
-    vendor = forms.ModelChoiceField(queryset=Vendor.objects.none(), label=_("vendor"))
+    vendor = VendorChoiceField(queryset=Vendor.objects.none(), label=_("vendor"))
     data_centre = forms.ModelChoiceField(
         queryset=DataCentre.objects.none(), required=False, label=_("data centre")
     )

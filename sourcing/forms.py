@@ -13,7 +13,7 @@ from domain import money
 from quotes.choices import InvoiceType
 from quotes.forms import INVOICE_ERROR, VAT_RATE_ERROR, VatIncludedSelect
 from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
-from vendors.forms import localise_provinces
+from vendors.forms import VendorChoiceField, localise_provinces
 from vendors.models import Vendor
 
 from .choices import Evidence, Nonconforming, Requirement
@@ -83,7 +83,7 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
 
 
 class InviteForm(CapfirstLabels, forms.Form):
-    vendor = forms.ModelChoiceField(label=_("vendor"), queryset=Vendor.objects.none())
+    vendor = VendorChoiceField(label=_("vendor"), queryset=Vendor.objects.none())
     email = forms.EmailField(label=_("e-mail of the vendor's contact"))
 
     def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]

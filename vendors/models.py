@@ -161,8 +161,12 @@ class Vendor(TeamScoped):
         ]
 
     def __str__(self) -> str:
-        """The name in the reader's language when the vendor has one (drop-downs, generated
-        labels and messages read in one language), else the other."""
+        return self.name_zh or self.name_en
+
+    def name_for_reader(self) -> str:
+        """The name in the reader's language when the vendor has one, else the other: what a
+        drop-down shows (English pages listed Chinese names only). Stored labels and job
+        results keep `str()`, whatever language the request or the worker had."""
         if (get_language() or "").lower().startswith("zh"):
             return self.name_zh or self.name_en
         return self.name_en or self.name_zh

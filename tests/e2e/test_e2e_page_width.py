@@ -118,3 +118,29 @@ def test_the_navigation_folds_into_a_menu_on_a_phone_and_the_rent_stays_in_view(
                 shot(page, f"nav-{width}-{lang}")
         finally:
             context.close()
+
+
+@pytest.mark.parametrize(("locale", "lang"), LANGS)
+def test_the_ranking_table_fits_its_card_on_a_desktop(
+    browser, live_server, demo_team, login, shot, locale, lang
+):  # type: ignore[no-untyped-def]
+    """1440 px: the ranking table was 1,807 px wide in a 1,168 px card (Bandwidth and Job
+    hours / cost off-screen); every column now fits, the warnings wrap under their row."""
+    from rankings.models import RankingRun
+
+    run = RankingRun.objects.filter(team=demo_team, status="done").order_by("pk").first()
+    context = browser.new_context(locale=locale, viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    try:
+        login(page, live_server)
+        page.goto(f"{live_server.url}/rankings/{run.pk}/", wait_until="load")
+        page.wait_for_selector("#results-table")
+        widths = page.evaluate(
+            """() => { const t = document.querySelector('#results-table');
+                       const box = t.closest('.table-scroll') || t.parentElement;
+                       return [t.scrollWidth, box.clientWidth]; }"""
+        )
+        shot(page, f"ranking-1440-{lang}")
+        assert widths[0] <= widths[1] + 1, widths
+    finally:
+        context.close()

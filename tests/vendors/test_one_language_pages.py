@@ -63,4 +63,4 @@ def test_a_vendor_is_named_in_the_readers_language_in_drop_downs(team_a):  # typ
         with translation.override(lang):
             labels = [label for _v, label in QuoteForm(team=team_a).fields["vendor"].choices]
             assert expected in labels and "仅中文云" in labels
-            assert str(both) == expected and str(only_zh) == "仅中文云"
+            assert both.name_for_reader() == expected and only_zh.name_for_reader() == "仅中文云"
