@@ -65,12 +65,12 @@ class BoundedJSONParser(JSONParser):
             text = _(
                 "This number is out of range: it is too large or too close to zero to be stored."
             )
-            raise ParseError({where: [text]} if where else text)
+            raise ParseError(_error_at(where, text))
         # checked on every body: json decodes raw bytes with "surrogatepass" as well as escapes
         where = _first_field(data, _has_surrogate)
         if where is not None:
             text = _("Text in the request contains an invalid character (a lone surrogate).")
-            raise ParseError({where: [text]} if where else text)
+            raise ParseError(_error_at(where, text))
         if b"\\u0000" in body or b"\x00" in body:
             where = _nul_field(data)
             if where is not None:
@@ -114,15 +114,29 @@ def _refuse_constant(literal: str) -> Any:
     raise ValueError(f"{literal} is not a JSON number")
 
 
-def _first_field(data: Any, bad: Callable[[Any], bool]) -> str | None:
-    """The top-level field whose value (or key) holds something `bad` ("" when not under a
-    key), or None. Keys are never echoed when they are themselves bad."""
+def _first_field(data: Any, bad: Callable[[Any], bool]) -> list[str] | None:
+    """The path of keys to the first value (or key) holding something `bad`, as DRF names nested
+    fields (["terms", "nic_gbps"]); it stops at a list or at a bad key ("detail" when that is the
+    top level). [] when the body itself is bad; None when nothing is."""
     if isinstance(data, dict):
         for key, value in data.items():
-            if bad(key) or _contains(value, bad):
-                return "detail" if bad(key) else str(key)
+            if bad(key):
+                return ["detail"]
+            if _contains(value, bad):
+                below = _first_field(value, bad) if isinstance(value, dict) else []
+                return [str(key), *(below or [])] if below != ["detail"] else [str(key)]
         return None
-    return "" if _contains(data, bad) else None
+    return [] if _contains(data, bad) else None
+
+
+def _error_at(path: list[str], text: str) -> Any:
+    """A ParseError detail naming the field: {"terms": {"nic_gbps": [text]}}, or the text."""
+    if not path:
+        return text
+    detail: Any = [text]
+    for key in reversed(path):
+        detail = {key: detail}
+    return detail
 
 
 def _contains(value: Any, bad: Callable[[Any], bool]) -> bool:
