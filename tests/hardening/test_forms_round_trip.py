@@ -125,7 +125,9 @@ def _choices(field: models.Field) -> list[Any]:
         return [True, False, None] if field.null else [True, False]
     if field.choices:
         values = [v for v, _label in field.flatchoices]
-        return values + ([""] if field.blank and "" not in values else [])
+        if field.blank and "" not in values and None not in values:
+            values.append(None if field.null else "")  # "not stated"
+        return values
     return []
 
 
