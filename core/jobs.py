@@ -34,7 +34,14 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import close_old_connections, connection, models, transaction
+from django.db import (
+    DataError,
+    IntegrityError,
+    close_old_connections,
+    connection,
+    models,
+    transaction,
+)
 from django.utils import timezone
 
 from domain.messages import Message
@@ -45,6 +52,14 @@ from .queue import enqueue
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
+
+
+RECORDS_CHANGED = Message(
+    "job_records_changed",
+    "A record this job needs was deleted or changed while it waited (for example a quote of the "
+    "comparison was removed). Nothing was saved; start it again.",
+    "此任务所需的记录在等待期间被删除或修改（例如对比中的某个报价已被删除）。未保存任何结果，请重新开始。",
+)
 
 
 def poison_message(attempts: int) -> Message:
@@ -199,6 +214,14 @@ def run(name: str, row_id: int) -> str:
             return "timed out"
         except ValidationError as exc:
             row.job_mark(status=JobStatus.FAILED, error="; ".join(exc.messages))
+            return "failed"
+        except (IntegrityError, DataError):
+            # A row the work needed was deleted or changed meanwhile (a quote removed before a
+            # what-if was saved as a run): the database's own text names tables and keys, so
+            # the row says what happened in words; running again cannot succeed, so no retry.
+            log.exception("job %s %s failed on the database", name, row_id)
+            message = RECORDS_CHANGED
+            row.job_mark(status=JobStatus.FAILED, error=f"{message.en} / {message.zh}")
             return "failed"
         except Exception as exc:
             log.exception("job %s %s failed", name, row_id)

@@ -347,7 +347,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+# With DEBUG on (`make run`, the demo) mail is written to files under var/mail/ so that a newcomer
+# can open the supplier links (the RFQ page links the latest invitation); production sets its
+# own backend, and the console is the default without DEBUG.
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.filebased.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(BASE_DIR / "var" / "mail"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="portal@localhost")
 
 SESSION_COOKIE_HTTPONLY = True

@@ -74,3 +74,6 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("admin/", admin.site.urls),
 ]
+
+# A 500 under /api/ that no DRF view caught (a middleware, a plain view) is JSON too.
+handler500 = "core.views.server_error"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
@@ -10,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from domain.messages import Message
 
 from .forms import CHILD_FORMS, NetworkProfileForm, VendorForm
 from .models import DataCentre, NetworkProfile, SlaTerms, Vendor
@@ -86,17 +89,45 @@ class VendorDetailView(TeamRequiredMixin, View):
         for finding in findings:
             by_subject.setdefault(finding.subject, []).append(finding)
         _attach_findings(vendor, by_subject, sla)
+        where = _subject_names(vendor)
+        shown = [ShownFinding(f.code, str(f.severity), f.message, where.get(f.subject, ""))
+                 for f in findings]  # fmt: skip
         return render(
             request,
             "vendors/vendor_detail.html",
             {
                 "vendor": vendor,
-                "findings": findings,
+                "findings": shown,
                 "findings_by_subject": by_subject,
                 "sla": sla,
                 "audit": vendor_audit_trail(vendor),
             },
         )
+
+
+@dataclass(frozen=True)
+class ShownFinding:
+    """A finding as the vendor page lists it: with the record it is about named ("GZ-1 data
+    centre", a licence number), so the same rule on two data centres reads as two facts."""
+
+    code: str
+    severity: str
+    message: Message
+    where: str
+
+
+def _subject_names(vendor: Vendor) -> dict[str, str]:
+    """Finding subject ref -> the record's name as the reader knows it (prefetched rows)."""
+    names: dict[str, str] = {}
+    for lic in vendor.licences.all():
+        names[f"licence:{lic.pk}"] = _("licence %(number)s") % {"number": lic.number}
+    for icp in vendor.icp_filings.all():
+        names[f"icp:{icp.pk}"] = _("ICP filing %(number)s") % {"number": icp.number}
+    for cert in vendor.certifications.all():
+        names[f"certification:{cert.pk}"] = cert.get_kind_display()
+    for dc in vendor.data_centres.all():
+        names[f"datacentre:{dc.pk}"] = _("data centre %(name)s") % {"name": dc.name or dc.pk}
+    return names
 
 
 def _attach_findings(vendor: Vendor, by_subject: dict[str, list], sla) -> None:  # type: ignore[no-untyped-def]
