@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import get_language
+from rest_framework import serializers
+
+from domain.messages import Message
+from quotes.models import Quote
+from vendors.models import Vendor
+
+from ..choices import UploadKind
+from ..engine import schedule_errors
+from ..models import Contract, ContractServer, DeliveryEvaluation, DeliveryUpload, Incident
+from ..services import CONTRACT_FIELDS
+
+
+def raise_as_drf(exc: DjangoValidationError) -> None:
+    detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
+    raise serializers.ValidationError(detail) from exc
+
+
+class ServerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ContractServer
+        fields = ("hostname", "rack", "leaf")
+        extra_kwargs = {"hostname": {"validators": []}}
+
+
+class ContractSerializer(serializers.ModelSerializer):
+    """A contract with its committed figures, schedule and servers. The kit token is not here:
+    it is shown on the contract page and inside the kit scripts only."""
+
+    servers = ServerSerializer(many=True, required=False)
+    vendor = serializers.PrimaryKeyRelatedField(queryset=Vendor.objects.none())
+    quote = serializers.PrimaryKeyRelatedField(
+        queryset=Quote.objects.none(), required=False, allow_null=True
+    )
+    vendor_name = serializers.CharField(source="vendor.name", read_only=True)
+
+    class Meta:
+        model = Contract
+        fields = ("id", "vendor", "vendor_name", "quote", *CONTRACT_FIELDS, "servers",
+                  "created_at", "updated_at")  # fmt: skip
+        read_only_fields = ("id", "created_at", "updated_at")
+        validators: list = []  # the model's clean says it in the user's language
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        team = self.context.get("team")
+        self.fields["vendor"].queryset = Vendor.objects.for_team(team)
+        self.fields["quote"].queryset = Quote.objects.for_team(team)
+
+    def validate_schedule(self, value: Any) -> Any:
+        problems = schedule_errors(value)
+        if problems:
+            raise serializers.ValidationError(problems)
+        return value
+
+
+class IncidentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Incident
+        fields = ("id", "kind", "started_at", "ended_at", "hosts", "vendor_ticket", "opened_at",
+                  "responded_at", "repaired_at", "description", "created_at")  # fmt: skip
+        read_only_fields = ("id", "created_at")
+        validators: list = []
+
+    def validate_hosts(self, value: Any) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(h, str) for h in value):
+            raise serializers.ValidationError(Message(
+                "hosts.not_list", "Give the hosts as a list of host names.",
+                "主机须为主机名列表。").text(get_language()))  # fmt: skip
+        return value
+
+
+def _with_text(message: dict[str, Any]) -> dict[str, Any]:
+    return {**message, "text": Message(**message).text(get_language())}
+
+
+class DeliveryUploadSerializer(serializers.ModelSerializer):
+    """An evidence file and its reading job: status, progress, the reader's notes and refusal
+    with their text in the caller's language."""
+
+    notes = serializers.SerializerMethodField()
+    error_message = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DeliveryUpload
+        fields = ("id", "kind", "origin", "original_name", "size_bytes", "sha256",
+                  "source_timezone", "uploaded_at", "status", "progress", "error",
+                  "error_message", "notes", "window_count", "first_at", "last_at")  # fmt: skip
+        read_only_fields = fields
+
+    def get_notes(self, row: DeliveryUpload) -> list[dict[str, Any]]:
+        return [_with_text(m) for m in row.notes or []]
+
+    def get_error_message(self, row: DeliveryUpload) -> dict[str, Any] | None:
+        return _with_text(row.error_message) if row.error_message else None
+
+
+class UploadInputSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    kind = serializers.ChoiceField(choices=UploadKind.choices)
+    source_timezone = serializers.CharField(required=False, default="Asia/Shanghai")
+
+
+class KitUploadInputSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The kit's result file (JSON lines).")
+
+
+class EvaluationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DeliveryEvaluation
+        fields = ("id", "status", "progress", "error", "queued_at", "computed_at",
+                  "delivered_ratio", "breach_count", "credit_total", "no_data_hours",
+                  "measured_hours")  # fmt: skip
+        read_only_fields = fields
