@@ -37,7 +37,7 @@ class ContractSerializer(serializers.ModelSerializer):
     quote = serializers.PrimaryKeyRelatedField(
         queryset=Quote.objects.none(), required=False, allow_null=True
     )
-    vendor_name = serializers.CharField(source="vendor.name", read_only=True)
+    vendor_name = serializers.SerializerMethodField()
 
     class Meta:
         model = Contract
@@ -51,6 +51,9 @@ class ContractSerializer(serializers.ModelSerializer):
         team = self.context.get("team")
         self.fields["vendor"].queryset = Vendor.objects.for_team(team)
         self.fields["quote"].queryset = Quote.objects.for_team(team)
+
+    def get_vendor_name(self, contract: Contract) -> str:
+        return str(contract.vendor)
 
     def validate_schedule(self, value: Any) -> Any:
         problems = schedule_errors(value)
