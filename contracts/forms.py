@@ -44,27 +44,27 @@ class ContractForm(forms.ModelForm):
     has_schedule = forms.BooleanField(label=_("The contract has a compensation schedule"),
                                       required=False, initial=True)  # fmt: skip
     bw_threshold_pct = forms.FloatField(
-        label=_("Bandwidth breach below (% of committed)"), required=False,
+        label=_("Bandwidth breach below this share of the committed figure (%)"), required=False,
         help_text=_("Empty: no bandwidth clause."),
     )  # fmt: skip
     bw_min_minutes = forms.FloatField(label=_("…for at least (minutes)"), required=False)
     bw_credit_pct_per_hour = forms.FloatField(
-        label=_("Bandwidth credit (% of the monthly fee per server-hour)"), required=False
+        label=_("Bandwidth credit per server-hour (share of the monthly fee, %)"), required=False
     )
     lat_min_minutes = forms.FloatField(
         label=_("Latency above commitment for at least (minutes)"), required=False,
         help_text=_("Empty: no latency clause."),
     )  # fmt: skip
     lat_credit_pct_per_hour = forms.FloatField(
-        label=_("Latency credit (% of the monthly fee per server-hour)"), required=False
+        label=_("Latency credit per server-hour (share of the monthly fee, %)"), required=False
     )
     response_credit_pct_per_hour = forms.FloatField(
-        label=_("Late response credit (% of the fee per hour late)"), required=False
+        label=_("Late response credit per hour late (share of the monthly fee, %)"), required=False
     )
     repair_credit_pct_per_hour = forms.FloatField(
-        label=_("Late repair credit (% of the fee per hour late)"), required=False
+        label=_("Late repair credit per hour late (share of the monthly fee, %)"), required=False
     )
-    cap_pct = forms.FloatField(label=_("Cap (% of the monthly fee)"), required=False,
+    cap_pct = forms.FloatField(label=_("Cap (share of the monthly fee, %)"), required=False,
                                initial=100)  # fmt: skip
     claim_window_days = forms.IntegerField(label=_("Claim window (days)"), required=False,
                                            initial=30)  # fmt: skip
@@ -82,7 +82,7 @@ class ContractForm(forms.ModelForm):
             self.fields[f"band_{i}_below"] = forms.FloatField(
                 label=_("Availability below (%)"), required=False)  # fmt: skip
             self.fields[f"band_{i}_credit"] = forms.FloatField(
-                label=_("credit (% of the monthly fee)"), required=False)  # fmt: skip
+                label=_("credit (share of the monthly fee, %)"), required=False)  # fmt: skip
         if self.instance.pk:
             self._initial_from(self.instance)
 
