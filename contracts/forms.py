@@ -77,7 +77,9 @@ class ContractForm(forms.ModelForm):
 
     def __init__(self, *args: Any, team: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["vendor"].queryset = Vendor.objects.for_team(team).order_by("name")
+        self.fields["vendor"].queryset = Vendor.objects.for_team(team).order_by(
+            "name_zh", "name_en", "pk"
+        )
         for i in range(BAND_ROWS):
             self.fields[f"band_{i}_below"] = forms.FloatField(
                 label=_("Availability below (%)"), required=False)  # fmt: skip

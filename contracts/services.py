@@ -3,6 +3,7 @@ delivery uploads and the jobs that read evidence and evaluate delivery."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from datetime import date, timedelta
 from decimal import Decimal
@@ -36,8 +37,10 @@ CONTRACT_FIELDS = (
 
 
 def _save(contract: Contract) -> Contract:
+    # the stored shape has every key; a schedule that cannot be read is said by clean()
+    with contextlib.suppress(ValueError):
+        contract.schedule = schedule_normalised(contract.schedule)
     contract.full_clean()
-    contract.schedule = schedule_normalised(contract.schedule)
     with transaction.atomic():
         contract.save()
     return contract
@@ -51,9 +54,10 @@ def _quote_prefill(quote) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     data: dict[str, Any] = {"title": f"{quote.vendor} · {quote.label}"[:160]}
     if version is not None:
         data.update(
-            monthly_fee=version.monthly_rent, currency=version.currency,
+            monthly_fee=Decimal(version.monthly_rent).quantize(Decimal("0.01")),
+            currency=version.currency,
             fee_includes_vat=version.prices_include_vat,
-            availability_pct=Decimal(version.availability) * 100,
+            availability_pct=(Decimal(version.availability) * 100).quantize(Decimal("0.001")),
             committed_gbps=version.nic_gbps * version.nics_per_node,
             committed_gbps_source=BandwidthSource.QUOTE,
             repair_hours=version.repair_hours, term_months=version.term_months,

@@ -12,7 +12,14 @@ from vendors.models import Vendor
 
 from ..choices import UploadKind
 from ..engine import schedule_errors
-from ..models import Contract, ContractServer, DeliveryEvaluation, DeliveryUpload, Incident
+from ..models import (
+    Contract,
+    ContractServer,
+    DeliveryEvaluation,
+    DeliveryUpload,
+    Incident,
+    VendorTrackRecord,
+)
 from ..services import CONTRACT_FIELDS
 
 
@@ -120,3 +127,20 @@ class EvaluationSerializer(serializers.ModelSerializer):
                   "delivered_ratio", "breach_count", "credit_total", "no_data_hours",
                   "measured_hours")  # fmt: skip
         read_only_fields = fields
+
+
+class VendorTrackRecordSerializer(serializers.ModelSerializer):
+    """A vendor's delivery standing with the team: delivered ÷ committed over every measured
+    server-hour of its contracts (each hour counted at most at 100 %), breach episodes."""
+
+    sentence = serializers.SerializerMethodField()
+
+    class Meta:
+        model = VendorTrackRecord
+        fields = ("vendor", "contracts", "measured_hours", "delivered_ratio", "breaches",
+                  "sentence", "updated_at")  # fmt: skip
+        read_only_fields = fields
+
+    def get_sentence(self, row: VendorTrackRecord) -> str:
+        s = (row.record or {}).get("sentence")
+        return Message(**s).text(get_language()) if s else ""

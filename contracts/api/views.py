@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny
@@ -17,7 +17,7 @@ from core.api_schema import PortalAutoSchema
 from .. import selectors, services
 from ..choices import UploadKind, UploadOrigin
 from ..kit import contract_for_token
-from ..models import Contract
+from ..models import Contract, VendorTrackRecord
 from . import serializers as s
 
 
@@ -176,3 +176,25 @@ class KitUploadView(APIView):
             s.raise_as_drf(exc)
         row.refresh_from_db()
         return Response(s.DeliveryUploadSerializer(row).data, status=status.HTTP_202_ACCEPTED)
+
+
+class VendorTrackRecordViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """Delivery track records of the team's vendors (`?vendor=<id>` for one), stored by the
+    evaluate job; the vendor page shows the same rows."""
+
+    serializer_class = s.VendorTrackRecordSerializer
+    queryset = VendorTrackRecord.objects.none()
+    schema = PortalAutoSchema()
+    filter_backends: list = []
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        from accounts.middleware import request_membership
+
+        membership = request_membership(self.request)
+        if membership is None:
+            return VendorTrackRecord.objects.none()
+        rows = VendorTrackRecord.objects.filter(team=membership.team).order_by("vendor_id")
+        vendor = self.request.query_params.get("vendor")
+        if vendor is not None:
+            rows = rows.filter(vendor_id=int(vendor)) if vendor.isdigit() else rows.none()
+        return rows

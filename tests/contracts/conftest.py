@@ -9,9 +9,11 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from contracts.services import contract_create, contract_servers_set
+from contracts.models import DeliveryEvaluation, DeliveryUpload, DeliveryWindow
+from contracts.services import contract_create, contract_servers_set, incident_create
 from quotes.testing import make_quote, make_vendor
 
 HOSTS = ["gpu-01", "gpu-02", "gpu-03", "gpu-04"]
@@ -91,3 +93,40 @@ def upload_file(content: bytes, name: str = "export.json") -> SimpleUploadedFile
 
 NOV = datetime(2026, 11, 2, tzinfo=UTC)
 NOW = NOV + timedelta(days=3)
+
+
+T0 = datetime(2026, 11, 2, tzinfo=UTC)
+
+
+def kit_windows(contract, hours: int = 48, low: dict[str, tuple[int, int, float]] | None = None):  # type: ignore[no-untyped-def]
+    """Hourly saturating (kit) windows at 95 Gbit/s; ``low`` maps a host to (first hour,
+    hours, Gbit/s) delivered instead."""
+    upload = DeliveryUpload.objects.create(
+        contract=contract, kind="kit_log", original_name="kit.txt", size_bytes=3, sha256="0" * 64,
+        status="done", file=ContentFile(b"kit", name="kit.txt"),
+    )  # fmt: skip
+    rows = []
+    for host in HOSTS:
+        first, count, gbps = (low or {}).get(host, (0, 0, 0.0))
+        for h in range(hours):
+            rows.append(DeliveryWindow(
+                contract=contract, upload=upload, origin=f"upload:{upload.pk}", kind="kit",
+                saturating=True, samples=1, host=host, starts_at=T0 + timedelta(hours=h),
+                seconds=3600, delivered_gbps=gbps if first <= h < first + count else 95.0,
+                up_fraction=1.0, coverage=1.0))  # fmt: skip
+    DeliveryWindow.objects.bulk_create(rows)
+
+
+@pytest.fixture
+def evaluated(contract_a, analyst_a, api_as, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
+    kit_windows(contract_a, low={"gpu-02": (10, 3, 50.0)})
+    incident_create(contract=contract_a, data={
+        "started_at": T0 + timedelta(hours=30), "ended_at": T0 + timedelta(hours=35),
+        "opened_at": T0 + timedelta(hours=30), "responded_at": T0 + timedelta(hours=32),
+        "vendor_ticket": "INC-1"})  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        r = api_as(analyst_a).post(f"/api/v1/contracts/{contract_a.pk}/evaluate/")
+    assert r.status_code == 202, r.content
+    row = DeliveryEvaluation.objects.get()
+    assert row.status == "done", row.error
+    return row

@@ -23,6 +23,7 @@ from contracts.services import (
 )
 from quotes.testing import make_workload
 from sourcing.models import Answer, Award, Rfq
+from sourcing.testing import answer_terms
 
 from .conftest import SCHEDULE, contract_data
 
@@ -116,7 +117,7 @@ def _award(team, user, quote, *, state: str, evidence: dict) -> Award:  # type: 
         deadline=timezone.now() - timedelta(days=1),
         state="closed",
     )
-    answer = Answer.objects.create(rfq=rfq, vendor=quote.vendor, terms={}, quote=quote)
+    answer = Answer.objects.create(rfq=rfq, vendor=quote.vendor, terms=answer_terms(), quote=quote)
     return Award.objects.create(rfq=rfq, answer=answer, state=state, proposed_by=user,
                                 acceptance_evidence=evidence)  # fmt: skip
 

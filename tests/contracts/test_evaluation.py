@@ -4,57 +4,18 @@ the API, the page, the claim pack and the vendor's track record read."""
 from __future__ import annotations
 
 import zipfile
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
 from django.core import mail
-from django.core.files.base import ContentFile
 
 from contracts.claims import claim_deadline_warnings_send
-from contracts.models import ClaimPack, DeliveryEvaluation, DeliveryUpload, DeliveryWindow
+from contracts.models import ClaimPack
 from contracts.selectors import vendor_delivery_ratio
-from contracts.services import incident_create
-
-from .conftest import HOSTS
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/contracts/"
-T0 = datetime(2026, 11, 2, tzinfo=UTC)
-
-
-def kit_windows(contract, hours: int = 48, low: dict[str, tuple[int, int, float]] | None = None):  # type: ignore[no-untyped-def]
-    """Hourly saturating (kit) windows at 95 Gbit/s; ``low`` maps a host to (first hour,
-    hours, Gbit/s) delivered instead."""
-    upload = DeliveryUpload.objects.create(
-        contract=contract, kind="kit_log", original_name="kit.txt", size_bytes=3, sha256="0" * 64,
-        status="done", file=ContentFile(b"kit", name="kit.txt"),
-    )  # fmt: skip
-    rows = []
-    for host in HOSTS:
-        first, count, gbps = (low or {}).get(host, (0, 0, 0.0))
-        for h in range(hours):
-            rows.append(DeliveryWindow(
-                contract=contract, upload=upload, origin=f"upload:{upload.pk}", kind="kit",
-                saturating=True, samples=1, host=host, starts_at=T0 + timedelta(hours=h),
-                seconds=3600, delivered_gbps=gbps if first <= h < first + count else 95.0,
-                up_fraction=1.0, coverage=1.0))  # fmt: skip
-    DeliveryWindow.objects.bulk_create(rows)
-
-
-@pytest.fixture
-def evaluated(contract_a, analyst_a, api_as, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
-    kit_windows(contract_a, low={"gpu-02": (10, 3, 50.0)})
-    incident_create(contract=contract_a, data={
-        "started_at": T0 + timedelta(hours=30), "ended_at": T0 + timedelta(hours=35),
-        "opened_at": T0 + timedelta(hours=30), "responded_at": T0 + timedelta(hours=32),
-        "vendor_ticket": "INC-1"})  # fmt: skip
-    with django_capture_on_commit_callbacks(execute=True):
-        r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/evaluate/")
-    assert r.status_code == 202, r.content
-    row = DeliveryEvaluation.objects.get()
-    assert row.status == "done", row.error
-    return row
 
 
 def test_the_evaluation_stores_a_bandwidth_breach_and_its_credit(
