@@ -17,6 +17,7 @@ import urllib.parse
 import urllib.request
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
@@ -110,8 +111,9 @@ def prometheus_pull(*, source_id: int, progress: Progress, now: datetime | None 
     if stop - start <= source.step_s:
         return "done"
     hosts = list(contract.servers.values_list("hostname", flat=True))
+    limit = int(getattr(settings, "CONTRACTS_PROMETHEUS_MAX_POINTS", MAX_POINTS))
     all_pages = [(name, q, a, b) for name, q in sorted(source.queries.items())
-                 for a, b in pages(start, stop, source.step_s)]  # fmt: skip
+                 for a, b in pages(start, stop, source.step_s, limit)]  # fmt: skip
     with tempfile.TemporaryFile() as raw:
         try:
             for i, (_name, query, a, b) in enumerate(all_pages):
