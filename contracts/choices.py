@@ -21,7 +21,7 @@ class BandwidthSource(models.TextChoices):
 
 
 class UploadKind(models.TextChoices):
-    PROMETHEUS_JSON = "prometheus_json", _("Prometheus query_range answer (JSON)")
+    PROMETHEUS_JSON = "prometheus_json", _("Prometheus range query answer (JSON)")
     CSV = "csv", _("Time series (CSV)")
     KIT_LOG = "kit_log", _("Delivery kit log")
 
