@@ -225,6 +225,11 @@ SPECTACULAR_SETTINGS = {
         "FabricRequirementEnum": "sourcing.choices.FabricRequirement",
         "AwardStateEnum": "sourcing.choices.AwardState",
         "TrafficStatusEnum": "serving.choices.TrafficStatus",
+        "ContractStatusEnum": "contracts.choices.ContractStatus",
+        "BandwidthSourceEnum": "contracts.choices.BandwidthSource",
+        "DeliveryUploadKindEnum": "contracts.choices.UploadKind",
+        "DeliveryUploadOriginEnum": "contracts.choices.UploadOrigin",
+        "IncidentKindEnum": "contracts.choices.IncidentKind",
         "StatusEnum": "core.models.JobStatus",  # the jobs' status, named as before TrafficStatus
     },
 }

@@ -120,7 +120,7 @@ class KitUploadInputSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="The kit's result file (JSON lines).")
 
 
-class EvaluationSerializer(serializers.ModelSerializer):
+class DeliveryEvaluationSerializer(serializers.ModelSerializer):
     class Meta:
         model = DeliveryEvaluation
         fields = ("id", "status", "progress", "error", "queued_at", "computed_at",

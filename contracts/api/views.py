@@ -112,7 +112,7 @@ class ContractViewSet(TeamScopedViewSet):
         contract = self.get_object()
         evaluation = selectors.latest_evaluation(contract)
         return Response({
-            "evaluation": s.EvaluationSerializer(evaluation).data if evaluation else None,
+            "evaluation": s.DeliveryEvaluationSerializer(evaluation).data if evaluation else None,
             key: selectors.report_part(evaluation, key),
         })  # fmt: skip
 
@@ -128,7 +128,7 @@ class ContractViewSet(TeamScopedViewSet):
         """Credits due per clause and month, with claim deadlines, from the latest evaluation."""
         return self._stored("credits")
 
-    @extend_schema(request=None, responses={202: s.EvaluationSerializer})
+    @extend_schema(request=None, responses={202: s.DeliveryEvaluationSerializer})
     @action(detail=True, methods=["post"])
     def evaluate(self, request, pk=None):  # type: ignore[no-untyped-def]
         """Start the evaluation job over the stored evidence; 202 with the job row."""
@@ -137,7 +137,7 @@ class ContractViewSet(TeamScopedViewSet):
             contract=contract, user=request.user
         )
         row.refresh_from_db()
-        return Response(s.EvaluationSerializer(row).data, status=status.HTTP_202_ACCEPTED)
+        return Response(s.DeliveryEvaluationSerializer(row).data, status=status.HTTP_202_ACCEPTED)
 
 
 class KitUploadView(APIView):
