@@ -45,10 +45,10 @@ def delivery_figure(report: DeliveryReport, *, threshold_fraction: float | None)
             fig.add_scatter(x=[x[0], points[-1].end], y=[level, level], mode="lines",
                             name=_("breach threshold"),
                             line={"color": LOWEST, "dash": "dot", "width": 1})  # fmt: skip
+    # the title is the page's own heading: a figure title is cut on a phone
     fig.update_layout(
-        title=_("Delivered against committed bandwidth per server"),
         yaxis_title="Gbit/s", height=380,
-        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        margin={"l": 10, "r": 10, "t": 20, "b": 40},
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.15, "yanchor": "top"},
     )  # fmt: skip
     fig.update_yaxes(rangemode="tozero")
@@ -79,12 +79,12 @@ def threshold(contract: Any) -> float | None:
 def delivery_drawing(report: DeliveryReport, *, threshold_fraction: float | None) -> Any:
     """The same figure for the PDF, as ``domain.svgcharts`` primitives (painted by
     ``reports.chart_png``): mean and lowest delivered per window, committed and threshold."""
-    from domain.svgcharts import Chart, nice_ticks, tick_text
+    from domain.svgcharts import Chart, nice_ticks, text_width, tick_text
 
     points = list(report.timeline)
     if not points:
         return None
-    width, height, left, right, top, bottom = 760.0, 300.0, 56.0, 12.0, 34.0, 46.0
+    width, height, left, right, top, bottom = 760.0, 300.0, 56.0, 12.0, 44.0, 46.0
     committed = report.commitment.bandwidth_gbps_per_server or 0.0
     values = [v for p in points for v in (p.delivered_gbps_mean, p.delivered_gbps_min) if v]
     top_value = max([committed * 1.1, *values, 1.0])
@@ -104,7 +104,7 @@ def delivery_drawing(report: DeliveryReport, *, threshold_fraction: float | None
     for t in ticks:
         items.append(("line", left, py(t), width - right, py(t), "#e3e6ec", 1))
         items.append(("text", left - 6, py(t) + 4, tick_text(t), 10, "end", "#555", "normal", 0))
-    items.append(("text", 12.0, top + 10, "Gbit/s", 10, "start", "#555", "normal", 0))
+    items.append(("text", left, top - 6, "Gbit/s", 10, "end", "#555", "normal", 0))
     for key, colour, w in (("delivered_gbps_mean", DELIVERED, 1.6),
                            ("delivered_gbps_min", LOWEST, 1.0)):  # fmt: skip
         prev = None
@@ -135,5 +135,5 @@ def delivery_drawing(report: DeliveryReport, *, threshold_fraction: float | None
     for label, colour in legend:
         items.append(("rect", x, height - 14, 10, 10, colour))
         items.append(("text", x + 14, height - 5, label, 10, "start", "#1d2330", "normal", 0))
-        x += 14 + len(label) * 7 + 18
+        x += 14 + text_width(label, 10) + 18
     return Chart(width, height, items)
