@@ -26,6 +26,7 @@ from .models import (
     DeliveryEvaluation,
     DeliveryUpload,
     Incident,
+    MaintenanceWindow,
     PrometheusSource,
 )
 
@@ -189,6 +190,14 @@ def incident_update(*, incident: Incident, data: dict[str, Any]) -> Incident:
     with transaction.atomic():
         incident.save()
     return incident
+
+
+def maintenance_window_create(*, contract: Contract, data: dict[str, Any]) -> MaintenanceWindow:
+    row = MaintenanceWindow(contract=contract, **data)
+    row.full_clean()
+    with transaction.atomic():
+        row.save()
+    return row
 
 
 def _check_incident(incident: Incident) -> None:

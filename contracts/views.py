@@ -17,7 +17,7 @@ from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from . import figures, selectors, services
 from .forms import CONTRACT_FORM_FIELDS, ContractForm, IncidentForm, UploadForm
 from .kit import kit_cron_line, kit_script
-from .models import ClaimPack
+from .models import ClaimPack, PrometheusSource
 
 
 def _contract_or_404(team, pk: int):  # type: ignore[no-untyped-def]
@@ -57,6 +57,7 @@ class ContractDetailView(TeamRequiredMixin, View):
             "incidents": list(selectors.contract_incidents(contract)[:50]),
             "uploads": list(selectors.contract_uploads(contract)[:20]),
             "claim_packs": list(contract.claim_packs.order_by("-pk")[:5]),
+            "prometheus": PrometheusSource.objects.filter(contract=contract).first(),
             "upload_form": upload_form or UploadForm(),
             "incident_form": incident_form or IncidentForm(),
             "can_write": self.membership.can_write,

@@ -18,6 +18,8 @@ from ..models import (
     DeliveryEvaluation,
     DeliveryUpload,
     Incident,
+    MaintenanceWindow,
+    PrometheusSource,
     VendorTrackRecord,
 )
 from ..services import CONTRACT_FIELDS
@@ -144,3 +146,33 @@ class VendorTrackRecordSerializer(serializers.ModelSerializer):
     def get_sentence(self, row: VendorTrackRecord) -> str:
         s = (row.record or {}).get("sentence")
         return Message(**s).text(get_language()) if s else ""
+
+
+class MaintenanceWindowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = MaintenanceWindow
+        fields = ("id", "starts_at", "ends_at", "note")
+        read_only_fields = ("id",)
+        validators: list = []
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["ends_at"] <= attrs["starts_at"]:
+            raise serializers.ValidationError(
+                {"ends_at": [Message("maintenance_order", "A maintenance window must end after "
+                                     "it starts.", "维护窗口的结束时间须晚于开始时间。").text(
+                                         get_language())]})  # fmt: skip
+        return attrs
+
+
+class PrometheusSourceSerializer(serializers.ModelSerializer):
+    """The team's Prometheus for this contract: `queries` maps a name to a PromQL selector whose
+    series carry the host in `host`, `instance` or `nodename`. Pulled every 15 minutes, whole
+    hours only; `pulled_until`, `status` and `error` say how far and how it went."""
+
+    queries = serializers.DictField(child=serializers.CharField(), allow_empty=False)
+
+    class Meta:
+        model = PrometheusSource
+        fields = ("url", "queries", "step_s", "enabled", "pulled_until", "status", "error",
+                  "last_notes")  # fmt: skip
+        read_only_fields = ("pulled_until", "status", "error", "last_notes")

@@ -128,6 +128,53 @@ class ContractViewSet(TeamScopedViewSet):
         """Credits due per clause and month, with claim deadlines, from the latest evaluation."""
         return self._stored("credits")
 
+    @extend_schema(methods=["GET"], responses={200: s.MaintenanceWindowSerializer(many=True)})
+    @extend_schema(methods=["POST"], request=s.MaintenanceWindowSerializer,
+                   responses={201: s.MaintenanceWindowSerializer})  # fmt: skip
+    @action(detail=True, methods=["get", "post"])
+    def maintenance(self, request, pk=None):  # type: ignore[no-untyped-def]
+        """Agreed maintenance windows: their time counts neither as delivered nor as missed."""
+        contract = self.get_object()
+        if request.method == "GET":
+            rows = contract.maintenance_windows.order_by("starts_at")[:500]
+            return Response(s.MaintenanceWindowSerializer(rows, many=True).data)
+        data = s.MaintenanceWindowSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        row = services.maintenance_window_create(contract=contract, data=dict(data.validated_data))
+        return Response(s.MaintenanceWindowSerializer(row).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["GET"], responses={200: s.PrometheusSourceSerializer})
+    @extend_schema(methods=["PUT"], request=s.PrometheusSourceSerializer,
+                   responses={200: s.PrometheusSourceSerializer})  # fmt: skip
+    @action(detail=True, methods=["get", "put"])
+    def prometheus(self, request, pk=None):  # type: ignore[no-untyped-def]
+        """The contract's Prometheus source (404 until one is set with PUT)."""
+        contract = self.get_object()
+        source = getattr(contract, "prometheus", None)
+        if request.method == "GET":
+            if source is None:
+                return Response({"detail": _("No Prometheus source yet.")}, status=404)
+            return Response(s.PrometheusSourceSerializer(source).data)
+        data = s.PrometheusSourceSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            source = services.prometheus_source_set(contract=contract, **data.validated_data)
+        except ValidationError as exc:
+            s.raise_as_drf(exc)
+        return Response(s.PrometheusSourceSerializer(source).data)
+
+    @extend_schema(request=None, responses={202: s.PrometheusSourceSerializer})
+    @action(detail=True, methods=["post"], url_path="prometheus/pull")
+    def prometheus_pull(self, request, pk=None):  # type: ignore[no-untyped-def]
+        """Pull the new whole hours now (a job; the source row shows its progress)."""
+        contract = self.get_object()
+        source = getattr(contract, "prometheus", None)
+        if source is None:
+            return Response({"detail": _("No Prometheus source yet.")}, status=404)
+        services.prometheus_pull_start(source=source)
+        source.refresh_from_db()
+        return Response(s.PrometheusSourceSerializer(source).data, status=status.HTTP_202_ACCEPTED)
+
     @extend_schema(request=None, responses={202: s.DeliveryEvaluationSerializer})
     @action(detail=True, methods=["post"])
     def evaluate(self, request, pk=None):  # type: ignore[no-untyped-def]

@@ -120,3 +120,33 @@ def test_breaches_and_credits_are_empty_before_any_evaluation(contract_a, analys
     assert api.get(f"{URL}{contract_a.pk}/breaches/").json() == {"evaluation": None,
                                                                  "episodes": []}  # fmt: skip
     assert api.get(f"{URL}{contract_a.pk}/credits/").json() == {"evaluation": None, "credits": []}
+
+
+def test_maintenance_windows_are_added_and_a_reversed_one_refused(contract_a, analyst_a, api_as):  # type: ignore[no-untyped-def]
+    api = api_as(analyst_a)
+    url = f"{URL}{contract_a.pk}/maintenance/"
+    two, one, four = (f"2026-11-10T0{h}:00:00+08:00" for h in (2, 1, 4))
+    r = api.post(url, {"starts_at": two, "ends_at": one}, format="json",
+                 HTTP_ACCEPT_LANGUAGE="zh-hans")  # fmt: skip
+    assert r.status_code == 400 and "维护窗口" in str(r.json())
+    r = api.post(url, {"starts_at": two, "ends_at": four, "note": "firmware"}, format="json")
+    assert r.status_code == 201, r.content
+    assert [m["note"] for m in api.get(url).json()] == ["firmware"]
+
+
+def test_a_prometheus_source_is_set_read_and_pulled_by_a_job(
+    contract_a, analyst_a, viewer_a, analyst_b, api_as
+):  # type: ignore[no-untyped-def]
+    url = f"{URL}{contract_a.pk}/prometheus/"
+    body = {"url": "http://127.0.0.1:9090", "queries": {"tx": "node_network_transmit_bytes_total"},
+            "step_s": 60, "enabled": True}  # fmt: skip
+    api = api_as(analyst_a)
+    assert api.get(url).status_code == 404
+    assert api_as(viewer_a).put(url, body, format="json").status_code == 403
+    assert api_as(analyst_b).put(url, body, format="json").status_code == 404
+    assert api.put(url, {**body, "queries": {}}, format="json").status_code == 400
+    r = api.put(url, body, format="json")
+    assert r.status_code == 200 and r.json()["queries"] == body["queries"]
+    assert api.get(url).json()["url"] == body["url"]
+    r = api.post(f"{url}pull/")
+    assert r.status_code == 202 and r.json()["status"] == "pending"
