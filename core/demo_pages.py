@@ -25,6 +25,7 @@ SKIP = {
     "serving:workload_traffic": "POST only", "serving:plan_traffic": "POST only",
     "rankings:whatif": "partial (JSON)", "rankings:whatif_save": "POST only",
     "rankings:recompute": "POST only",
+    "rankings:rerank": "POST only",
     "vendors:export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
     "quotes:export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
     "quotes:import_template": "file download (bilingual help sheet by design)",

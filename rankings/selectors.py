@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Count, F, Prefetch, QuerySet
@@ -41,6 +42,31 @@ def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untype
         .prefetch_related(leaders)
         .order_by("-created_at", "-pk")
     )
+
+
+def _changed(priced: dict[int, dict[str, int]]) -> dict[int, list[int]]:
+    """Per run, the quotes whose current version is no longer the one it priced (a deleted
+    quote counts as changed): one query over the quotes, none over the results."""
+    ids = {int(q) for versions in priced.values() for q in versions}
+    current = dict(Quote.objects.filter(pk__in=ids).values_list("pk", "current_version_id"))
+    return {
+        run: [int(q) for q, v in versions.items() if current.get(int(q)) != v]
+        for run, versions in priced.items()
+    }
+
+
+def stale_quotes(*, run: RankingRun) -> list[Quote]:
+    """The quotes of a finished run that changed since it priced them (stale means said:
+    pages name them and offer to rank again); a deleted quote is left out of the list but
+    still makes the run stale (`stale_run_ids`)."""
+    changed = _changed({run.pk: run.priced_versions or {}}).get(run.pk, [])
+    return list(Quote.objects.filter(pk__in=changed).select_related("vendor").order_by("pk"))
+
+
+def stale_run_ids(runs: Iterable[RankingRun]) -> set[int]:
+    """Which of these runs priced a quote version that is no longer current (one query)."""
+    changed = _changed({r.pk: r.priced_versions or {} for r in runs})
+    return {run for run, quotes in changed.items() if quotes}
 
 
 def ranking_detail(*, team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]

@@ -7,16 +7,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from benchmarks.models import BenchmarkLog, TestRun
 from core.models import JobStatus
-from domain import costmodel as cm
 from domain import decision as dd
-from domain import money
+from domain import money, ranking
 from domain.credentials import Severity
 from quotes.models import Quote
 from rankings.inputs import InputFileError
@@ -116,7 +115,7 @@ def _sensitivity(
         return []
     try:
         return sensitivity_rows(snapshot)
-    except (cm.ModelInputError, InputFileError, KeyError, TypeError, ValueError):
+    except (ranking.ModelInputError, InputFileError, KeyError, TypeError, ValueError):
         return []
 
 
@@ -208,7 +207,12 @@ def _missing(
 def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no-untyped-def]
     """Everything a report shows about one run, in a fixed number of queries."""
     run = RankingRun.objects.select_related("team", "workload", "created_by").get(pk=run.pk)
-    results = list(RankingResult.objects.filter(run=run).order_by("rank"))
+    # the decision's order: eligible offers by their rank, then the excluded ones (no rank)
+    results = list(
+        RankingResult.objects.filter(run=run).order_by(
+            F("decision_rank").asc(nulls_last=True), "rank"
+        )
+    )
     snapshot = run.snapshot or {}
     offers = {str(o.get("id")): o for o in snapshot.get("offers", [])}
     eligible = sorted(

@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from domain.delivery.series import _Accumulator
 
 CHUNK = 1 << 20
+#: Longest label set, string or unbroken run inside a values array the scanner holds: a real
+#: answer's are a few hundred bytes; a hostile file must not make the buffer (and the re-scans
+#: after each chunk) grow with the file.
+MAX_ITEM = 1 << 20
 _KEY = re.compile(
     rb'"(metric|values|value|status|errorType|error|resultType|warnings|infos)"\s*:\s*'
 )
@@ -89,6 +93,8 @@ class _Scan:
     def need(self, match: re.Match[bytes] | None, start: int) -> bool:
         """True when ``match`` is missing or touches the end of the buffer while more may come."""
         if match is None or match.end() >= len(self.buf):
+            if len(self.buf) - start > MAX_ITEM:
+                raise _oversized()
             if self.eof:
                 if match is None:
                     raise _truncated()
@@ -209,6 +215,8 @@ class _Scan:
         if self.eof:
             raise _truncated()
         last_open = self.buf.rfind(b"[", self.pos)
+        if last_open <= self.pos and len(self.buf) - self.pos > MAX_ITEM:
+            raise _oversized()
         if last_open > self.pos:
             parts.append(self.convert(self.buf[self.pos : last_open]))
             self.pos = last_open
@@ -261,6 +269,15 @@ class _Scan:
             ts.append(t)
             values.append(v)
         return np.array(ts, dtype=np.float64), np.array(values, dtype=np.float64)
+
+
+def _oversized() -> Exception:
+    return _error(
+        "prometheus_oversized_item",
+        "This file holds a label set, a string or a run of values over 1 MB long: it is not a "
+        "Prometheus query_range answer.",
+        "该文件中有超过 1 MB 的标签集、字符串或数值片段：不是 Prometheus query_range 结果。",
+    )
 
 
 def _not_range(kind: str) -> Exception:

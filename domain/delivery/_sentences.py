@@ -179,6 +179,7 @@ def month_summary(
     month: str,
     availability_pct: float | None,
     breach_h: float,
+    inconclusive_h: float,
     no_data_h: float,
     scheduled_h: float,
     uncapped: float,
@@ -194,9 +195,11 @@ def month_summary(
     return Message(
         "month_summary",
         f"{month}: {avail_en}{scheduled_h:.1f} h judged per server, {breach_h:.1f} h in breach, "
+        f"{inconclusive_h:.1f} h of traffic below the threshold (not a proof of shortfall), "
         f"{no_data_h:.1f} h without data (neither compliance nor breach); credits "
         f"{capped:.3f} % of the fee{cap_en}: {money(amount, currency)}.",
         f"{month}：{avail_zh}每台服务器计入 {scheduled_h:.1f} 小时，违约 {breach_h:.1f} 小时，"
+        f"流量低于阈值 {inconclusive_h:.1f} 小时（不足以证明带宽不达标），"
         f"无数据 {no_data_h:.1f} 小时（既不算达标也不算违约）；赔付为月费的 {capped:.3f}%{cap_zh}："
         f"{money(amount, currency)}。",
     )

@@ -58,12 +58,15 @@ def increases(
     inc = np.where(dropped, values[1:], diff)
     steps = np.diff(ts)
     gap = steps > max_gap_s
-    inc = np.where(gap, np.nan, inc)
+    # NaN or infinite samples (Prometheus writes "NaN", "+Inf") make their steps unknown too.
+    finite = np.isfinite(values)
+    unknown = ~(finite[:-1] & finite[1:])
+    inc = np.where(gap | unknown, np.nan, inc)
     return Increases(
         starts=ts[:-1].copy(),
         ends=ts[1:].copy(),
         increase=inc,
-        resets=int(np.count_nonzero(dropped & ~gap)),
+        resets=int(np.count_nonzero(dropped & ~gap & ~unknown)),
         gaps=int(np.count_nonzero(gap)),
     )
 

@@ -185,32 +185,49 @@ def _cells(ctx: _Ctx, windows: Sequence[Window]) -> dict[str, list[_Cell]]:
 
 
 def _judge(ctx: _Ctx, host: str, a: float, b: float, net: float, ws: list[Window]) -> _Cell:
+    """What one host's window shows.
+
+    A kit result below the threshold in a window whose counters carried at least the threshold is
+    not a shortfall: the job was using the links while the kit ran, and the counters prove the
+    capacity. So with both, the delivered figure is the larger of the kit's mean and the traffic.
+    """
     sat = [w.delivered_gbps for w in ws if w.saturating and w.delivered_gbps is not None]
-    traffic = [w for w in ws if not w.saturating and w.delivered_gbps is not None]
+    traffic = [w.delivered_gbps for w in ws if not w.saturating and w.delivered_gbps is not None]
     lat = [w.p99_latency_us for w in ws if w.p99_latency_us is not None]
+    delivered: float | None = None
     if sat:
-        delivered: float | None = sum(sat) / len(sat)
+        delivered = max([sum(sat) / len(sat), *traffic])
         coverage = 1.0
     elif traffic:
-        delivered = max(w.delivered_gbps or 0.0 for w in traffic)
-        coverage = max(min(w.coverage, 1.0) for w in traffic)
+        delivered = max(traffic)
+        coverage = max(min(w.coverage, 1.0) for w in ws if w.delivered_gbps is not None)
     else:
-        delivered, coverage = None, 1.0 if lat else 0.0
+        coverage = 1.0 if lat else 0.0
     cell = _Cell(host, a, b, net, delivered, bool(sat), coverage, max(lat) if lat else None)
     committed = ctx.terms.commitment.bandwidth_gbps_per_server
-    if committed is not None and delivered is not None:
+    if delivered is not None and committed is not None:
         clause = ctx.terms.schedule.bandwidth
         threshold = committed * (clause.threshold_fraction if clause else 1.0)
         if delivered >= threshold:
             cell.bandwidth = MET
         else:
             cell.bandwidth = BELOW if sat else INCONCLUSIVE
-    elif delivered is not None or lat:
-        cell.bandwidth = MET
+    elif delivered is not None:
+        cell.bandwidth = MET  # nothing committed to fall short of
     committed_lat = ctx.terms.commitment.p99_latency_us
     if committed_lat is not None and cell.p99 is not None:
         cell.latency_above = cell.p99 > committed_lat
     return cell
+
+
+def _status(cell: _Cell) -> str:
+    """The window's status for the month's hours: a breach on either figure is a breach; else
+    what bandwidth showed; a window where only latency was measured (and met) is met."""
+    if cell.bandwidth == BELOW or cell.latency_above:
+        return BELOW
+    if cell.bandwidth != NO_DATA:
+        return cell.bandwidth
+    return MET if cell.latency_above is False else NO_DATA
 
 
 # --- episodes ---
@@ -495,10 +512,11 @@ def _hours(ctx: _Ctx, month: Month, cells: dict[str, list[_Cell]]) -> dict[str, 
         for c in host_cells:
             if not (month.start <= c.start < month.end):
                 continue
-            status = BELOW if c.latency_above else c.bandwidth
+            status = _status(c)
             if status == NO_DATA:
                 continue
             share = c.coverage if not c.saturating and c.p99 is None else 1.0
+            # A monitoring window counts for the share of it that was covered; the rest is no data.
             total[status] += c.net_s * share
     return {k: v / ctx.n_hosts / 3600.0 for k, v in total.items()}
 
@@ -551,6 +569,7 @@ def _month_report(
             month=month.label,
             availability_pct=availability,
             breach_h=hours[BELOW],
+            inconclusive_h=hours[INCONCLUSIVE],
             no_data_h=no_data_h,
             scheduled_h=scheduled_h,
             uncapped=uncapped,

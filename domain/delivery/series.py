@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from domain.delivery import _promscan
+from domain.delivery.rawio import plain_utf8
 from domain.messages import Message
 
 FloatArray = npt.NDArray[np.float64]
@@ -322,13 +323,14 @@ def parse_prometheus_range(
 ) -> Ingest:
     """Read a saved ``query_range`` answer (or several pages of one) without building the document.
 
+    gzip-compressed and UTF-16 files are read too (``rawio``).
     ``hosts``: the contract's hosts (``None`` keeps every host). ``metric`` names the series whose
     answer dropped ``__name__`` (a ``rate(...)`` query, for instance). Raises :class:`IngestError`
     with bilingual messages for an error answer, an instant (vector) answer or a file that is not a
     ``query_range`` answer at all.
     """
     acc = _Accumulator(HostMatcher(hosts))
-    notes = _promscan.scan(stream, acc, default_metric=metric)
+    notes = _promscan.scan(plain_utf8(stream), acc, default_metric=metric)
     return acc.finish(now, notes)
 
 
@@ -375,11 +377,8 @@ def parse_timestamp(text: str, default_tz: tzinfo) -> tuple[float, bool]:
     8601 with ``T`` or a space, with or without ``Z``/``±hh:mm``. Raises ``ValueError``.
     """
     text = text.strip()
-    try:
+    if ":" not in text and text.count("-") <= 1:  # a number (ISO dates have "-" and ":")
         number = float(text)
-    except ValueError:
-        pass
-    else:
         if not math.isfinite(number):
             raise ValueError(text)
         return (number / 1000.0 if abs(number) > 1e11 else number), False
@@ -402,11 +401,29 @@ def parse_series_csv(
     cannot be read are counted, not fatal; a file without the needed columns raises
     :class:`IngestError`.
     """
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    text = io.TextIOWrapper(
+        plain_utf8(stream),
+        encoding="utf-8-sig",
+        errors="replace",
+        newline="",
+    )
     try:
         return _read_csv(csv.reader(text), hosts=hosts, default_tz=default_tz, now=now)
     finally:
         text.detach()  # the caller owns the stream
+
+
+def _buffers(
+    acc: _Accumulator, raw_key: tuple[str, str, str]
+) -> tuple[array[float], array[float]] | None:
+    """The accumulator's arrays of a CSV series (``None``: a host not in the contract)."""
+    key = acc.key_for(raw_key[0].strip(), raw_key[1].strip(), raw_key[2].strip())
+    if key is None:
+        return None
+    if key not in acc.ts:
+        acc.ts[key] = array("d")
+        acc.values[key] = array("d")
+    return acc.ts[key], acc.values[key]
 
 
 def _read_csv(
@@ -421,24 +438,34 @@ def _read_csv(
     it, ih, im, iv = cols["timestamp"], cols["host"], cols["metric"], cols["value"]
     idev = cols.get("device")
     need = max(cols.values())
+    # Rows of one time stamp and one series repeat their strings: both lookups are cached.
+    stamps: dict[str, tuple[float, bool]] = {}
+    keys: dict[tuple[str, str, str], tuple[array[float], array[float]] | None] = {}
     for row in rows:
-        if not row or (len(row) == 1 and not row[0].strip()):
+        if len(row) <= need:
+            if row and any(cell.strip() for cell in row):
+                acc.unparseable += 1
             continue
+        stamp = stamps.get(row[it])
         try:
-            if len(row) <= need:
-                raise ValueError("short row")
-            ts, naive = parse_timestamp(row[it], zone)
+            if stamp is None:
+                if len(stamps) > 4096:
+                    stamps.clear()
+                stamp = stamps[row[it]] = parse_timestamp(row[it], zone)
             value = float(row[iv])
         except ValueError:
             acc.unparseable += 1
             continue
-        device = row[idev].strip() if idev is not None else ""
-        key = acc.key_for(row[ih].strip(), device, row[im].strip())
-        if key is None:
-            acc.set_aside(row[ih].strip(), 1)
+        raw_key = (row[ih], row[idev] if idev is not None else "", row[im])
+        if raw_key not in keys:
+            keys[raw_key] = _buffers(acc, raw_key)
+        buffers = keys[raw_key]
+        if buffers is None:
+            acc.set_aside(raw_key[0].strip(), 1)
             continue
-        acc.naive += naive
-        acc.append(key, ts, value)
+        acc.naive += stamp[1]
+        buffers[0].append(stamp[0])
+        buffers[1].append(value)
     notes: list[Message] = []
     if acc.naive:
         notes.append(

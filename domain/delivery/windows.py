@@ -44,11 +44,12 @@ UP = "up"
 DEFAULT_WINDOW_S = 3600
 
 #: Devices that carry no traffic between servers: loopback, container and VM plumbing, bridges,
-#: tunnels and bonding/team masters (their slaves are counted; counting both would double it).
+#: tunnels, bonding/team masters (their slaves are counted; counting both would double it) and
+#: ifb devices (traffic shaping mirrors a link's ingress through them: counted twice otherwise).
 _NOT_DATA = re.compile(
     r"^(lo|docker\d*|veth.*|br-.*|virbr.*|cni.*|flannel.*|cali.*|vxlan.*|tun\d*|tap.*|"
     r"kube-.*|weave.*|genev_sys.*|ovs-.*|bond\d+|team\d+|dummy.*|ip6tnl.*|sit\d*|tunl\d*|"
-    r"nodelocaldns|lxcbr\d*|lxc.*|vnet\d*|wg\d*)$"
+    r"nodelocaldns|lxcbr\d*|lxc.*|vnet\d*|wg\d*|ifb\d*)$"
 )
 
 
@@ -130,7 +131,7 @@ def _per_window(
     counts = np.zeros(count, dtype=np.int64)
     for s in series:
         k = np.floor((s.ts - first) / window_s).astype(np.int64)
-        ok = (k >= 0) & (k < count) & ~np.isnan(s.values)
+        ok = (k >= 0) & (k < count) & np.isfinite(s.values)
         np.add.at(sums, k[ok], s.values[ok])
         np.add.at(counts, k[ok], 1)
     return sums, counts
@@ -189,7 +190,8 @@ def windows_from_tests(
 ) -> list[Window]:
     """Kit results as saturating windows, one per host and window that holds a test.
 
-    Tests that overlap in time form one round (all pairs at once); per host and round the sent and
+    A test whose figure is not a finite, non-negative number is left out. Tests that overlap in
+    time form one round (all pairs at once); per host and round the sent and
     received rates are summed over its pairs and the busier direction is what the host delivered.
     Several rounds in one window: their mean. P99 latency per host and window: the 99th percentile
     of the latencies of its pairs' tests (``None`` when no test measured latency).
@@ -198,7 +200,8 @@ def windows_from_tests(
     latencies: dict[tuple[str, int], list[float]] = defaultdict(list)
     counts: dict[tuple[str, int], int] = defaultdict(int)
     tools: dict[tuple[str, int], set[str]] = defaultdict(set)
-    for batch in _rounds(tests):
+    usable = [t for t in tests if math.isfinite(t.gbps) and t.gbps >= 0]
+    for batch in _rounds(usable):
         k = math.floor(min(t.start.timestamp() for t in batch) / window_s)
         sent: dict[str, float] = defaultdict(float)
         received: dict[str, float] = defaultdict(float)
@@ -208,7 +211,7 @@ def windows_from_tests(
             for host in (t.host_a, t.host_b):
                 counts[(host, k)] += 1
                 tools[(host, k)].add(t.tool)
-                if t.latency_us is not None:
+                if t.latency_us is not None and math.isfinite(t.latency_us):
                     latencies[(host, k)].append(t.latency_us)
         for host in set(sent) | set(received):
             per_cell[(host, k)].append(max(sent[host], received[host]))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.trainmodel.calibration import cal
 from domain.trainmodel.errors import problem
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import ModelSpec
@@ -66,7 +67,7 @@ def linear_speedup(model: ModelSpec, gpu: GpuSpec) -> float:
     """How much faster a linear layer's GEMM runs than in BF16 (1 in bf16)."""
     if model.precision != "fp8" or not gpu.fp8_tflops:
         return 1.0
-    return gpu.fp8_tflops / gpu.bf16_tflops * FP8_GEMM_RATIO
+    return gpu.fp8_tflops / gpu.bf16_tflops * cal().fp8_gemm_ratio
 
 
 def cast_bytes(model: ModelSpec) -> float:
@@ -125,7 +126,8 @@ def matmul_s(
     bf16 = gpu.bf16_tflops * 1e12
     speed = linear_speedup(model, gpu)
     width = expert_width(model)
-    expert_efficiency = gpu.efficiency * width / (width + half_width) if width else 1.0
+    large = gpu.efficiency * cal().efficiency_scale
+    expert_efficiency = large * width / (width + half_width) if width else 1.0
     per_flop = (
         (split.attention_core + split.head) / dense_efficiency
         + split.dense_linear / (dense_efficiency * speed)

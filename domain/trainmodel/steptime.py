@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from domain.trainmodel.arch import stage_imbalance
+from domain.trainmodel.attention import counted_attention_flops_per_token, flash_attention_s
+from domain.trainmodel.calibration import cal, register_cache
+from domain.trainmodel.context import ring_exposed_s
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import (
@@ -20,13 +23,15 @@ from domain.trainmodel.links import (
 )
 from domain.trainmodel.memory import grad_bytes, params_per_rank
 from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
+from domain.trainmodel.peft import adapter_bytes_per_token, is_lora, lora_params, trainable_share
 from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
 
 # Achievable efficiency: the card's large-GEMM efficiency shrinks with the per-GPU shard width
 # w = hidden / tp as w / (w + SHARD_HALF_WIDTH) (small GEMMs fill fewer SMs, tile/wave
 # quantisation); memory-bound element-wise work (norms, activations, dropout, residuals, softmax
 # without fusion) moves ELEMENTWISE_BYTES per token per hidden unit per layer and pass over HBM.
-# Both constants were fitted once over all A100 compute cases (MODEL.md §Calibration).
+# Both were fitted once over all A100 compute cases (MODEL.md §Calibration); the values in use
+# are calibration.cal()'s, which leave-one-source-out validation re-fits.
 SHARD_HALF_WIDTH = 160.0
 ELEMENTWISE_BYTES = 24.0
 PARAM_BYTES = 2.0
@@ -52,11 +57,15 @@ class StepTime:
     model_flops_per_step: float
     hardware_flops_per_step: float
     microbatches: int
+    data_wait_s: float = 0.0  # the step waiting for storage to deliver the next batch
 
 
 def model_flops_per_token(model: ModelSpec) -> float:
     """PaLM appendix B: 6N + 12*L*h*s (N activated parameters); adapters train only their part."""
     attention = 12.0 * model.layers * model.hidden * model.seq_len
+    if model.trainable_params_b is None and is_lora(model):
+        # frozen weights forward and input gradient, adapters forward and backward (peft.py)
+        return 4.0 * model.active_params + 6.0 * lora_params(model) + attention
     if model.trainable_params_b is not None:
         trainable = model.trainable_params_b * 1e9
         return 4.0 * model.active_params + 2.0 * trainable + attention
@@ -83,9 +92,14 @@ def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
     return 0.0
 
 
+def shard_half_width(gpu: GpuSpec) -> float:
+    """The GEMM width at which the card reaches half its large-GEMM efficiency."""
+    return SHARD_HALF_WIDTH * cal().shard_half_width_scale
+
+
 def compute_efficiency(gpu: GpuSpec, model: ModelSpec, tp: int) -> float:
     width = model.hidden / tp
-    return gpu.efficiency * width / (width + SHARD_HALF_WIDTH)
+    return gpu.efficiency * cal().efficiency_scale * width / (width + shard_half_width(gpu))
 
 
 def _passes(recompute: str) -> float:
@@ -108,15 +122,29 @@ def _mb_compute_s(
 ) -> float:  # fmt: skip
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
+    attention_s = 0.0
     if causal:
-        flops -= causal_saving_flops_per_token(model, recompute)
+        # flash attention: the core at its own measured efficiency (attention.py), the rest
+        # of the FLOPs at the GEMM efficiency
+        flops = max(0.0, flops - counted_attention_flops_per_token(model, recompute))
+        attention_s = flash_attention_s(model, gpu, tp, pp, cp, microbatch, recompute)
+    if model.trainable_params_b is None and is_lora(model):
+        flops -= 6.0 * lora_params(model)  # the adapters are timed on their own below
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
-    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, SHARD_HALF_WIDTH)
+    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, shard_half_width(gpu)) + attention_s
     layers = model.layers / pp
-    per_hidden = ELEMENTWISE_BYTES + cast_bytes(model) + routing_bytes_per_hidden(model)
+    per_hidden = cal().elementwise_bytes + cast_bytes(model) + routing_bytes_per_hidden(model)
     moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
+    if is_lora(model):
+        # the adapters: rank-r GEMMs at the efficiency of their width, and their second branch
+        # beside each frozen linear read and written over HBM (peft.py)
+        rank = float(model.lora_rank or 1)
+        lora_flops = 6.0 * lora_params(model) * tokens / (tp * pp * cp)
+        lora_eff = gpu.efficiency * cal().efficiency_scale * rank / (rank + shard_half_width(gpu))
+        gemm_s += lora_flops / (gpu.bf16_tflops * 1e12 * lora_eff)
+        moved += adapter_bytes_per_token(model) * tokens / cp * layers * _passes(recompute)
     # the slowest (fullest) pipeline stage sets the pace of every microbatch
     return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * stage_imbalance(model.layers, pp)
 
@@ -141,16 +169,43 @@ def _per_microbatch_s(
 ) -> float:  # fmt: skip
     c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
+    tpcp += _cp_s(model, gpu, links, tp, pp, cp, microbatch, recompute, causal)
     tpcp -= tp_overlap_hidden_s(model, links, tp, pp, cp, microbatch, recompute, c_mb)
     return c_mb + tpcp + exposed_a2a_s(model, ep_s, c_mb)
 
 
-def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
+def _microbatch_comm_s(
+    model: ModelSpec, layout: Layout, links: Links, gpu: GpuSpec
+) -> tuple[float, float]:
     """(tp + cp collectives, ep all-to-alls) of one microbatch on one stage."""
-    return _mb_comm_s(
+    tpcp, ep_s = _mb_comm_s(
         model, links, layout.tp, layout.pp, layout.cp, layout.ep, layout.microbatch,
         layout.recompute, layout.sequence_parallel,
     )  # fmt: skip
+    cp_s = _cp_s(
+        model, gpu, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
+        layout.flash_attention,
+    )  # fmt: skip
+    return tpcp + cp_s, ep_s
+
+
+@lru_cache(maxsize=65536)
+def _cp_s(
+    model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, microbatch: int,
+    recompute: str, flash: bool,
+) -> float:  # fmt: skip
+    """Context-parallel time of one microbatch: the ring of K/V chunks with flash attention
+    (context.py); with the all-gather scheme (`cp_comm`, Llama 3 §3.3.2) or without flash
+    attention, an all-gather of K and V per layer forward and its reduce-scatter backward, not
+    overlapped."""
+    if cp <= 1:
+        return 0.0
+    if flash and model.cp_comm == "ring":
+        return ring_exposed_s(model, gpu, links, tp, pp, cp, microbatch, recompute)
+    extra = 1 if recompute == "full" else 0
+    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
+    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
+    return (2 + extra) * model.layers / pp * collective_s("ag", kv, cp, tp, links)
 
 
 @lru_cache(maxsize=262144)
@@ -163,9 +218,6 @@ def _mb_comm_s(
     tokens = microbatch * model.seq_len / cp
     activation = tokens * model.hidden * ACT_BYTES
     tp_s = (4 + 2 * extra) * layers * collective_s("ar", activation, tp, 1, links)
-    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
-    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
-    cp_s = (2 + extra) * layers * collective_s("ag", kv, cp, tp, links)
     ep_s = 0.0
     if model.moe is not None and ep > 1:
         # folded expert groups (moe.py): consecutive ranks of tp x cp x dp, each routing its
@@ -174,7 +226,7 @@ def _mb_comm_s(
         size = routed * model.hidden * model.moe.top_k * ACT_BYTES
         moe_layers = a2a_layers(model, pp) * stage_imbalance(model.layers, pp)
         ep_s = (4 + 2 * extra) * moe_layers * a2a_s(model, size, ep, links)
-    return tp_s + cp_s, ep_s
+    return tp_s, ep_s
 
 
 def tp_overlap_hidden_s(
@@ -191,7 +243,7 @@ def tp_overlap_hidden_s(
     extra = 1 if recompute == "full" else 0
     activation = microbatch * model.seq_len / cp * model.hidden * ACT_BYTES
     tp_s = (4 + 2 * extra) * model.layers / pp * collective_s("ar", activation, tp, 1, links)
-    return OVERLAP_EFFICIENCY * min(compute_s, tp_s)
+    return cal().overlap_efficiency * min(compute_s, tp_s)
 
 
 def _dp_exposed_s(
@@ -204,14 +256,17 @@ def _dp_exposed_s(
     overlap: bool,
     gathers_per_layer: int = 1,
 ) -> float:
-    params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        params *= model.trainable_params_b / model.params_b
+    held = params_per_rank(model, layout)
+    params = held * trainable_share(model)
     n, stride = layout.dp * layout.cp, layout.tp  # gradients are reduced over dp x cp
     if n <= 1:
         return 0.0
     grads = params * reduce_bytes
     weights = params * PARAM_BYTES
+    if layout.zero_stage == 3:
+        # ZeRO-3 / FSDP gathers every weight it shards, frozen ones too (peft.py); only the
+        # trainable part is reduced. ZeRO-1/2 gather the updated (trainable) weights only.
+        weights = held * PARAM_BYTES
     bwd_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     if layout.zero_stage == 3:
         return microbatches * _zero3_exposed_s(
@@ -265,11 +320,11 @@ def dp_exposed_floor_s(
     n = layout.dp * layout.cp
     if n <= 1:
         return 0.0
-    params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        params *= model.trainable_params_b / model.params_b
+    held = params_per_rank(model, layout)
+    params = held * trainable_share(model)
     flat = links.flattened()
     gather = transfer_s("ag", params * PARAM_BYTES, n, layout.tp, flat)
+    gather_all = transfer_s("ag", held * PARAM_BYTES, n, layout.tp, flat)
     least = math.inf
     for stage, reduce_bytes in stages.items():
         grads = params * reduce_bytes
@@ -277,7 +332,7 @@ def dp_exposed_floor_s(
         if stage == 0:
             each, once = 0.0, transfer_s("ar", grads, n, layout.tp, flat)
         elif stage == 3:
-            each, once = transfer_s("rs", grads, n, layout.tp, flat) + 2 * gather, 0.0
+            each, once = transfer_s("rs", grads, n, layout.tp, flat) + 2 * gather_all, 0.0
         elif stage == 2 and layout.pp == 1:
             each, once = transfer_s("rs", grads, n, layout.tp, flat), gather
         else:
@@ -290,7 +345,8 @@ def dp_exposed_floor_s(
 
 def _exposed_floor(traffic_s: float, compute_s: float) -> float:
     """The least of `traffic_s` that overlap with at most `compute_s` of compute leaves."""
-    return max((1.0 - OVERLAP_EFFICIENCY) * traffic_s, traffic_s - OVERLAP_EFFICIENCY * compute_s)
+    ov = cal().overlap_efficiency
+    return max((1.0 - ov) * traffic_s, traffic_s - ov * compute_s)
 
 
 def _zero3_exposed_s(
@@ -333,7 +389,23 @@ def _zero3_exposed_s(
 def _overlapped(compute_s: float, traffic_s: float) -> float:
     """Wall time of compute with traffic running beside it: the shorter of the two is hidden
     only to OVERLAP_EFFICIENCY (NCCL kernels take SMs and memory bandwidth from the GEMMs)."""
-    return compute_s + traffic_s - OVERLAP_EFFICIENCY * min(compute_s, traffic_s)
+    return compute_s + traffic_s - cal().overlap_efficiency * min(compute_s, traffic_s)
+
+
+def data_wait_s(
+    model: ModelSpec, layout: Layout, links: Links, microbatches: int, step_s: float
+) -> float:
+    """Seconds a step waits for its next batch (docs/MODEL.md §17.8): data loaders read the
+    next step's samples while this one computes (prefetch), so the step lasts at least the
+    read, `sequences × bytes_per_sample ÷ (ingress per server × servers used)`; only what the
+    read exceeds the step by is added. A text LLM (bytes_per_sample None) never waits."""
+    if not model.bytes_per_sample or links.ingress_bps <= 0:
+        return 0.0
+    gpus = layout.tp * layout.pp * layout.cp * layout.dp
+    servers = max(1, -(-gpus // links.gpus_per_node))
+    sequences = microbatches * layout.dp * layout.microbatch
+    read_s = sequences * model.bytes_per_sample / (links.ingress_bps * servers)
+    return max(0.0, read_s - step_s)
 
 
 def pp_comm_s(model: ModelSpec, layout: Layout, microbatches: int, links: Links) -> float:
@@ -380,7 +452,7 @@ def _step_time(
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
     c_mb = microbatch_compute_s(model, gpu, layout)
-    tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
+    tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links, gpu)
     ep_mb = exposed_a2a_s(model, ep_mb, c_mb)
     tpcp_mb -= tp_overlap_hidden_s(
         model, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute, c_mb
@@ -392,14 +464,14 @@ def _step_time(
     p, v = layout.pp, layout.interleave
     bubble = (p - 1) / v * t_mb if p > 1 else 0.0
     pp_comm = pp_comm_s(model, layout, m, links)
-    opt_params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        opt_params *= model.trainable_params_b / model.params_b
+    opt_params = params_per_rank(model, layout) * trainable_share(model)
     if layout.zero_stage >= 1:
         opt_params /= layout.dp * layout.cp
     optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (gpu.hbm_tbps * 1e12)
     compute = m * c_mb
     step = compute + m * (tpcp_mb + ep_mb) + dp + bubble + pp_comm + optimizer
+    wait = data_wait_s(model, layout, links, m, step)
+    step += wait
     tokens = m * layout.dp * layout.microbatch * model.seq_len
     mflops = tokens * model_flops_per_token(model)
     hflops = mflops + tokens * recompute_flops_per_token(model, layout.recompute)
@@ -415,4 +487,9 @@ def _step_time(
         model_flops_per_step=mflops,
         hardware_flops_per_step=hflops,
         microbatches=m,
+        data_wait_s=wait,
     )
+
+
+for _cached in (_mb_compute_s, _per_microbatch_s, _mb_comm_s, _cp_s, _step_time):
+    register_cache(_cached.cache_clear)

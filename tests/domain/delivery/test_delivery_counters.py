@@ -52,3 +52,12 @@ def test_increases_spread_over_windows_by_time() -> None:
     assert list(covered) == pytest.approx([70.0, 50.0, 0.0, 0.0, 60.0])
     assert list(total) == pytest.approx([70_000.0, 50_000.0, 0.0, 0.0, 120_000.0])
     assert sum(total) == pytest.approx(total_increase(ts, values, max_gap_s=100))
+
+
+def test_nan_and_infinite_samples_make_their_steps_unknown() -> None:
+    ts = np.array([0.0, 60.0, 120.0, 180.0])
+    values = np.array([0.0, np.inf, 120.0, 180.0])
+    inc = increases(ts, values, max_gap_s=300)
+    assert np.isnan(inc.increase[0]) and np.isnan(inc.increase[1])
+    assert inc.increase[2] == 60.0 and inc.resets == 0
+    assert total_increase(ts, values) == 60.0

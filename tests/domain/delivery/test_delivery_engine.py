@@ -103,6 +103,34 @@ def test_hours_without_data_are_neither_compliance_nor_breach(mk: SimpleNamespac
     assert report.measured_h == pytest.approx(20.0)
 
 
+def test_a_kit_result_during_busy_links_is_not_a_shortfall(mk: SimpleNamespace) -> None:
+    start = mk.local(2026, 11, 9, 10)
+    kit = mk.kit("gpu01", start, 3, 120.0)  # the kit got what the job left over ...
+    busy = mk.traffic("gpu01", start, 2, 380.0)  # ... while the counters carried 380 Gbit/s
+    report = evaluate(mk.terms(), kit + busy, [], now=mk.local(2026, 11, 20))
+    (episode,) = report.episodes  # only the third hour, where nothing proves the capacity
+    assert episode.duration_h == pytest.approx(1.0)
+    assert episode.start == start + timedelta(hours=2)
+    nov = month(report, "2026-11")
+    assert nov.compliant_h == pytest.approx(1.0) and nov.breach_h == pytest.approx(0.5)
+
+
+def test_latency_only_contracts_count_latency_hours(mk: SimpleNamespace) -> None:
+    from domain.delivery.terms import Commitment, Schedule
+
+    terms = mk.terms(
+        commitment=Commitment(p99_latency_us=5.0),
+        schedule=Schedule(latency=LatencyClause(60, 1.0), cap_pct=50.0),
+    )
+    windows = mk.kit("gpu01", mk.local(2026, 11, 8), 4, 395.0, latency_us=3.0)
+    windows += mk.kit("gpu01", mk.local(2026, 11, 8, 4), 2, 395.0, latency_us=8.0)
+    report = evaluate(terms, windows, [], now=mk.local(2026, 11, 20))
+    nov = month(report, "2026-11")
+    assert nov.compliant_h == pytest.approx(2.0) and nov.breach_h == pytest.approx(1.0)
+    assert [e.kind for e in report.episodes] == ["latency"]
+    assert report.delivered_ratio is None  # no bandwidth committed: nothing to compare
+
+
 def test_the_cap_limits_a_months_credits(mk: SimpleNamespace) -> None:
     windows = mk.kit("gpu01", mk.local(2026, 11, 2), 24 * 20, 50.0)
     windows += mk.kit("gpu02", mk.local(2026, 11, 2), 24 * 20, 50.0)

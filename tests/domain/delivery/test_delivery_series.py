@@ -277,3 +277,39 @@ def test_a_csv_without_the_needed_columns_is_refused() -> None:
     assert caught.value.messages[0].code == "csv_columns_missing"
     with pytest.raises(IngestError):
         parse_csv("")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"status":"success","error":"' + "a" * 3_000_000,
+        '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"instance":"'
+        + "x" * 3_000_000,
+        '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":['
+        + "1," * 1_500_000,
+    ],
+)
+def test_hostile_runs_are_refused_without_holding_the_file(text: str) -> None:
+    with pytest.raises(IngestError) as caught:
+        parse(text)
+    assert caught.value.messages[0].code == "prometheus_oversized_item"
+
+
+def test_gzip_and_utf16_saves_read_the_same() -> None:
+    import gzip
+
+    text = json.dumps(sample_answer(), indent=2).replace("\n", "\r\n")
+    expected = as_plain(parse(text))
+    assert as_plain(parse(gzip.compress(text.encode()))) == expected
+    assert as_plain(parse(text.encode("utf-16"))) == expected  # Windows PowerShell's `>`
+    csv_plain = csv_text(timedelta(0), ROWS)
+    assert as_plain(parse_csv_bytes(gzip.compress(csv_plain.encode()))) == as_plain(
+        parse_csv(csv_plain)
+    )
+    assert as_plain(parse_csv_bytes(csv_plain.encode("utf-16"))) == as_plain(parse_csv(csv_plain))
+
+
+def parse_csv_bytes(raw: bytes) -> Ingest:
+    return parse_series_csv(
+        io.BytesIO(raw), hosts=("gpu01", "gpu02"), default_tz="Asia/Shanghai", now=NOW
+    )
