@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
-from domain.delivery.report import report_from_dict
 
 from core.models import JobStatus
+from domain.delivery.report import report_from_dict
 
 from .models import Contract, DeliveryEvaluation, DeliveryUpload, Incident, VendorTrackRecord
 
@@ -45,15 +45,19 @@ def contract_get(*, team, pk: int) -> Contract | None:  # type: ignore[no-untype
     )
 
 
-def latest_evaluation(contract: Contract) -> DeliveryEvaluation | None:
-    return (
-        contract.evaluations.filter(status=JobStatus.DONE).order_by("-computed_at", "-pk").first()
-    )
+def latest_evaluation(contract: Contract, *, with_report: bool = True) -> DeliveryEvaluation | None:
+    """The latest finished evaluation; ``with_report=False`` leaves the (large) report unread
+    until it is used (the page reads it only when its cached view is missing)."""
+    rows = contract.evaluations.filter(status=JobStatus.DONE)
+    if not with_report:
+        rows = rows.defer("report")
+    return rows.order_by("-computed_at", "-pk").first()
 
 
 def pending_evaluation(contract: Contract) -> DeliveryEvaluation | None:
     return (
         contract.evaluations.filter(status__in=[JobStatus.PENDING, JobStatus.RUNNING])
+        .defer("report")
         .order_by("-pk")
         .first()
     )

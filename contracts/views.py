@@ -9,10 +9,12 @@ from django.db import transaction
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
+from core import cache
 
 from . import figures, selectors, services
 from .forms import CONTRACT_FORM_FIELDS, ContractForm, IncidentForm, UploadForm
@@ -34,6 +36,21 @@ def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untype
             form.add_error(field if field in form.fields else None, m)
 
 
+def _stored_view(evaluation, contract):  # type: ignore[no-untyped-def]
+    """The stored report as the page shows it and its chart, kept in the cache under the
+    evaluation's own identity (a finished evaluation never changes), the schedule's threshold,
+    the language and the day (days left to each claim deadline are counted from today)."""
+    if evaluation is None:
+        return None, ""
+    now = timezone.now()
+    parts = (evaluation.pk, evaluation.computed_at, evaluation.status, contract.schedule,
+             get_language(), timezone.localdate(now))  # fmt: skip
+    return cache.get_or_set("contracts.page", 1, parts, lambda: (
+        selectors.evaluation_view(evaluation, now=now),
+        figures.delivery_chart(evaluation, contract),
+    ))  # fmt: skip
+
+
 class ContractListView(TeamRequiredMixin, View):
     def get(self, request):  # type: ignore[no-untyped-def]
         return render(request, "contracts/list.html", {
@@ -47,11 +64,12 @@ class ContractDetailView(TeamRequiredMixin, View):
         return self.page(request, _contract_or_404(self.team, pk))
 
     def page(self, request, contract, upload_form=None, incident_form=None, status=200):  # type: ignore[no-untyped-def]
-        evaluation = selectors.latest_evaluation(contract)
+        evaluation = selectors.latest_evaluation(contract, with_report=False)
+        view, chart = _stored_view(evaluation, contract)
         ctx = {
             "contract": contract, "evaluation": evaluation,
             "pending": selectors.pending_evaluation(contract),
-            "view": selectors.evaluation_view(evaluation, now=timezone.now()),
+            "view": view,
             "servers": list(contract.servers.all()),
             "maintenance": list(contract.maintenance_windows.all()),
             "incidents": list(selectors.contract_incidents(contract)[:50]),
@@ -62,7 +80,7 @@ class ContractDetailView(TeamRequiredMixin, View):
             "incident_form": incident_form or IncidentForm(),
             "can_write": self.membership.can_write,
             "cron_line": kit_cron_line(contract, request),
-            "chart": figures.delivery_chart(evaluation, contract) if evaluation else "",
+            "chart": chart,
         }  # fmt: skip
         return render(request, "contracts/detail.html", ctx, status=status)
 
