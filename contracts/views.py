@@ -80,7 +80,7 @@ class ContractDetailView(TeamRequiredMixin, View):
             "incident_form": incident_form or IncidentForm(),
             "can_write": self.membership.can_write,
             "cron_line": kit_cron_line(contract, request),
-            "chart": chart,
+            "chart": chart, "today": timezone.localdate(),
         }  # fmt: skip
         return render(request, "contracts/detail.html", ctx, status=status)
 
