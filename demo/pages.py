@@ -14,6 +14,7 @@ from typing import Any
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from benchmarks.models import BenchmarkLog, TestRun
+from contracts.models import Contract
 from quotes.models import Quote, WorkloadProfile
 from rankings.models import RankingRun
 from serving.models import MixedPlan, ServingWorkload
@@ -37,6 +38,10 @@ SKIP = {
     "vendors-export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
     "quotes-export": "file download (its language: tests/quotes/test_lists_shared_filters.py)",
     "quotes:import_template": "file download (bilingual help sheet by design)",
+    "contracts:from-quote": "POST only", "contracts:from-award": "POST only",
+    "contracts:incident-create": "POST only", "contracts:upload-create": "POST only",
+    "contracts:evaluate": "POST only", "contracts:claim-create": "POST only",
+    "contracts:kit": "file download (shell script)", "contracts:claim-file": "file download",
 }  # fmt: skip
 SUPPLIER_ROUTES = {"sourcing:supplier-home", "sourcing:supplier-rfq"}
 CHILD_KINDS = ("licence", "icp", "certification", "datacentre", "sla")
@@ -79,6 +84,7 @@ def demo_objects(team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         "rfq": Rfq.objects.filter(team=team).order_by("pk").first(),
         "serving_workload": ServingWorkload.objects.filter(team=team).order_by("pk").first(),
         "plan": MixedPlan.objects.filter(team=team).order_by("pk").first(),
+        "contract": Contract.objects.filter(team=team).order_by("pk").first(),
     }  # fmt: skip
 
 
@@ -92,6 +98,7 @@ def _kwargs(name: str, o: dict[str, Any]) -> list[dict[str, Any]]:
         "sourcing:edit": "rfq", "sourcing:supplier-rfq": "rfq",
         "serving:workload": "serving_workload", "serving:workload_edit": "serving_workload",
         "serving:plan": "plan", "serving:plan_edit": "plan",
+        "contracts:detail": "contract", "contracts:edit": "contract",
     }  # fmt: skip
     if name in pk:
         return [{"pk": o[pk[name]].pk}] if o.get(pk[name]) else []

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "reports",
     "sourcing",
     "serving",
+    "contracts",
     "demo",  # top layer: `manage.py demo_setup` loads every app's demo data
 ]
 
@@ -229,6 +230,11 @@ SPECTACULAR_SETTINGS = {
         "FabricRequirementEnum": "sourcing.choices.FabricRequirement",
         "AwardStateEnum": "sourcing.choices.AwardState",
         "TrafficStatusEnum": "serving.choices.TrafficStatus",
+        "ContractStatusEnum": "contracts.choices.ContractStatus",
+        "BandwidthSourceEnum": "contracts.choices.BandwidthSource",
+        "DeliveryUploadKindEnum": "contracts.choices.UploadKind",
+        "DeliveryUploadOriginEnum": "contracts.choices.UploadOrigin",
+        "IncidentKindEnum": "contracts.choices.IncidentKind",
         "StatusEnum": "core.models.JobStatus",  # the jobs' status, named as before TrafficStatus
     },
 }
@@ -339,6 +345,8 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},
     "close-due-rfqs": {"task": "sourcing.tasks.close_due_rfqs", "schedule": 60},
     "requeue-stale-jobs": {"task": "core.tasks.requeue_stale_jobs", "schedule": 60},
+    "pull-contract-prometheus": {"task": "contracts.tasks.pull_all_prometheus", "schedule": 900},
+    "warn-claim-deadlines": {"task": "contracts.tasks.warn_claim_deadlines", "schedule": 6 * 3600},
     # jobs whose publishing failed while the broker was down: sent within seconds of its return
     "requeue-unsent-jobs": {
         "task": "core.tasks.requeue_stale_jobs",

@@ -20,6 +20,7 @@ api_v1 = [
     path("", include("reports.api.urls")),
     path("", include("sourcing.api.urls")),
     path("", include("serving.api.urls")),
+    path("", include("contracts.api.urls")),
     # Schema and docs for signed-in users only (README, Design): clients log in or send a token;
     # a browser without a session is sent to the login page.
     path(
@@ -71,6 +72,7 @@ urlpatterns = [
     path("reports/", include("reports.urls")),
     path("sourcing/", include("sourcing.urls")),
     path("serving/", include("serving.urls")),
+    path("contracts/", include("contracts.urls")),
     path("api/v1/", include(api_v1)),
     path("admin/", admin.site.urls),
 ]

@@ -119,6 +119,7 @@ LATIN_OK = {
     "nccl",
     "iperf",
     "iperf3",
+    "prometheus",
     "ib_write_bw",
     "ib_read_bw",
     "all_reduce_perf",

@@ -17,7 +17,9 @@ from accounts.models import Membership, Team
 
 # Apps whose `demo.load(team=..., user=...)` runs, in this order (later ones use earlier data).
 SECOND_ADMIN = "demo2"  # four-eyes approvals need a second team admin
-DEMO_APPS = ("vendors", "quotes", "benchmarks", "rankings", "reports", "serving", "sourcing")
+DEMO_APPS = (
+    "vendors", "quotes", "benchmarks", "rankings", "reports", "serving", "sourcing", "contracts",
+)  # fmt: skip
 
 
 def _delete_team_data(team: Team) -> None:
