@@ -18,6 +18,7 @@ from core.jobs import Progress
 from core.models import JobStatus
 from domain.delivery import engine
 from domain.delivery import terms as dt
+from vendors.models import Vendor
 
 from .evidence import stored_windows
 from .models import Contract, DeliveryEvaluation, VendorTrackRecord
@@ -125,4 +126,6 @@ def vendor_track_record_refresh(*, team, vendor_id: int) -> VendorTrackRecord:  
                   "delivered_ratio": record.delivered_ratio, "breaches": record.breaches,
                   "record": track_record_to_dict(record)},
     )  # fmt: skip
+    # the ranking reads the standing from the vendor row (vendors sit below contracts)
+    Vendor.objects.filter(pk=vendor_id, team=team).update(delivered_ratio=record.delivered_ratio)
     return row

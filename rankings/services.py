@@ -147,6 +147,8 @@ def offer_dict(
         "vendor": str(quote.vendor),
         "vendor_en": quote.vendor.name_en or "",
         "quote_id": quote.pk,
+        # the vendor's delivered ÷ committed bandwidth on past contracts (None: no record)
+        "delivered_ratio": quote.vendor.delivered_ratio,
         "version": v.number,
         "gpu": v.gpu.key,
         "gpus_per_node": v.gpus_per_node,

@@ -128,6 +128,12 @@ class Vendor(TeamScoped):
     findings_total = models.PositiveIntegerField(_("findings"), default=0)
     finding_codes = models.JSONField(default=list, blank=True, editable=False)
     findings_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Delivered ÷ committed bandwidth over the team's evaluated contracts with this vendor
+    # (written by the contracts' evaluation job; None: no evaluated contract). The ranking counts
+    # the vendor's next bandwidth claims at this share (domain/ranking/network.py).
+    delivered_ratio = models.FloatField(
+        _("delivered ÷ committed bandwidth"), null=True, blank=True, editable=False
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 

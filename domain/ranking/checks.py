@@ -132,6 +132,7 @@ _OFFER_RULES: _Rules = (
     ("measured_gbps", True, "not_positive", ""),
     ("measured_p50_gbps", True, "not_positive", ""),
     ("availability", False, "out_of_range", "(0, 1]"),
+    ("delivered_ratio", True, "negative", ""),
 )
 
 
