@@ -130,8 +130,11 @@ def ranking_lesson(results: list[RankingResult]) -> dict[str, Any]:
     if best is None:
         return {"cheapest_rent": None, "cheapest_eth": None, "recommended": None,
                 "result_rows": rows}  # fmt: skip
+    # the cheapest rent among the offers the decision admits: an excluded or knocked-out offer
+    # is no alternative, so it never makes the "cheapest rent" lesson
+    admitted = [r for r in results if r.eligible] or [best]
     return {
-        "cheapest_rent": min(results, key=lambda r: (r.hourly_cost, r.rank)),
+        "cheapest_rent": min(admitted, key=lambda r: (r.hourly_cost, r.rank)),
         "cheapest_eth": best,
         "recommended": best,
         "result_rows": rows,

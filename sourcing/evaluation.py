@@ -144,7 +144,7 @@ def _row(rfq: Rfq, answer: Answer, result: Any, lang: str) -> dict[str, Any]:
     reasons = exclusion + ([rules.knocked_out_reason(standing)] if standing.mandatory_gaps else [])
     verdict = answer.evidence_run.verdict if answer.evidence_run_id else ""
     return {"answer": answer, "answer_id": answer.pk, "vendor": str(answer.vendor),
-            "cost_rank": result.rank, "cost_per_eth": result.cost_per_eth,
+            "cost_rank": result.rank, "cost_per_eth": result.deciding_cost_per_eth,
             "currency": result.currency, "monthly_rent": result.monthly_rent, "verdict": verdict,
             "status": status, "reasons": [m.text(lang) for m in reasons],
             "reason_codes": [m.code for m in reasons],
