@@ -31,6 +31,8 @@ from accounts.models import Membership
 from core.jobs import Progress
 from core.models import JobStatus
 from domain.delivery.report import report_from_dict
+from reports.chart_png import jpeg
+from reports.pdf import write_pdf
 
 from . import figures
 from .models import ClaimPack, ClaimReminder, Contract
@@ -84,8 +86,6 @@ def evidence_zip(contract: Contract, report_data: dict, target) -> str:  # type:
 
 
 def claim_pdf(contract: Contract, report, language: str) -> bytes:  # type: ignore[no-untyped-def]
-    from reports.chart_png import jpeg
-    from reports.pdf import write_pdf
 
     with translation.override(language):
         drawing = figures.delivery_drawing(report, threshold_fraction=figures.threshold(contract))

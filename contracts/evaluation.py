@@ -18,6 +18,7 @@ from core.jobs import Progress
 from core.models import JobStatus
 from domain.delivery import engine
 from domain.delivery import terms as dt
+from domain.delivery.report import track_record_to_dict
 from vendors.models import Vendor
 
 from .evidence import stored_windows
@@ -118,7 +119,6 @@ def vendor_track_record_refresh(*, team, vendor_id: int) -> VendorTrackRecord:  
         except ValueError:
             continue  # a report of an older format: the next evaluation replaces it
     record = engine.track_record(reports)
-    from domain.delivery.report import track_record_to_dict
 
     row, _ = VendorTrackRecord.objects.update_or_create(
         team=team, vendor_id=vendor_id,

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from core.figures import figure_block
 from domain.delivery.report import DeliveryReport, report_from_dict
+from domain.svgcharts import Chart, nice_ticks, text_width, tick_text
 
 DELIVERED = "#2f6db5"
 LOWEST = "#d9534f"
@@ -79,7 +80,6 @@ def threshold(contract: Any) -> float | None:
 def delivery_drawing(report: DeliveryReport, *, threshold_fraction: float | None) -> Any:
     """The same figure for the PDF, as ``domain.svgcharts`` primitives (painted by
     ``reports.chart_png``): mean and lowest delivered per window, committed and threshold."""
-    from domain.svgcharts import Chart, nice_ticks, text_width, tick_text
 
     points = list(report.timeline)
     if not points:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core import jobs
+from sourcing.choices import AwardState
 
 from .choices import BandwidthSource, ContractStatus, UploadKind, UploadOrigin
 from .engine import schedule_normalised
@@ -108,7 +109,6 @@ def contract_create_from_award(  # type: ignore[no-untyped-def]
 ) -> Contract:
     """A contract for an approved RFQ award: the winning answer's quote, and the acceptance
     test's slowest pair as the committed figure when the test passed."""
-    from sourcing.choices import AwardState
 
     if award.rfq.team_id != team.pk:
         raise ValidationError({"award": _("Choose one of your team's records.")})

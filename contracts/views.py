@@ -15,6 +15,8 @@ from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core import cache
+from quotes.models import Quote
+from sourcing.models import Award
 
 from . import figures, selectors, services
 from .forms import CONTRACT_FORM_FIELDS, ContractForm, IncidentForm, UploadForm
@@ -122,8 +124,6 @@ class ContractFromQuoteView(TeamWriteMixin, View):
     """ "Mark as signed": a contract pre-filled from the quote, then its edit form."""
 
     def post(self, request, quote_pk: int):  # type: ignore[no-untyped-def]
-        from quotes.models import Quote
-
         quote = Quote.objects.for_team(self.team).select_related("vendor__sla").filter(
             pk=quote_pk).first()  # fmt: skip
         if quote is None:
@@ -141,8 +141,6 @@ class ContractFromQuoteView(TeamWriteMixin, View):
 
 class ContractFromAwardView(TeamWriteMixin, View):
     def post(self, request, award_pk: int):  # type: ignore[no-untyped-def]
-        from sourcing.models import Award
-
         award = Award.objects.select_related("rfq", "answer__quote__vendor__sla").filter(
             pk=award_pk, rfq__team=self.team).first()  # fmt: skip
         if award is None:

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
+from core.teams import request_membership
 
 from .. import selectors, services
 from ..choices import UploadKind, UploadOrigin
@@ -235,8 +236,6 @@ class VendorTrackRecordViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     filter_backends: list = []
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        from accounts.middleware import request_membership
-
         membership = request_membership(self.request)
         if membership is None:
             return VendorTrackRecord.objects.none()
