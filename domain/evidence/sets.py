@@ -57,6 +57,10 @@ class ConcurrentSet:
         return len(self.logs)
 
     @property
+    def figures(self) -> list[float]:
+        return [e.gbps for e in self.logs if e.gbps is not None]
+
+    @property
     def means(self) -> list[float]:
         return [e.mean_gbps or e.gbps or 0.0 for e in self.logs]
 
