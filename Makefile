@@ -78,7 +78,6 @@ test-fast: install
 bench: export DJANGO_DEBUG = true
 bench: install
 	$(BIN)/python scripts/bench_parse.py
-	$(BIN)/python scripts/bench_costmodel.py
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python manage.py migrate --noinput -v0
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python scripts/bench_ranking.py
 	CELERY_TASK_ALWAYS_EAGER=true $(BIN)/python scripts/bench_reports.py

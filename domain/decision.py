@@ -131,11 +131,15 @@ def saving(
     }
 
 
-def summarise(offers: Sequence[OfferFacts], fx: Mapping[str, Any]) -> dict[str, Any]:
+def summarise(
+    offers: Sequence[OfferFacts], fx: Mapping[str, Any], *, tie: bool = False
+) -> dict[str, Any]:
     """The runner-up, the savings against eligible alternatives and the contract-term fits.
 
     `savings` compares the recommended offer with the runner-up and with the cheapest rent
-    *among the eligible offers* (left out when it is the recommendation or the runner-up);
+    *among the eligible offers* (left out when it is the recommendation or the runner-up), and
+    is empty in a tie: when the runner-up's range reaches the recommendation's there is no
+    saving to claim, only a choice to make on risk, evidence and terms;
     `terms` holds the fit of every offer whose job outlasts its term, and of the recommended and
     runner-up offers whatever their fit."""
     eligible = sorted(
@@ -145,19 +149,20 @@ def summarise(offers: Sequence[OfferFacts], fx: Mapping[str, Any]) -> dict[str, 
     chosen = eligible[0] if eligible else None
     runner = eligible[1] if len(eligible) > 1 else None
     savings: list[dict[str, Any]] = []
-    if chosen is not None and runner is not None:
-        savings.append(saving(chosen, runner, fx, "runner_up"))
-    if chosen is not None and len(eligible) > 1:
+    mine = None if tie else chosen  # no savings to claim in a tie
+    if mine is not None and runner is not None:
+        savings.append(saving(mine, runner, fx, "runner_up"))
+    if mine is not None and len(eligible) > 1:
         rates = {o.offer_id: _cny(o.hourly_cost, o.currency, fx) for o in eligible}
         priced = [o for o in eligible if rates[o.offer_id] is not None]
         cheapest = min(
             priced, key=lambda o: (rates[o.offer_id], o.decision_rank or 0), default=None
         )
         if cheapest is not None and cheapest.offer_id not in (
-            chosen.offer_id,
+            mine.offer_id,
             runner and runner.offer_id,
         ):
-            savings.append(saving(chosen, cheapest, fx, "cheapest_rent"))
+            savings.append(saving(mine, cheapest, fx, "cheapest_rent"))
     keep = {o.offer_id for o in (chosen, runner) if o is not None}
     terms: dict[str, Any] = {}
     for o in offers:

@@ -1,10 +1,11 @@
-"""How robust a ranking is to the three soft inputs of the cost model: overlap, mfu and bandwidth.
+"""How robust a ranking is to three soft inputs: overlap, mfu and bandwidth.
 
 A buyer must see whether the cheapest offer stays the cheapest when the guesses behind it move
-(COST-MODEL.md, "Outputs"). Each parameter is moved to a low and a high setting, everything else
-held, and the offers are ranked again with the same `domain.costmodel.rank`:
+(docs/MODEL.md, "Sensitivity"). Each parameter is moved to a low and a high setting, everything
+else held, and the offers are ranked again with the ranking the run used (`domain.ranking.rank`):
 
-- `overlap` is set to the ends of its range (0: nothing hides, 1: all of the compute hides traffic);
+- `overlap` is set to the ends of its range (0: data-parallel traffic never hides behind the
+  backward pass, 1: it overlaps as the training model's bucketed overlap allows);
 - `mfu` is scaled by 1 -/+ `mfu_spread` for every GPU, the reference GPU included (so ETH stays
   defined at the workload's own efficiency and only the compute-vs-communication balance moves);
 - bandwidth B, measured or nominal, is scaled by `bandwidth_scales`.
@@ -18,17 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from domain.costmodel import (
-    BASE_SCENARIO,
-    GpuSpec,
-    Offer,
-    OfferProblem,
-    RankingOutcome,
-    Scenario,
-    Workload,
-    rank,
-)
 from domain.messages import Message
+from domain.ranking import BASE_SCENARIO, Offer, OfferProblem, RankingOutcome, Scenario, Workload
+from domain.ranking import rank as rank_offers
+from domain.trainmodel.gpus import GpuSpec
 
 _NAMES = {
     "overlap": ("overlap of compute and communication", "计算与通信重叠比例"),
@@ -73,26 +67,6 @@ class Sensitivity:
     problems: tuple[OfferProblem, ...]
 
 
-def what_if(
-    workload: Workload,
-    offers: Sequence[Offer],
-    gpus: Mapping[str, GpuSpec],
-    *,
-    overlap: float | None = None,
-    mfu: float | None = None,
-    bandwidth_scale: float = 1.0,
-    mfu_scale: float = 1.0,
-    fx_to_cny: Mapping[str, float] | None = None,
-) -> RankingOutcome:
-    """Rank again with overrides: `overlap` and `mfu` replace the workload's, B is scaled."""
-    if overlap is not None:
-        workload = replace(workload, overlap=overlap)
-    if mfu is not None:
-        workload = replace(workload, mfu=mfu)
-    scenario = Scenario(mfu_scale=mfu_scale, bandwidth_scale=bandwidth_scale)
-    return rank(workload, offers, gpus, fx_to_cny=fx_to_cny, scenario=scenario)
-
-
 def sensitivity(
     workload: Workload,
     offers: Sequence[Offer],
@@ -106,9 +80,9 @@ def sensitivity(
 ) -> Sensitivity:
     """Winner and every offer's cost per ETH when overlap, mfu or B moves, and a verdict.
 
-    `ranker` is the ranking the run used (same arguments as `domain.costmodel.rank`; the
-    portal passes the training-time model v2's, so the chart and the table never disagree)."""
-    rank_fn = ranker or rank
+    `ranker` is the ranking the run used (same arguments as `domain.ranking.rank`, which is the
+    default), so the chart and the table never disagree."""
+    rank_fn = ranker or rank_offers
     base = rank_fn(workload, offers, gpus, fx_to_cny=fx_to_cny)
     ranges = {
         "overlap": overlap_range,
@@ -139,7 +113,7 @@ def sensitivity(
 
 def _moved(workload: Workload, name: str, value: float) -> tuple[Workload, Scenario]:
     if name == "overlap":
-        return replace(workload, overlap=value), BASE_SCENARIO
+        return workload, replace(BASE_SCENARIO, dp_overlap=value > 0)
     if name == "mfu":
         return workload, Scenario(mfu_scale=value)
     return workload, Scenario(bandwidth_scale=value)

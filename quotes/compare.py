@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from core import cache
 from domain import formatting, money
+from domain.ranking import ModelInputError
 
 from .models import Quote, QuoteVersion, WorkloadProfile
 
@@ -153,13 +154,12 @@ def cost_rows(
 def _cost_rows(
     quotes: list[Quote], workload: WorkloadProfile, basis: str, snapshot: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    from domain import costmodel as cm
     from rankings.services import rank_snapshot
 
     rates = snapshot["fx_to_cny"]
     try:
         outcome = rank_snapshot(snapshot)
-    except cm.ModelInputError as exc:
+    except ModelInputError as exc:
         text = "; ".join(formatting_message(m) for m in exc.messages)
         return [
             {"label": _("Cost per ETH"), "cells": [_cell(text) for _q in quotes]},

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from core.heap import heap_frozen
-from domain import costmodel as cm
 from domain import decision as dd
 from domain import eligibility as el
+from domain import ranking
 from domain import uncertainty as un
 from domain.messages import Message
 
@@ -67,7 +67,7 @@ def _items(key: _Key) -> tuple[el.RiskItem, ...]:
 def _assessments(
     snapshot: Mapping[str, Any],
     offers: Mapping[str, Mapping[str, Any]],
-    results: Sequence[cm.OfferResult],
+    results: Sequence[ranking.OfferResult],
     policy: el.RiskPolicy,
 ) -> list[el.Assessment]:
     """Each result's assessment; offers with the same findings and claims share one (10,000
@@ -111,16 +111,16 @@ def _evidence_trust(offer: Mapping[str, Any]) -> str | None:
 def _ranges(
     snapshot: Mapping[str, Any],
     offers: Mapping[str, Mapping[str, Any]],
-    results: Sequence[cm.OfferResult],
+    results: Sequence[ranking.OfferResult],
     policy: el.RiskPolicy = el.DEFAULT_POLICY,
 ) -> tuple[Any, Any]:
-    def verified(r: cm.OfferResult) -> bool:
+    def verified(r: ranking.OfferResult) -> bool:
         trust = _evidence_trust(offers.get(r.offer_id, _NO_OFFER))
         return el.counts_as_verified(
             measured=r.bandwidth_basis == "measured", trust=trust, policy=policy
         )
 
-    def ratio(r: cm.OfferResult) -> float:
+    def ratio(r: ranking.OfferResult) -> float:
         if not verified(r):
             return 1.0
         o = offers.get(r.offer_id, _NO_OFFER)
@@ -144,7 +144,7 @@ def scenario_overlap(snapshot: Mapping[str, Any]) -> float:
 
 
 def decide(
-    snapshot: Mapping[str, Any], outcome: cm.RankingOutcome
+    snapshot: Mapping[str, Any], outcome: ranking.RankingOutcome
 ) -> tuple[list[OfferDecision], dict[str, Any]]:
     """Per result (in the outcome's order) its decision fields, and the run's decision (with
     the heap out of the collector's passes, as the ranking: core.heap)."""
@@ -153,7 +153,7 @@ def decide(
 
 
 def _decide(
-    snapshot: Mapping[str, Any], outcome: cm.RankingOutcome
+    snapshot: Mapping[str, Any], outcome: ranking.RankingOutcome
 ) -> tuple[list[OfferDecision], dict[str, Any]]:
     results = outcome.results
     policy = el.policy_from_dict(snapshot.get("risk_policy"))
@@ -173,9 +173,15 @@ def _decide(
     cost = np.array([r.cost_per_eth for r in results])
     adj, adj_low, adj_high = (x * (1 + pct) + extra for x in (cost, low, high))
     eligible = np.array([a.eligible for a in assessed], dtype=bool)
-    order = [i for i in np.lexsort((np.arange(len(results)), adj)).tolist() if eligible[i]]
-    winner = order[0] if order else -1
-    tied = un.ties_with(winner, adj_low, adj_high, eligible)
+    standing = _standings(snapshot, results)
+    knocked = np.array([s == "knocked_out" for s, _ in standing], dtype=bool)
+    last = np.array([s == "ranked_last" for s, _ in standing], dtype=bool)
+    eligible &= ~knocked
+    # RFQ bids that fail a mandatory requirement the RFQ ranks last come after every
+    # conforming one; knocked-out bids are not ranked at all
+    order = [i for i in np.lexsort((np.arange(len(results)), adj, last)).tolist() if eligible[i]]
+    winner = order[0] if order else -1  # a conforming bid whenever there is one
+    tied = un.ties_with(winner, adj_low, adj_high, eligible & (last == last[winner]))
     as_dicts: dict[int, tuple[list[dict[str, str]], list[dict[str, str]]]] = {}
     for a in assessed:  # shared assessments: their JSON form is built once
         if id(a) not in as_dicts:
@@ -209,8 +215,16 @@ def _decide(
             gc.enable()
     for position, i in enumerate(order, start=1):
         rows[i].decision_rank = position
+    for row, (status, reason) in zip(rows, standing, strict=True):
+        if status == "knocked_out":
+            row.eligible = False
+            row.risk_action = "knocked_out"
+            row.recommended = False
+            row.eligibility_reasons = [reason, *row.eligibility_reasons]
+        elif status == "ranked_last":
+            row.risk_marks = [reason, *row.risk_marks]
     run = _run_decision(offers, results, rows, order, tied.nonzero()[0].tolist(), policy, snapshot)
-    run.update(_summary(offers, results, rows, fx))
+    run.update(_summary(offers, results, rows, fx, tie=run["tie"]))
     for r, row in zip(results, rows, strict=True):
         term = run["terms"].get(r.offer_id)
         if term is not None and not term["fits"]:
@@ -218,14 +232,32 @@ def _decide(
     return rows, run
 
 
+def _standings(
+    snapshot: Mapping[str, Any], results: Sequence[ranking.OfferResult]
+) -> list[tuple[str, dict[str, str]]]:
+    """Each result's RFQ standing (the snapshot's `standings`, by offer id): conforming (""),
+    "knocked_out" or "ranked_last", with the reason to print."""
+    given = snapshot.get("standings") or {}
+    out: list[tuple[str, dict[str, str]]] = []
+    for r in results:
+        found = given.get(r.offer_id)
+        if isinstance(found, Mapping) and found.get("status") in ("knocked_out", "ranked_last"):
+            out.append((str(found["status"]), dict(found.get("reason") or {})))
+        else:
+            out.append(("", {}))
+    return out
+
+
 def _summary(
     offers: Mapping[str, Mapping[str, Any]],
-    results: Sequence[cm.OfferResult],
+    results: Sequence[ranking.OfferResult],
     rows: list[OfferDecision],
     fx: Mapping[str, Any],
+    *,
+    tie: bool = False,
 ) -> dict[str, Any]:
-    """Runner-up, savings against eligible offers only, and contract-term fits (the one
-    computation every page and export reads, domain/decision.py)."""
+    """Runner-up, savings against eligible offers only (none in a tie), and contract-term fits
+    (the one computation every page and export reads, domain/decision.py)."""
     facts = [
         dd.OfferFacts(
             r.offer_id,
@@ -240,7 +272,7 @@ def _summary(
         )  # fmt: skip
         for r, row in zip(results, rows, strict=True)
     ]
-    return dd.summarise(facts, fx)
+    return dd.summarise(facts, fx, tie=tie)
 
 
 def _term(offer: Mapping[str, Any]) -> float | None:
@@ -249,7 +281,7 @@ def _term(offer: Mapping[str, Any]) -> float | None:
 
 
 def _label(
-    offers: Mapping[str, Mapping[str, Any]], r: cm.OfferResult, *, english: bool = False
+    offers: Mapping[str, Mapping[str, Any]], r: ranking.OfferResult, *, english: bool = False
 ) -> str:
     o = offers.get(r.offer_id, {})
     vendor = (o.get("vendor_en") if english else None) or o.get("vendor")
@@ -263,14 +295,14 @@ def _in_currency(cny: float, currency: str, fx: Mapping[str, float]) -> float:
     return cny / float(rate) if rate else 0.0  # no rate: the money part cannot be applied
 
 
-def _contender(label: str, row: OfferDecision, r: cm.OfferResult) -> un.Contender:
+def _contender(label: str, row: OfferDecision, r: ranking.OfferResult) -> un.Contender:
     return un.Contender(label, row.risk_adjusted_cost_per_eth, len(row.risk_marks),
                         row.risk_premium_pct, r.bandwidth_basis == "measured")  # fmt: skip
 
 
 def _run_decision(
     offers: Mapping[str, Mapping[str, Any]],
-    results: Sequence[cm.OfferResult],
+    results: Sequence[ranking.OfferResult],
     rows: list[OfferDecision],
     order: list[int],
     tied: list[int],

@@ -21,9 +21,18 @@ def _vendor(r: Any) -> str:
     return str(getattr(r, "vendor_shown", None) or r.vendor_name or "")
 
 
+def _rank(r: Any) -> int | None:
+    """The rank a chart prints: the decision's, none for an excluded offer (dicts and stored
+    rows alike)."""
+    if isinstance(r, dict):
+        return r.get("decision_rank") if r.get("eligible", True) else None
+    return getattr(r, "shown_rank", getattr(r, "rank", None))
+
+
 def _name(r: Any) -> str:
     vendor = _vendor(r)
-    return f"#{r.rank} {vendor} · {r.label}" if vendor else f"#{r.rank} {r.label}"
+    head = f"#{_rank(r)} " if _rank(r) else "✕ "
+    return f"{head}{vendor} · {r.label}" if vendor else f"{head}{r.label}"
 
 
 def cost_breakdown_figure(results: Sequence[Any], *, labels: dict[str, str]) -> go.Figure:
@@ -77,7 +86,7 @@ def cost_vs_bandwidth_figure(results: Sequence[Any], *, labels: dict[str, str]) 
             x=[r.bandwidth_gbps for r in rows],
             y=[r.cost_per_eth for r in rows],
             mode="markers+text",
-            text=[short_label(r.rank, r.label) for r in rows],
+            text=[short_label(_rank(r), r.label) for r in rows],
             textposition="top center",
             textfont={"size": 11},
             hovertext=[

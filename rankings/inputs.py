@@ -1,7 +1,9 @@
-"""Plain-dict inputs of the cost model <-> its dataclasses, shared by the web ranking and the CLI.
+"""Plain-dict inputs of the ranking <-> the domain's types, shared by the web ranking and the CLI.
 
-A snapshot is JSON: ``{"workload": {...}, "offers": [{...}], "gpus": {key: {...}},
-"fx_to_cny": {...}}`` with the input names of COST-MODEL.md, so a stored run can be ranked again.
+A snapshot is JSON: ``{"workload": {...}, "workload_preset": key, "workload_architecture": {...},
+"workload_precision": "bf16", "offers": [{...}], "gpus": {key: {...}}, "fx_to_cny": {...}}`` with
+the input names of COST-MODEL.md for the workload and the offers, so a stored run can be ranked
+again; `snapshot_inputs` maps it once onto the training model's types (domain/ranking/adapters.py).
 """
 
 from __future__ import annotations
@@ -13,16 +15,15 @@ from typing import Any
 
 from django.utils.translation import get_language
 
-from domain import costmodel as cm
+from domain import ranking
 from domain.messages import Message
-from domain.trainmodel import GpuSpec as V2GpuSpec
-from domain.trainmodel import TrainModelError, gpu_table, preset
+from domain.ranking.adapters import WORKLOAD_INPUTS
+from domain.trainmodel import GpuSpec, TrainModelError, gpu_table, preset
 from domain.trainmodel.cases import model_from, parallel_from
 from domain.trainmodel.inputs import check_model
-from domain.trainmodel.ranking import GENERIC, Architecture
 
-WORKLOAD_FIELDS = tuple(f.name for f in fields(cm.Workload))
-OFFER_FIELDS = tuple(f.name for f in fields(cm.Offer))
+WORKLOAD_FIELDS = WORKLOAD_INPUTS
+OFFER_FIELDS = tuple(f.name for f in fields(ranking.Offer))
 OFFER_REQUIRED = (
     "id",
     "gpu",
@@ -64,7 +65,8 @@ def _whole(value: Any) -> Any:
     return value
 
 
-def workload_from_dict(data: Mapping[str, Any]) -> cm.Workload:
+def workload_inputs(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The workload's COST-MODEL.md inputs, read: unknown and missing names refused."""
     if not isinstance(data, Mapping):
         raise InputFileError(["workload must be an object with the COST-MODEL.md workload inputs"])
     unknown = sorted(set(data) - set(WORKLOAD_FIELDS))
@@ -76,10 +78,10 @@ def workload_from_dict(data: Mapping[str, Any]) -> cm.Workload:
     values = dict(data)
     if "nodes" in values:
         values["nodes"] = _whole(values["nodes"])
-    return cm.Workload(**values)
+    return values
 
 
-def offer_from_dict(data: Mapping[str, Any], index: int = 0) -> cm.Offer:
+def offer_from_dict(data: Mapping[str, Any], index: int = 0) -> ranking.Offer:
     if not isinstance(data, Mapping):
         raise InputFileError([f"offers[{index}] must be an object"])
     unknown = sorted(k for k in data if k not in _KNOWN_OFFER_KEYS)
@@ -98,25 +100,12 @@ def offer_from_dict(data: Mapping[str, Any], index: int = 0) -> cm.Offer:
     values["vendor_flags"] = tuple(
         f if isinstance(f, Message) else Message(f["code"], f["en"], f["zh"]) for f in flags
     )
-    return cm.Offer(**values)
+    return ranking.Offer(**values)
 
 
-def gpu_from_dict(key: str, data: Mapping[str, Any]) -> cm.GpuSpec:
-    return cm.GpuSpec(
-        key=key,
-        tflops_bf16=float(data["tflops_bf16"]),
-        memory_gb=float(data["memory_gb"]),
-        intra_node_gbyte_s=float(data["intra_node_gbyte_s"]),
-        default_mfu=float(data["default_mfu"]),
-    )
-
-
-def gpus_from_dict(data: Mapping[str, Mapping[str, Any]]) -> dict[str, cm.GpuSpec]:
-    return {key: gpu_from_dict(key, row) for key, row in data.items()}
-
-
-# Snapshot GPU row key -> v2 GpuSpec field (the rest of a row is the first-order model's).
-V2_GPU_FIELDS = {
+# Snapshot GPU row key -> the training model's GpuSpec field (older snapshots also hold
+# COST-MODEL.md's `default_mfu`, which nothing reads any more).
+GPU_FIELDS = {
     "memory_gb": "memory_gb",
     "tflops_bf16": "bf16_tflops",
     "intra_node_gbyte_s": "intra_gbyte_s",
@@ -125,33 +114,35 @@ V2_GPU_FIELDS = {
     "efficiency": "efficiency",
     "fp8_tflops": "fp8_tflops",
 }
-V2_REQUIRED = ("hbm_tbps", "intra_kind", "efficiency")
+GPU_REQUIRED = ("hbm_tbps", "intra_kind", "efficiency")
 
 
-def snapshot_v2_gpus(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, V2GpuSpec]:
-    """The v2 GPU table of a snapshot: the database's values (goal: the admin-editable table
-    wins), the model's data/gpus.json for what an older snapshot lacks. A card known to neither
-    is left out, so its offers become a problem ("unknown GPU") instead of a guess."""
+def snapshot_gpus(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, GpuSpec]:
+    """The GPU table of a snapshot: the database's values (the admin-editable table wins), the
+    model's data/gpus.json for what an older snapshot lacks. A card known to neither is left
+    out, so its offers become a problem ("unknown GPU") instead of a guess."""
     defaults = gpu_table()
-    out: dict[str, V2GpuSpec] = {}
+    out: dict[str, GpuSpec] = {}
     for key, row in rows.items():
-        given = {
-            V2_GPU_FIELDS[k]: v for k, v in row.items() if k in V2_GPU_FIELDS and v is not None
-        }
+        given = {GPU_FIELDS[k]: v for k, v in row.items() if k in GPU_FIELDS and v is not None}
         base = defaults.get(key)
         if base is not None:
             out[key] = replace(base, **given)
-        elif all(given.get(k) is not None for k in V2_REQUIRED):
-            out[key] = V2GpuSpec(key=key, **given)
+        elif all(given.get(k) is not None for k in GPU_REQUIRED):
+            out[key] = GpuSpec(key=key, **given)
     return out
 
 
-def snapshot_architecture(snapshot: Mapping[str, Any]) -> Architecture:
-    """The workload's architecture: `workload_architecture` ({"model": {...}, "parallel": {...}}
-    in predict_runs' names), else the preset `workload_preset` names, else the generic GPT
-    shape. An impossible architecture (absurd sizes, hidden not divisible by the heads, a MoE
-    without experts) refuses the whole ranking with bilingual messages; a layout that does not
-    suit an offer (tp over the heads, more GPUs than it has) is that offer's problem."""
+def snapshot_workload(snapshot: Mapping[str, Any]) -> ranking.Workload:
+    """The snapshot's workload in the training model's types.
+
+    Its architecture: `workload_architecture` ({"model": {...}, "parallel": {...}} in
+    predict_runs' names), else the preset `workload_preset` names, else (size-only inputs) the
+    assumed GPT shape, said as such. An impossible architecture (absurd sizes, hidden not
+    divisible by the heads, a MoE without experts) refuses the whole ranking with bilingual
+    messages; a layout that does not suit an offer (tp over the heads, more GPUs than it has)
+    is that offer's problem."""
+    values = workload_inputs(snapshot["workload"])
     given = snapshot.get("workload_architecture")
     key = snapshot.get("workload_preset")
     # the workload's compute precision wins over a preset's (older snapshots: the preset's)
@@ -163,15 +154,20 @@ def snapshot_architecture(snapshot: Mapping[str, Any]) -> Architecture:
             model = model_from(given.get("model"), precision)
             check_model(model)
             parallel = parallel_from(given["parallel"]) if given.get("parallel") else None
-            return Architecture(model, parallel, None, str(key) if key else "given", precision)
+            return ranking.workload_of(
+                values, model=model, parallel=parallel,
+                source=str(key) if key else "given", precision=precision,
+            )  # fmt: skip
         if not key:
-            return replace(GENERIC, precision=precision)
+            return ranking.workload_of(values, precision=precision)
         found = preset(str(key))
-        model = found.model if precision is None else replace(found.model, precision=precision)
-        check_model(model)
+        check_model(found.model)
     except TrainModelError as exc:
-        raise cm.ModelInputError(list(exc.messages)) from exc
-    return Architecture(model, found.parallel, found.train_tokens, found.key, precision)
+        raise ranking.ModelInputError(list(exc.messages)) from exc
+    return ranking.workload_of(
+        values, model=found.model, parallel=found.parallel, train_tokens=found.train_tokens,
+        source=found.key, precision=precision,
+    )  # fmt: skip
 
 
 def finite(value: Any) -> Any:
@@ -185,10 +181,10 @@ def message_dicts(messages: Any) -> list[dict[str, str]]:
     return [m.as_dict() for m in messages]
 
 
-def result_dict(r: cm.OfferResult) -> dict[str, Any]:
+def result_dict(r: ranking.OfferResult) -> dict[str, Any]:
     """An OfferResult with COST-MODEL.md output names, JSON-ready."""
     out: dict[str, Any] = {}
-    for f in fields(cm.OfferResult):
+    for f in fields(ranking.OfferResult):
         value = getattr(r, f.name)
         if f.name == "warnings":
             value = message_dicts(value)
@@ -199,11 +195,11 @@ def result_dict(r: cm.OfferResult) -> dict[str, Any]:
 
 def snapshot_inputs(
     snapshot: Mapping[str, Any],
-) -> tuple[cm.Workload, list[cm.Offer], dict[str, cm.GpuSpec], dict[str, float] | None]:
-    """A stored snapshot as the cost model's arguments: workload, offers, GPU table, rates."""
-    workload = workload_from_dict(snapshot["workload"])
+) -> tuple[ranking.Workload, list[ranking.Offer], dict[str, GpuSpec], dict[str, float] | None]:
+    """A stored snapshot as the ranking's arguments: workload, offers, GPU table, rates."""
+    workload = snapshot_workload(snapshot)
     offers = [offer_from_dict(o, i) for i, o in enumerate(snapshot["offers"])]
-    return workload, offers, gpus_from_dict(snapshot["gpus"]), snapshot.get("fx_to_cny") or None
+    return workload, offers, snapshot_gpus(snapshot["gpus"]), snapshot.get("fx_to_cny") or None
 
 
 def offer_vendor(offer: Mapping[str, Any]) -> str:

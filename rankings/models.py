@@ -38,6 +38,11 @@ class RankingRun(TeamScoped, Job):
         "quotes.Quote", blank=True, related_name="rankings", verbose_name=_("quotes")
     )
     fx_to_cny = models.JSONField(_("rates to CNY"), default=dict, blank=True)
+    # Offers an RFQ's mandatory requirements knock out or rank last, by quote id:
+    # {"<quote id>": {"status": "knocked_out" | "ranked_last", "reason": {code, en, zh}}}
+    # (written by rankings.services.ranking_start, which checks this shape); the decision reads
+    # them from the snapshot, so the run's own recommendation never names a knocked-out bid.
+    standings = models.JSONField(_("RFQ standings"), default=dict, blank=True, editable=False)
     snapshot = models.JSONField(_("input snapshot"), default=dict, blank=True, editable=False)
     problems = models.JSONField(_("problems"), default=list, blank=True, editable=False)
     # The recommendation: policy used, recommended offer, tie, headline (see rankings/decision.py)
@@ -147,6 +152,19 @@ class RankingResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run} #{self.rank} {self.label}"
+
+    @property
+    def shown_rank(self) -> int | None:
+        """The rank every surface prints: the decision's (risk premiums and RFQ standings
+        applied), among eligible offers only; None for an excluded offer, which has no rank."""
+        return self.decision_rank if self.eligible else None
+
+    @property
+    def premium_decides(self) -> bool:
+        """True when a risk premium moved the deciding cost away from the bare cost per ETH."""
+        return bool(self.eligible and self.risk_adjusted_cost_per_eth
+                    and abs(self.risk_adjusted_cost_per_eth - self.cost_per_eth)
+                    > 1e-9 * max(1.0, abs(self.cost_per_eth)))  # fmt: skip
 
     @property
     def vendor_shown(self) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import translation
 
-from domain import costmodel as cm
+from domain import ranking
 
 from . import figures
 from .chart_labels import chart_labels
@@ -84,7 +84,7 @@ def page_data_build(
     if results:
         try:
             sweep = sensitivity_data(snapshot, progress)
-        except (cm.ModelInputError, InputFileError):
+        except (ranking.ModelInputError, InputFileError):
             sweep = {"rows": []}
     charts = {}
     for code, _name in settings.LANGUAGES:

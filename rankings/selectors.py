@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, F, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.db.models.fields.json import KT
 
 from domain import eligibility
@@ -41,6 +41,30 @@ def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untype
         .prefetch_related(leaders)
         .order_by("-created_at", "-pk")
     )
+
+
+def _stale_filter() -> Q:
+    """Results whose quote version is no longer its quote's current one (a new version was
+    saved, or the quote or version was deleted): the run priced terms that have changed."""
+    return Q(quote_version__isnull=True) | ~Q(
+        quote_version__quote__current_version_id=F("quote_version_id")
+    )
+
+
+def stale_results(*, run: RankingRun) -> list[RankingResult]:
+    """The offers of a finished run whose quote changed since (stale means said: pages and
+    exports name them and offer to rank again)."""
+    return list(
+        run.results.filter(_stale_filter())
+        .only("pk", "run_id", "offer_id", "label", "vendor_name", "vendor_name_en", "rank")
+        .order_by("rank")
+    )
+
+
+def stale_run_ids(run_ids: list[int]) -> set[int]:
+    """Which of these runs rank a quote version that is no longer current (one query)."""
+    rows = RankingResult.objects.filter(run_id__in=run_ids).filter(_stale_filter())
+    return set(rows.values_list("run_id", flat=True).distinct())
 
 
 def ranking_detail(*, team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]

@@ -7,7 +7,6 @@ endpoint, the `rank_offers` command and the benchmark all go through it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,11 +15,9 @@ from django.utils.translation import gettext as _
 
 from core.heap import heap_frozen
 from core.models import JobStatus
-from domain import costmodel as cm
-from domain import eligibility, money
+from domain import eligibility, money, ranking
 from domain.messages import Message
 from domain.trainmodel import presets as v2_presets
-from domain.trainmodel import ranking as v2
 from domain.trainmodel.workload import combine
 from quotes.models import GpuModel, Quote, WorkloadProfile
 
@@ -29,9 +26,7 @@ from .inputs import (
     finite,
     message_dicts,
     result_dict,
-    snapshot_architecture,
     snapshot_inputs,
-    snapshot_v2_gpus,
 )
 from .models import RankingResult, RankingRun
 from .selectors import ranking_quotes, team_risk_policy
@@ -47,9 +42,8 @@ GPU_V2_COLUMNS = ("hbm_tbps", "intra_kind", "efficiency", "fp8_tflops")
 
 
 def gpu_table() -> dict[str, dict[str, Any]]:
-    """The GPU reference table from the database, as snapshot rows: the first-order columns and
-    what the training-time model v2 needs (empty ones left out: the model's data file fills
-    them for known keys, rankings.inputs.snapshot_v2_gpus)."""
+    """The GPU reference table from the database, as snapshot rows (empty values left out: the
+    model's data file fills them for known keys, rankings.inputs.snapshot_gpus)."""
     rows = GpuModel.objects.values(
         "key", "tflops_bf16", "memory_gb", "intra_node_gbyte_s", "default_mfu", *GPU_V2_COLUMNS
     )
@@ -286,15 +280,16 @@ def rank_snapshot(
     mtbf_scale: float = 1.0,
     checkpoint_write_s: float | None = None,
     storage_scale: float = 1.0,
-) -> cm.RankingOutcome:
-    """Rank the offers of a snapshot by cost per ETH with the training-time model v2
-    (docs/MODEL.md §15); raises InputFileError / ModelInputError on bad input.
+) -> ranking.RankingOutcome:
+    """Rank the offers of a snapshot by cost per ETH (domain/ranking, docs/MODEL.md); raises
+    InputFileError / ModelInputError on bad input.
 
-    What-if knobs: `overlap` replaces the workload's, `mfu_scale` / `bandwidth_scale` scale
-    compute efficiency and network bandwidth, `mtbf_scale` divides the interruption rate (2 =
-    failures half as often), `checkpoint_write_s` replaces every offer's checkpoint write time,
-    `storage_scale` multiplies every offer's checkpoint storage write bandwidth.
-    Offers on which the job fits in no parallel layout are problems, not results."""
+    What-if knobs: `overlap` replaces the workload's (0: data-parallel traffic never overlaps
+    the backward pass; above 0: it overlaps as the model allows), `mfu_scale` and
+    `bandwidth_scale` scale compute efficiency and network bandwidth, `mtbf_scale` divides the
+    interruption rate (2 = failures half as often), `checkpoint_write_s` replaces every offer's
+    checkpoint write time, `storage_scale` multiplies every offer's checkpoint storage write
+    bandwidth. Offers on which the job fits in no parallel layout are problems, not results."""
     with heap_frozen():
         return _rank_snapshot(
             snapshot, overlap, mfu_scale, bandwidth_scale, mtbf_scale, checkpoint_write_s,
@@ -310,29 +305,20 @@ def _rank_snapshot(
     mtbf_scale: float,
     checkpoint_write_s: float | None,
     storage_scale: float,
-) -> cm.RankingOutcome:
+) -> ranking.RankingOutcome:
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
-    if overlap is not None:
-        workload = replace(workload, overlap=overlap)
-    scenario = cm.Scenario(
+    scenario = ranking.Scenario(
         mfu_scale=mfu_scale,
         bandwidth_scale=bandwidth_scale,
         mtbf_scale=mtbf_scale,
         checkpoint_write_s=checkpoint_write_s,
         storage_scale=storage_scale,
+        dp_overlap=None if overlap is None else overlap > 0,
     )
-    return v2.rank(
-        workload,
-        offers,
-        gpus,
-        fx_to_cny=fx,
-        scenario=scenario,
-        arch=snapshot_architecture(snapshot),
-        specs=snapshot_v2_gpus(snapshot["gpus"]),
-    )
+    return ranking.rank(workload, offers, gpus, fx_to_cny=fx, scenario=scenario)
 
 
-def outcome_dict(outcome: cm.RankingOutcome) -> dict[str, Any]:
+def outcome_dict(outcome: ranking.RankingOutcome) -> dict[str, Any]:
     return {
         "results": [result_dict(r) for r in outcome.results],
         "problems": [
@@ -353,8 +339,13 @@ def ranking_start(
     quotes: Iterable[Quote] | None = None,
     fx_to_cny: Mapping[str, float] | None = None,
     label: str = "",
+    standings: Mapping[int, tuple[str, Message]] | None = None,
 ) -> RankingRun:
-    """Store a run for the workload and quotes (None: all current quotes) and enqueue it."""
+    """Store a run for the workload and quotes (None: all current quotes) and enqueue it.
+
+    `standings` (an RFQ's ranking): quote id -> ("knocked_out" | "ranked_last", the reason);
+    the decision then never recommends a knocked-out bid and ranks the others after every
+    conforming one."""
     if workload.team_id != team.pk:
         raise ValidationError({"workload": _("Choose one of your team's workloads.")})
     chosen = list(quotes) if quotes is not None else None
@@ -375,11 +366,38 @@ def ranking_start(
             all_current=chosen is None,
             fx_to_cny=rates,
             label=label or workload.name,
+            standings=_standings_dict(standings or {}),
         )
         if chosen:
             run.quotes.set(chosen)
         transaction.on_commit(lambda: _enqueue(run))
     return run
+
+
+def ranking_rerun(*, run: RankingRun, user, quotes: list[Quote] | None) -> RankingRun:  # type: ignore[no-untyped-def]
+    """A new run of `run`'s workload over the same quotes at their current versions (a stale
+    run's "rank again"), with the same rates, label and RFQ standings."""
+    if run.workload is None:
+        raise ValidationError(_("The run's workload was deleted."))
+    standings = {
+        int(qid): (d["status"], Message(**d["reason"])) for qid, d in (run.standings or {}).items()
+    }
+    return ranking_start(
+        team=run.team, user=user, workload=run.workload, quotes=quotes,
+        fx_to_cny=run.fx_to_cny, label=run.label, standings=standings,
+    )  # fmt: skip
+
+
+def _standings_dict(standings: Mapping[int, tuple[str, Message]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for quote_id, (status, reason) in standings.items():
+        if status not in STANDINGS or not isinstance(reason, Message):
+            raise ValueError(f"bad RFQ standing for quote {quote_id}: {status!r}")
+        out[str(int(quote_id))] = {"status": status, "reason": reason.as_dict()}
+    return out
+
+
+STANDINGS = ("knocked_out", "ranked_last")
 
 
 def _enqueue(run: RankingRun) -> bool:
@@ -389,7 +407,7 @@ def _enqueue(run: RankingRun) -> bool:
     return jobs.submit("rank", run)
 
 
-def _problem_messages(outcome: cm.RankingOutcome, offers: list[dict[str, Any]]) -> list[dict]:  # type: ignore[type-arg]
+def _problem_messages(outcome: ranking.RankingOutcome, offers: list[dict[str, Any]]) -> list[dict]:  # type: ignore[type-arg]
     labels = {o["id"]: f"{o.get('vendor', '')} · {o.get('label', o['id'])}" for o in offers}
     return [
         {"id": p.offer_id, "label": labels.get(p.offer_id, p.offer_id),
@@ -410,7 +428,13 @@ def ranking_compute(*, run_id: int, progress: Callable[[int], None] | None = Non
     if not run.snapshot:
         if run.workload is None:
             raise ValidationError(_("The run's workload was deleted."))
-        snapshot = snapshot_build(workload=run.workload, quotes=_run_quotes(run), fx=run.fx_to_cny)
+        quotes = _run_quotes(run)
+        snapshot = snapshot_build(workload=run.workload, quotes=quotes, fx=run.fx_to_cny)
+        snapshot["standings"] = {
+            str(q.current_version_id): run.standings[str(q.pk)]
+            for q in quotes
+            if q.current_version_id and str(q.pk) in (run.standings or {})
+        }
         RankingRun.objects.filter(pk=run.pk).update(snapshot=snapshot)
         run.snapshot = snapshot
     report(30)
@@ -448,15 +472,15 @@ def _enqueue_fresh(run: RankingRun) -> bool:
 
 def compute_snapshot(
     snapshot: Mapping[str, Any],
-) -> tuple[cm.RankingOutcome, list[dict[str, Any]], list[OfferDecision], dict[str, Any]]:
+) -> tuple[ranking.RankingOutcome, list[dict[str, Any]], list[OfferDecision], dict[str, Any]]:
     """A snapshot's outcome, problems and decision: the saved run and the what-if both come
     here. A snapshot's ``scenario`` (what-if settings saved as a run) holds `rank_snapshot`'s
     keyword arguments."""
     problems: list[dict[str, Any]] = []
     try:
         outcome = rank_snapshot(snapshot, **(snapshot.get("scenario") or {}))
-    except cm.ModelInputError as exc:
-        outcome = cm.RankingOutcome(results=(), problems=())
+    except ranking.ModelInputError as exc:
+        outcome = ranking.RankingOutcome(results=(), problems=())
         problems = [{"id": "", "label": _("Workload"), "messages": message_dicts(exc.messages)}]
     else:
         problems = _problem_messages(outcome, snapshot["offers"])
@@ -487,7 +511,7 @@ def _save_results(
 
 
 def result_rows(
-    run: RankingRun, outcome: cm.RankingOutcome, decisions: list[OfferDecision]
+    run: RankingRun, outcome: ranking.RankingOutcome, decisions: list[OfferDecision]
 ) -> list[RankingResult]:
     """The (unsaved) result rows of an outcome: what a run stores and what the what-if shows."""
     offers = {o["id"]: o for o in run.snapshot["offers"]}
@@ -520,8 +544,7 @@ def result_rows(
                 bandwidth_basis=r.bandwidth_basis,
                 nodes_used=r.nodes_used,
                 oversubscription=r.oversubscription,
-                tokens_per_gpu_to_hide_comm=finite(r.tokens_per_gpu_to_hide_comm),
-                monthly_rent=r.hourly_cost * cm.HOURS_PER_MONTH,
+                monthly_rent=r.hourly_cost * ranking.HOURS_PER_MONTH,
                 warnings=message_dicts(r.warnings) + ([d.term_warning] if d.term_warning else []),
                 model_detail=_with_evidence(r.model_detail, o.get("evidence")),
                 eligible=d.eligible,

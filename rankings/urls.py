@@ -12,6 +12,7 @@ urlpatterns = [
     path("<int:pk>/", views.RankingDetailView.as_view(), name="detail"),
     path("<int:pk>/status/", views.RankingStatusView.as_view(), name="status"),
     path("<int:pk>/recompute/", views.RankingRecomputeView.as_view(), name="recompute"),
+    path("<int:pk>/rerank/", views.RankingRerankView.as_view(), name="rerank"),
     path("<int:pk>/what-if/", views.RankingWhatIfView.as_view(), name="whatif"),
     path("<int:pk>/what-if/save/", views.RankingScenarioSaveView.as_view(), name="whatif_save"),
 ]

@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Q
+from django.db.models import F, Q
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -40,12 +40,14 @@ from .selectors import (
     ranking_detail,
     ranking_lesson,
     ranking_overview,
+    stale_results,
     team_risk_policy,
 )
 from .services import (
     compute_snapshot,
     outcome_dict,
     ranking_recompute,
+    ranking_rerun,
     ranking_start,
     result_rows,
 )
@@ -220,12 +222,14 @@ def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyp
     number = _page_number(request)
     stamp = run.finished_at.timestamp() if run.finished_at else 0
     key = (
-        f"ranking-section:v6:{run.team_id}:{run.pk}:{run.status}:{stamp}:{number}:{get_language()}"
+        f"ranking-section:v7:{run.team_id}:{run.pk}:{run.status}:{stamp}:{number}:{get_language()}"
     )
     html = cache.get(key)
     if html is not None:
         return html  # type: ignore[no-any-return]
-    page = Paginator(run.results.order_by("rank"), RESULTS_PER_PAGE).get_page(number)
+    # the decision's order: eligible offers by their rank, excluded ones after them, unranked
+    ordered = run.results.order_by(F("decision_rank").asc(nulls_last=True), "rank")
+    page = Paginator(ordered, RESULTS_PER_PAGE).get_page(number)
     stored = _stored(run)
     rows = list(page.object_list)
     whatif = stored.get("whatif") or {}
@@ -248,6 +252,8 @@ class RankingDetailView(TeamRequiredMixin, View):
             stored = str(getattr(run, "page_version", "") or "")  # ranking_detail's annotation
             old = stored != str(PAGE_DATA_VERSION)
             ctx["needs_recompute"] = run.status == JobStatus.DONE and old
+        if run.status == JobStatus.DONE:
+            ctx["stale"] = stale_results(run=run)  # read live: a quote may change any time
         ctx["can_write"] = self.membership.can_write
         ctx["status_url"] = reverse("rankings:status", args=[run.pk])
         ctx["whatif_url"] = reverse("rankings:whatif", args=[run.pk])
@@ -267,6 +273,26 @@ class RankingRecomputeView(TeamWriteMixin, View):
             if was_unqueued(run):
                 messages.warning(request, unavailable_text(get_language()))
         return redirect("rankings:detail", pk=run.pk)
+
+
+class RankingRerankView(TeamWriteMixin, View):
+    """Rank again with the quotes' current versions: a new run of the same workload and the
+    same quotes (all current ones when the run took all), keeping its RFQ standings."""
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = RankingRun.objects.for_team(self.team).filter(pk=pk).first()
+        if run is None:
+            raise Http404
+        if run.workload is None:
+            messages.error(request, _("The run's workload was deleted: start a new ranking."))
+            return redirect("rankings:detail", pk=run.pk)
+        quotes = None if run.all_current else list(run.quotes.filter(team=self.team))
+        try:
+            fresh = ranking_rerun(run=run, user=request.user, quotes=quotes)
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+            return redirect("rankings:detail", pk=run.pk)
+        return redirect("rankings:detail", pk=fresh.pk)
 
 
 class RankingStatusView(TeamRequiredMixin, View):

@@ -10,24 +10,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from domain import costmodel as cm
+from domain import ranking
 from domain.messages import Message
 from domain.sensitivity import ParameterSensitivity, sensitivity
-from domain.trainmodel import ranking as v2
 
 from .inputs import (
     offer_vendor,
     short_label,
-    snapshot_architecture,
     snapshot_inputs,
-    snapshot_v2_gpus,
 )
 from .models import RankingRun
 from .services import _enqueue as enqueue
@@ -208,16 +204,15 @@ def sensitivity_data(
     the winner's first, whether another offer would win there, and the domain's verdict.
     `progress` gets the share done (0..1) after each ranking of the sweep. Runs the model."""
     workload, offers, gpus, fx = snapshot_inputs(snapshot)
-    # The ranking the run used (rank_snapshot: v2's layout search, memory and failures), so the
+    # The ranking the run used (rank_snapshot: the model's layout search, memory, failures), so the
     # chart never disagrees with the table; offers the job does not fit are problems there.
-    ranker = partial(v2.rank, arch=snapshot_architecture(snapshot),
-                     specs=snapshot_v2_gpus(snapshot["gpus"]))  # fmt: skip
+    ranker: Callable[..., Any] = ranking.rank
     if progress is not None:
         ranker = _counted(ranker, progress)
     empty: dict[str, Any] = {"rows": []}
     try:
         base = ranker(workload, offers, gpus, fx_to_cny=fx)
-    except cm.ModelInputError:
+    except ranking.ModelInputError:
         return empty
     if not base.results:
         return empty

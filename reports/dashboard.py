@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch, Q
 from core.models import JobStatus
 from quotes.models import Quote
 from rankings.models import RankingResult, RankingRun
+from rankings.selectors import stale_run_ids
 from sourcing.choices import ACTIVE_AWARD_STATES, AwardState, RfqState
 from sourcing.models import Award, Rfq
 from vendors.models import Vendor
@@ -34,6 +35,7 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         .order_by("-created_at", "-pk")[:200]
     )
     per_workload: dict[Any, dict[str, Any]] = {}
+    stale = stale_run_ids([r.pk for r in runs if r.status == JobStatus.DONE])
     for run in runs:
         if run.status != JobStatus.DONE:
             continue
@@ -43,7 +45,7 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         per_workload.setdefault(key, {
             "run": run, "leader": run.leaders[0] if run.leaders else None, "workload": name,
             "tie": bool(decided.get("tie")), "headline": decided.get("headline"),
-            "all_excluded": bool(decided.get("all_excluded")),
+            "all_excluded": bool(decided.get("all_excluded")), "stale": run.pk in stale,
         })  # fmt: skip
     vendors = Vendor.objects.for_team(team)
     missing = (

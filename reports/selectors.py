@@ -14,9 +14,8 @@ from django.utils.translation import gettext as _
 
 from benchmarks.models import BenchmarkLog, TestRun
 from core.models import JobStatus
-from domain import costmodel as cm
 from domain import decision as dd
-from domain import money
+from domain import money, ranking
 from domain.credentials import Severity
 from quotes.models import Quote
 from rankings.inputs import InputFileError
@@ -116,7 +115,7 @@ def _sensitivity(
         return []
     try:
         return sensitivity_rows(snapshot)
-    except (cm.ModelInputError, InputFileError, KeyError, TypeError, ValueError):
+    except (ranking.ModelInputError, InputFileError, KeyError, TypeError, ValueError):
         return []
 
 

@@ -43,8 +43,16 @@ def _result_exclusion(result: Any) -> list[Message]:
     """The policy's exclusion reasons stored on a ranking result (empty when eligible)."""
     if result.eligible:
         return []
-    reasons = [_message(d) for d in (result.eligibility_reasons or ())]
-    return [m for m in reasons if m.code == "risk_excluded"] or reasons
+    # the RFQ's own knock-out is the bid's standing, not the policy's exclusion
+    reasons = [
+        _message(d)
+        for d in (result.eligibility_reasons or ())
+        if not str(d.get("code", "")).startswith("rfq.")
+    ]
+    excluded = [m for m in reasons if m.code == "risk_excluded"]
+    if result.risk_action == "knocked_out":
+        return excluded  # knocked out by the RFQ; excluded too only if the policy said so
+    return excluded or reasons
 
 
 def _live_exclusion(rfq: Rfq, answer: Answer) -> list[Message]:
@@ -124,10 +132,10 @@ def _sla_score(rfq: Rfq, answer: Answer) -> float:
     return 1.0 if shortfall <= 0 else max(0.0, 1.0 - 100 * shortfall)
 
 
-def _diligence_score(vendor) -> float:  # type: ignore[no-untyped-def]
-    if vendor.findings_critical:
-        return 0.0
-    return 0.7 if vendor.findings_warning else 1.0
+def _diligence_score(premium_pct: float) -> float:
+    """Due diligence as the run's decision judged it: the share of the cost the team's risk
+    policy does not add as a premium (excluded bids have no score at all)."""
+    return max(0.0, min(1.0, 1.0 - premium_pct / 100.0))
 
 
 def _row(rfq: Rfq, answer: Answer, result: Any, lang: str) -> dict[str, Any]:
@@ -140,19 +148,24 @@ def _row(rfq: Rfq, answer: Answer, result: Any, lang: str) -> dict[str, Any]:
             "cost_rank": result.rank, "cost_per_eth": result.cost_per_eth,
             "currency": result.currency, "monthly_rent": result.monthly_rent, "verdict": verdict,
             "status": status, "reasons": [m.text(lang) for m in reasons],
-            "reason_codes": [m.code for m in reasons], "_cost": result.cost_per_eth}  # fmt: skip
+            "reason_codes": [m.code for m in reasons],
+            # the deciding figure of the run's decision (risk premiums included)
+            "_cost": result.risk_adjusted_cost_per_eth or result.cost_per_eth,
+            "_premium_pct": float(result.risk_premium_pct or 0.0)}  # fmt: skip
 
 
 def rfq_evaluation(rfq: Rfq) -> dict[str, Any]:
     """Weighted scores beside cost per ETH, from the RFQ's finished ranking, on the team's rules.
 
-    cost = cheapest cost per ETH among the ranked bids / this cost (costs on the team's tax
-    basis, as the ranking computes them); network = verdict of the supplier's benchmark evidence
-    (pass 1, warning 0.6, none or fail 0); diligence = 1 without findings, 0.7 with warnings
-    only, 0 with critical ones; sla = 1 at or above the minimum availability, minus 1 per
-    percentage point below it. Total = weighted mean with the RFQ's stated weights. Bids that
-    fail a mandatory requirement are knocked out (no position) or ranked after every conforming
-    bid, as the RFQ says; bids the team's risk policy excludes have no position either.
+    cost = cheapest deciding cost per ETH (risk premiums included, as the run's decision ranks)
+    among the ranked bids / this cost, so 0..1 (costs on the team's tax basis); network =
+    verdict of the supplier's benchmark evidence (pass 1, warning 0.6, none or fail 0);
+    diligence = 1 − the risk premium the team's policy puts on the bid in the run's decision (1
+    without one: the policy's one rule, not a scale of its own); sla = 1 at or above the minimum
+    availability, minus 1 per percentage point below it. Total = weighted mean with the RFQ's
+    stated weights. Bids that fail a mandatory requirement are knocked out (no position) or
+    ranked after every conforming bid, as the RFQ says; bids the team's risk policy excludes
+    have no position either, and neither has a score.
     """
     weights = {k: float(v) for k, v in (rfq.weights or {}).items()}
     empty = {"weights": weights, "rows": [], "ready": False}
@@ -167,21 +180,25 @@ def rfq_evaluation(rfq: Rfq) -> dict[str, Any]:
     if not rows:
         return empty | {"ready": True}
     ranked = [row["_cost"] for row in rows if _GROUP[row["status"]] < 2 and row["_cost"] > 0]
-    best = min(ranked or [row["_cost"] for row in rows])
+    best = min(ranked) if ranked else 0.0
     total_weight = sum(weights.values()) or 1.0
     for row in rows:
         answer = row["answer"]
         cost = row.pop("_cost")
+        premium = row.pop("_premium_pct")
+        if _GROUP[row["status"]] >= 2:  # knocked out or excluded: no position and no score
+            row["scores"], row["total"] = None, None
+            continue
         row["scores"] = {
             "cost": best / cost if cost > 0 else 0.0,
             "network": VERDICT_SCORES.get(row["verdict"], 0.0),
-            "diligence": _diligence_score(answer.vendor),
+            "diligence": _diligence_score(premium),
             "sla": _sla_score(rfq, answer),
         }
         row["total"] = sum(weights.get(k, 0.0) * v for k, v in row["scores"].items()) / (
             total_weight
         )
-    rows.sort(key=lambda row: (_GROUP[row["status"]], -row["total"], row["cost_rank"]))
+    rows.sort(key=lambda row: (_GROUP[row["status"]], -(row["total"] or 0.0), row["cost_rank"]))
     position = 0
     for row in rows:
         if _GROUP[row["status"]] < 2:

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Membership
 from accounts.services import user_create
+from domain import rfq_rules as rules
 from domain.rfq_rules import (
     CONTROL_CHARACTERS,
     RfqTiming,
@@ -39,7 +40,7 @@ from .awards import (  # noqa: F401
 from .choices import AuditVerb, MailStatus, RfqState
 from .common import Conflict, _can_write, _line_rate, audit  # noqa: F401 (re-exported)
 from .models import Answer, Invitation, Rfq, SupplierAccount
-from .terms import terms_clean, terms_from_json
+from .terms import terms_clean, terms_from_json, terms_standing
 
 RFQ_FIELDS = (
     "title", "workload", "nodes", "min_internode_gbps", "fabric", "require_pfc", "require_ecn",
@@ -492,7 +493,7 @@ def rfq_close(*, rfq_id: int, now=None) -> str:
         rfq.save(update_fields=["state", "closed_at"])
         audit(rfq, AuditVerb.CLOSED, None, answers=len(answers))
         if quotes:
-            _start_ranking(rfq, quotes)
+            _start_ranking(rfq, quotes, answers)
     return "closed"
 
 
@@ -519,15 +520,23 @@ def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
     return quote
 
 
-def _start_ranking(rfq: Rfq, quotes: list) -> None:  # type: ignore[type-arg]
+def _start_ranking(rfq: Rfq, quotes: list, answers: list[Answer]) -> None:  # type: ignore[type-arg]
     from rankings.services import ranking_start
 
+    # The RFQ's mandatory requirements enter the run's one decision: a knocked-out bid is
+    # never its recommendation, a bid the RFQ ranks last comes after every conforming one.
+    standings = {}
+    for answer, quote in zip(answers, quotes, strict=True):
+        standing = terms_standing(rfq, answer.terms)
+        if standing.mandatory_gaps:
+            standings[quote.pk] = (standing.status, rules.knocked_out_reason(standing))
     run = ranking_start(
         team=rfq.team,
         user=rfq.created_by,
         workload=rfq.workload,
         quotes=quotes,
         label=_("RFQ %(rfq)s · %(title)s") % {"rfq": rfq.pk, "title": rfq.title},
+        standings=standings,
     )
     Rfq.objects.filter(pk=rfq.pk).update(ranking_run=run)
     rfq.ranking_run = run

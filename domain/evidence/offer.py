@@ -45,7 +45,7 @@ from domain.messages import Message
 NOT_TOGETHER_MARGIN = 0.10
 LINK_KINDS = (RDMA_BANDWIDTH, TCP_THROUGHPUT)
 
-# What the model treats the figure as (the Offer contract of domain/costmodel/inputs.py).
+# What the model treats the figure as (the Offer contract of domain/ranking/inputs.py).
 LINK = "link"
 COLLECTIVE = "collective"
 

@@ -27,13 +27,12 @@ restart, vendor repair time, spare servers, SLA availability).
 Bad input raises `TrainModelError` whose `messages` are bilingual.
 
 `predict_case(dict)` is the `predict_runs` JSON contract; `presets()` / `preset(key)` give the
-workload presets (data/presets.json);
-`costmodel_adapter.from_costmodel(workload, offer)` maps a COST-MODEL.md style input onto v2;
-`validation.run_validation()` runs the published cases.
+workload presets (data/presets.json); `validation.run_validation()` runs the published cases.
+Offers are ranked by cost per ETH with this model in domain/ranking (`rank`, `cluster_of`).
 
 Modules: inputs, arch, gpus (data/gpus.json), links (alpha-beta), memory, steptime, precision
 (what runs in FP8), moe (expert weights, folding, all-to-all), search, failures, api, cases,
-presets, costmodel_adapter, validation (data/validation_cases*.json).
+presets, validation (data/validation_cases*.json).
 The Django layer may pass its own GPU table to `gpu_spec(key, table)` / `predict_case(obj, table)`.
 """
 

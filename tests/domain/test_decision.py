@@ -56,3 +56,12 @@ def test_savings_in_another_currency_are_converted_to_cny():
     assert saving["job_cost_cny"] == pytest.approx(700.0) and saving["saving_cny"] == pytest.approx(
         100.0
     )
+
+
+def test_a_tie_claims_no_savings_against_the_runner_up():
+    a, b = _offer("a", 1, hourly=100.0, cost=1000.0), _offer("b", 2, hourly=101.0, cost=1010.0)
+    untied = dd.summarise([a, b], {})
+    assert untied["runner_up"] == "b" and untied["savings"]
+    tied = dd.summarise([a, b], {}, tie=True)
+    assert tied["runner_up"] == "b"  # still named: the choice is between the two
+    assert tied["savings"] == []

@@ -5,27 +5,31 @@ import time
 import numpy as np
 import pytest
 
-from domain import costmodel as cm
+from domain import ranking
+from domain.trainmodel import gpu_table
 from domain.uncertainty import (
     MODEL_BAND,
-    UNVERIFIED_BANDWIDTH_FACTOR,
     Contender,
     cost_ranges,
     headline,
     ties_with,
 )
 
-W = cm.Workload(params_b=7.0, tokens_per_step=4e6, overlap=0.5)
+GPUS = gpu_table()
+OVERLAP = 0.5
+W = ranking.workload_of({"params_b": 7.0, "tokens_per_step": 4e6, "overlap": OVERLAP})
 
 
 def _offer(oid, nic=100.0, measured=None, p50=None, price=40_000.0, nodes=8):  # type: ignore[no-untyped-def]
-    return cm.Offer(id=oid, gpu="A100-SXM4-80GB", gpus_per_node=8, nodes=nodes,
-                    price_per_node_month=price, nic_gbps=nic, fabric="roce",
-                    measured_gbps=measured, measured_p50_gbps=p50, pfc=True, ecn=True)  # fmt: skip
+    return ranking.Offer(
+        id=oid, gpu="A100-SXM4-80GB", gpus_per_node=8, nodes=nodes, price_per_node_month=price,
+        nic_gbps=nic, fabric="roce", measured_gbps=measured, measured_p50_gbps=p50, pfc=True,
+        ecn=True,
+    )  # fmt: skip
 
 
-def _ranges(offers, workload=W):  # type: ignore[no-untyped-def]
-    out = cm.rank(workload, offers, cm.default_gpus())
+def _ranges(offers, workload=W, overlap=OVERLAP):  # type: ignore[no-untyped-def]
+    out = ranking.rank(workload, offers, GPUS)
     rs = out.results
     measured = np.array([r.bandwidth_basis == "measured" for r in rs])
     by_id = {o.id: o for o in offers}
@@ -35,14 +39,13 @@ def _ranges(offers, workload=W):  # type: ignore[no-untyped-def]
     ])  # fmt: skip
     low, high = cost_ranges(
         np.array([r.cost_per_eth for r in rs]), np.array([r.compute_time_s for r in rs]),
-        np.array([r.comm_time_s for r in rs]), workload.overlap, measured, ratio,
+        np.array([r.comm_time_s for r in rs]), overlap, measured, ratio,
     )  # fmt: skip
     return rs, low, high
 
 
 def test_every_range_holds_the_cost_and_a_single_node_keeps_only_the_model_band():
-    rs, low, high = _ranges([_offer("one", nodes=1), _offer("eight")], cm.Workload(
-        params_b=7.0, tokens_per_step=4e6))  # fmt: skip
+    rs, low, high = _ranges([_offer("one", nodes=1), _offer("eight")])
     for r, lo, hi in zip(rs, low, high, strict=True):
         assert lo <= r.cost_per_eth <= hi
     single = [i for i, r in enumerate(rs) if r.nodes_used == 1][0]
@@ -60,20 +63,29 @@ def test_unverified_bandwidth_widens_the_range_more_than_measured_bandwidth():
     assert width["claimed"] > width["measured"] * 1.5
 
 
+# One offer by hand: cost 100 with 1 s of compute and 2 s of communication per step at overlap
+# 0.5, so 1.5 s is exposed and the cost without exposed communication is 100 / 2.5 = 40.
+_COST, _COMPUTE, _COMM = np.array([100.0]), np.array([1.0]), np.array([2.0])
+
+
 def test_an_unverified_offer_s_high_end_is_its_cost_at_half_bandwidth_and_worse_assumptions():
-    rs, low, high = _ranges([_offer("claimed", nic=25.0)])
-    slow = cm.rank(cm.Workload(params_b=7.0, tokens_per_step=4e6, overlap=0.35),
-                   [_offer("claimed", nic=25.0 * UNVERIFIED_BANDWIDTH_FACTOR)], cm.default_gpus(),
-                   scenario=cm.Scenario(mfu_scale=1.1)).results[0]  # fmt: skip
-    assert high[0] == pytest.approx(slow.cost_per_eth * (1 + MODEL_BAND), rel=1e-9)
+    low, high = cost_ranges(_COST, _COMPUTE, _COMM, 0.5, np.array([False]), np.array([1.0]))
+    # high end: half the bandwidth (4 s of communication), overlap 0.35, mfu 10 % higher
+    # (compute 1 / 1.1 s): exposed 4 - 0.35 / 1.1 s, so 40 x (1 + 4.05) x 1.02
+    assert high[0] == pytest.approx(40 * (1 + (4 - 0.35 / 1.1) * 1.1) * 1.02, rel=1e-9)
+    assert high[0] == pytest.approx(206.04, rel=1e-9)
+    # low end: the claimed bandwidth, overlap 0.65, mfu 10 % lower (compute 1 / 0.9 s)
+    assert low[0] == pytest.approx(40 * (1 + (2 - 0.65 / 0.9) * 0.9) * 0.98, rel=1e-9)
 
 
 def test_the_low_end_of_a_measured_offer_uses_its_median_bandwidth():
-    rs, low, _ = _ranges([_offer("m", nic=25.0, measured=10.0, p50=20.0)])
-    at_p50 = cm.rank(cm.Workload(params_b=7.0, tokens_per_step=4e6, overlap=0.65),
-                     [_offer("m", nic=25.0, measured=20.0)], cm.default_gpus(),
-                     scenario=cm.Scenario(mfu_scale=0.9)).results[0]  # fmt: skip
-    assert low[0] == pytest.approx(at_p50.cost_per_eth * (1 - MODEL_BAND), rel=1e-9)
+    # P5 10 and P50 20 Gbit/s: at the median the communication takes half as long (1 s)
+    low, high = cost_ranges(_COST, _COMPUTE, _COMM, 0.5, np.array([True]), np.array([0.5]))
+    # overlap 0.65 and mfu 10 % lower (compute 1 / 0.9 s): exposed 1 - 0.65 / 0.9 s
+    assert low[0] == pytest.approx(40 * (1 + (1 - 0.65 / 0.9) * 0.9) * 0.98, rel=1e-9)
+    assert low[0] == pytest.approx(49.0, rel=1e-9)
+    # its high end keeps the measured (P5) figure: 2 s, overlap 0.35, compute 1 / 1.1 s
+    assert high[0] == pytest.approx(40 * (1 + (2 - 0.35 / 1.1) * 1.1) * 1.02, rel=1e-9)
 
 
 def test_offers_0_7_percent_apart_tie_and_one_30_percent_dearer_does_not():

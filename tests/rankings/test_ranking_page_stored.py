@@ -4,6 +4,7 @@ before (nothing stored) offers to compute it again instead of sweeping in the re
 
 from __future__ import annotations
 
+import importlib
 import time
 from decimal import Decimal
 
@@ -12,10 +13,9 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import translation
 
-import domain.costmodel
+import domain.ranking
 import domain.sensitivity
 import domain.trainmodel.api
-import domain.trainmodel.ranking
 import rankings.page_data
 import rankings.services
 import rankings.views
@@ -31,6 +31,9 @@ from rankings.views import RESULTS_PER_PAGE
 
 pytestmark = pytest.mark.django_db
 
+# the module: the package's `rank` attribute is the function it exports
+RANK_MODULE = importlib.import_module("domain.ranking.rank")
+
 
 def _model_raises(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Every entry point of the model (ranking, layout search, sweep) raises when called."""
@@ -39,10 +42,11 @@ def _model_raises(monkeypatch) -> None:  # type: ignore[no-untyped-def]
         raise AssertionError("the model ran in the request")
 
     for module, name in (
-        (domain.trainmodel.ranking, "rank"),
-        (domain.trainmodel.ranking, "estimate"),
+        (domain.ranking, "rank"),
+        (RANK_MODULE, "rank"),
+        (RANK_MODULE, "estimate"),
         (domain.trainmodel.api, "search"),
-        (domain.costmodel, "rank"),
+        (domain.sensitivity, "rank_offers"),
         (domain.sensitivity, "sensitivity"),
         (rankings.whatif, "sensitivity"),
         (rankings.whatif, "sensitivity_data"),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from domain import costmodel as cm
+from domain import ranking
 from domain.trainmodel import TrainModelError, preset
 from rankings.inputs import InputFileError
 from rankings.management.jsonfile import JsonFileCommand
@@ -72,7 +72,7 @@ class Command(JsonFileCommand):
             outcome = rank_snapshot(snapshot)
         except InputFileError as exc:
             return self._fail("; ".join(exc.problems))
-        except cm.ModelInputError as exc:
+        except ranking.ModelInputError as exc:
             return self._fail(_both(exc.messages))
         except TypeError as exc:
             return self._fail(f"bad input: {exc}")

@@ -6,25 +6,27 @@ from __future__ import annotations
 
 import pytest
 
-from domain import costmodel as cm
-from domain.trainmodel import gpu_spec
-from domain.trainmodel import ranking as v2
+from domain import ranking
+from domain.trainmodel import gpu_spec, gpu_table
 from domain.trainmodel.inputs import Cluster, Layout
 from domain.trainmodel.links import collective_latency_s, collective_s, links_for
 from domain.trainmodel.presets import preset
 from domain.trainmodel.steptime import step_time
 
-GPUS = cm.default_gpus()
+GPUS = gpu_table()
 
 
 def _cost(key: str, params_b: float, nodes: int, nic: float, nics: int, fabric: str) -> float:
     p = preset(key)
-    work = cm.Workload(params_b=params_b, tokens_per_step=p.parallel.global_batch_tokens,
-                       strategy="fsdp", train_tokens=p.train_tokens)  # fmt: skip
-    offer = cm.Offer(id="x", gpu="H800-SXM", gpus_per_node=8, nodes=nodes, nic_gbps=nic,
-                     nics_per_node=nics, fabric=fabric, price_per_node_month=50_000)  # fmt: skip
-    arch = v2.Architecture(p.model, p.parallel, p.train_tokens, key)
-    out = v2.rank(work, [offer], GPUS, arch=arch)
+    values = {"params_b": params_b, "tokens_per_step": p.parallel.global_batch_tokens,
+              "strategy": "fsdp"}  # fmt: skip
+    work = ranking.workload_of(values, model=p.model, parallel=p.parallel,
+                               train_tokens=p.train_tokens, source=key)  # fmt: skip
+    offer = ranking.Offer(
+        id="x", gpu="H800-SXM", gpus_per_node=8, nodes=nodes, nic_gbps=nic, nics_per_node=nics,
+        fabric=fabric, price_per_node_month=50_000,
+    )  # fmt: skip
+    out = ranking.rank(work, [offer], GPUS)
     assert not out.problems, out.problems
     return out.results[0].cost_per_eth
 
@@ -46,18 +48,19 @@ def test_one_more_server_raises_cost_per_eth_at_most_by_its_share_of_the_bill(
 
 def test_a_layout_may_leave_gpus_idle_and_idle_servers_are_hot_spares() -> None:
     p = preset("llama3-405b")
-    work = cm.Workload(params_b=405, tokens_per_step=p.parallel.global_batch_tokens,
-                       strategy="fsdp", train_tokens=p.train_tokens)  # fmt: skip
-    offer = cm.Offer(id="x", gpu="H800-SXM", gpus_per_node=8, nodes=17, nic_gbps=400,
-                     nics_per_node=8, fabric="ib", price_per_node_month=50_000)  # fmt: skip
-    out = v2.rank(work, [offer], GPUS, arch=v2.Architecture(p.model, p.parallel))
+    values = {"params_b": 405, "tokens_per_step": p.parallel.global_batch_tokens,
+              "strategy": "fsdp", "train_tokens": p.train_tokens}  # fmt: skip
+    work = ranking.workload_of(values, model=p.model, parallel=p.parallel)
+    offer = ranking.Offer(id="x", gpu="H800-SXM", gpus_per_node=8, nodes=17, nic_gbps=400,
+                          nics_per_node=8, fabric="ib", price_per_node_month=50_000)  # fmt: skip
+    out = ranking.rank(work, [offer], GPUS)
     d = out.results[0].model_detail
     assert d is not None
     assert d["gpus_used"] < d["gpus_offered"] == 136  # 17 x 8 does not split the 126 layers
     lay = d["layout"]
     assert lay["tp"] * lay["pp"] * lay["dp"] * lay["cp"] == d["gpus_used"]
     # the whole offer is billed, and the idle server saves the wait for a repair
-    assert out.results[0].hourly_cost == pytest.approx(17 * 50_000 / cm.HOURS_PER_MONTH)
+    assert out.results[0].hourly_cost == pytest.approx(17 * 50_000 / ranking.HOURS_PER_MONTH)
     assert d["failures"]["spare_nodes"] >= 1
 
 

@@ -8,9 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from domain import costmodel as cm
-from domain.trainmodel import gpu_spec
-from domain.trainmodel import ranking as v2
+from domain import ranking
+from domain.trainmodel import gpu_spec, gpu_table
 from domain.trainmodel.inputs import Cluster
 from domain.trainmodel.links import (
     NON_RAIL_SPINE_EFFICIENCY,
@@ -67,17 +66,17 @@ def test_the_rack_size_defaults_to_four_servers() -> None:
 
 
 def test_the_ranking_prefers_rails_for_a_data_parallel_job_over_many_racks() -> None:
-    gpus = cm.default_gpus()
-    work = cm.Workload(params_b=7, tokens_per_step=4_000_000, strategy="ddp", overlap=0.0,
-                       nodes=16, train_tokens=1e11)  # fmt: skip
+    gpus = gpu_table()
+    work = ranking.workload_of({"params_b": 7, "tokens_per_step": 4_000_000, "strategy": "ddp",
+                                "overlap": 0.0, "nodes": 16, "train_tokens": 1e11})  # fmt: skip
     base = {"gpu": "H100-SXM", "gpus_per_node": 8, "nodes": 16, "nic_gbps": 100,
             "nics_per_node": 2, "fabric": "roce", "price_per_node_month": 50_000,
             "servers_per_rack": 1}  # fmt: skip
     offers = [
-        cm.Offer(id="flat", rail_optimised=False, **base),  # type: ignore[arg-type]
-        cm.Offer(id="rails", rail_optimised=True, **base),  # type: ignore[arg-type]
+        ranking.Offer(id="flat", rail_optimised=False, **base),  # type: ignore[arg-type]
+        ranking.Offer(id="rails", rail_optimised=True, **base),  # type: ignore[arg-type]
     ]
-    out = v2.rank(work, offers, gpus)
+    out = ranking.rank(work, offers, gpus)
     assert [r.offer_id for r in out.results] == ["rails", "flat"]
     flat, rails = out.results[1], out.results[0]
     assert flat.model_detail["step"]["step_s"] > rails.model_detail["step"]["step_s"]

@@ -1,4 +1,4 @@
-"""Invariants of the ranking (`rank_offers` runs domain.trainmodel.ranking.rank): more bandwidth,
+"""Invariants of the ranking (`rank_offers` runs domain.ranking.rank): more bandwidth,
 NICs or better evidence never raise cost per ETH; price scales it exactly; worse availability,
 repair, spares or storage never lower it; one more server at the same price raises it at most by
 (N+1)/N; twins and shuffles agree. Explicit grids over GPUs, sizes and fabrics."""
@@ -12,30 +12,30 @@ from dataclasses import replace
 
 import pytest
 
-from domain import costmodel as cm
-from domain.trainmodel import ranking as v2
+from domain import ranking
+from domain.trainmodel import gpu_table
 from domain.trainmodel.presets import preset
 
-GPUS = cm.default_gpus()
+GPUS = gpu_table()
 TOL = 1 + 1e-9
 
 
-def _llama70() -> tuple[cm.Workload, v2.Architecture]:
+def _llama70() -> ranking.Workload:
     p = preset("llama3-70b")
-    work = cm.Workload(params_b=70.6, tokens_per_step=p.parallel.global_batch_tokens,
-                       strategy="fsdp", train_tokens=p.train_tokens)  # fmt: skip
-    return work, v2.Architecture(p.model, p.parallel, p.train_tokens, "llama3-70b")
+    values = {"params_b": 70.6, "tokens_per_step": p.parallel.global_batch_tokens,
+              "strategy": "fsdp"}  # fmt: skip
+    return ranking.workload_of(values, model=p.model, parallel=p.parallel,
+                               train_tokens=p.train_tokens, source="llama3-70b")  # fmt: skip
 
 
 WORKLOADS = {
-    "13b-gpt-shape": (
-        cm.Workload(params_b=13, tokens_per_step=4_194_304, strategy="fsdp", train_tokens=1e12),
-        v2.GENERIC,
+    "13b-gpt-shape": ranking.workload_of(
+        {"params_b": 13, "tokens_per_step": 4_194_304, "strategy": "fsdp", "train_tokens": 1e12}
     ),
     "llama3-70b": _llama70(),
 }
 OFFERS = [
-    cm.Offer(id=f"{gpu}-{nodes}-{nic}-{nics}-{fabric}", gpu=gpu, gpus_per_node=8, nodes=nodes,
+    ranking.Offer(id=f"{gpu}-{nodes}-{nic}-{nics}-{fabric}", gpu=gpu, gpus_per_node=8, nodes=nodes,
              nic_gbps=nic, nics_per_node=nics, fabric=fabric, price_per_node_month=50_000)
     for gpu, nodes, (nic, nics, fabric) in itertools.product(
         ("A100-SXM4-80GB", "H800-SXM", "L40S"),
@@ -45,9 +45,8 @@ OFFERS = [
 ]  # fmt: skip
 
 
-def _cost(key: str, offer: cm.Offer) -> float:
-    work, arch = WORKLOADS[key]
-    out = v2.rank(work, [offer], GPUS, arch=arch)
+def _cost(key: str, offer: ranking.Offer) -> float:
+    out = ranking.rank(WORKLOADS[key], [offer], GPUS)
     return out.results[0].cost_per_eth if out.results else math.inf
 
 
@@ -55,7 +54,7 @@ CASES = [(key, offer) for key in WORKLOADS for offer in OFFERS]
 
 
 @pytest.mark.parametrize(("key", "offer"), CASES, ids=[f"{k}:{o.id}" for k, o in CASES])
-def test_more_network_never_raises_cost_per_eth(key: str, offer: cm.Offer) -> None:
+def test_more_network_never_raises_cost_per_eth(key: str, offer: ranking.Offer) -> None:
     base = _cost(key, offer)
     assert _cost(key, replace(offer, nic_gbps=offer.nic_gbps * 2)) <= base * TOL
     assert _cost(key, replace(offer, nics_per_node=offer.nics_per_node * 2)) <= base * TOL
@@ -65,7 +64,7 @@ def test_more_network_never_raises_cost_per_eth(key: str, offer: cm.Offer) -> No
 
 @pytest.mark.parametrize(("key", "offer"), CASES, ids=[f"{k}:{o.id}" for k, o in CASES])
 def test_one_more_server_at_the_same_price_costs_at_most_its_share(
-    key: str, offer: cm.Offer
+    key: str, offer: ranking.Offer
 ) -> None:
     base = _cost(key, offer)
     more = _cost(key, replace(offer, nodes=offer.nodes + 1))
@@ -77,7 +76,7 @@ def test_one_more_server_at_the_same_price_costs_at_most_its_share(
 
 
 @pytest.mark.parametrize("offer", OFFERS[::5], ids=[o.id for o in OFFERS[::5]])
-def test_price_scales_cost_and_worse_terms_never_lower_it(offer: cm.Offer) -> None:
+def test_price_scales_cost_and_worse_terms_never_lower_it(offer: ranking.Offer) -> None:
     key = "llama3-70b"
     base = _cost(key, offer)
     if math.isinf(base):
@@ -95,13 +94,13 @@ def test_price_scales_cost_and_worse_terms_never_lower_it(offer: cm.Offer) -> No
 
 
 def test_twins_and_shuffles_agree() -> None:
-    work, arch = WORKLOADS["llama3-70b"]
+    work = WORKLOADS["llama3-70b"]
     offers = OFFERS[:12]
     twins = [replace(o, id=f"{o.id}-twin") for o in offers]
-    first = v2.rank(work, offers + twins, GPUS, arch=arch)
+    first = ranking.rank(work, offers + twins, GPUS)
     shuffled = offers + twins
     random.Random(3).shuffle(shuffled)
-    again = v2.rank(work, shuffled, GPUS, arch=arch)
+    again = ranking.rank(work, shuffled, GPUS)
     by_id = {r.offer_id: r.cost_per_eth for r in first.results}
     assert by_id == {r.offer_id: r.cost_per_eth for r in again.results}
     for o in offers:
@@ -121,9 +120,9 @@ def test_each_more_server_from_one_to_twelve_costs_at_most_its_share(key: str) -
     ):
         costs = []
         for nodes in range(1, 13):
-            offer = cm.Offer(id="o", gpu=gpu, gpus_per_node=8, nodes=nodes, nic_gbps=nic,
-                             nics_per_node=nics, fabric=fabric, price_per_node_month=50_000,
-                             repair_hours=72.0)  # fmt: skip
+            offer = ranking.Offer(id="o", gpu=gpu, gpus_per_node=8, nodes=nodes, nic_gbps=nic,
+                                  nics_per_node=nics, fabric=fabric, price_per_node_month=50_000,
+                                  repair_hours=72.0)  # fmt: skip
             costs.append(_cost(key, offer))
         for n in range(1, 12):
             if math.isfinite(costs[n - 1]):

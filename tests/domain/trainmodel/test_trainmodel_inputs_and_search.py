@@ -220,23 +220,28 @@ def test_a_lora_fine_tune_fits_on_one_rtx4090_where_full_training_does_not():
     assert isinstance(no_fit, tm.NoFit) and no_fit.needed_gb > 100  # 16 bytes x 8B
 
 
-def test_the_cost_model_seed_example_maps_onto_v2_and_keeps_its_direction():
-    from domain.costmodel import Offer, Workload
-    from domain.trainmodel.costmodel_adapter import from_costmodel, gpt_shape
+def test_the_cost_model_seed_example_maps_onto_the_model_and_keeps_its_direction():
+    from domain import ranking
 
-    shape = gpt_shape(7)
+    shape = ranking.gpt_shape(7)
     assert shape.hidden % 128 == 0 and 6e9 < 12 * shape.layers * shape.hidden**2 < 8e9
-    work = Workload(params_b=7, tokens_per_step=4e6, strategy="zero1")
+    work = ranking.workload_of({"params_b": 7, "tokens_per_step": 4e6, "strategy": "zero1"})
+    assert work.model == shape and work.assumed_architecture
+    assert work.parallel.zero_stage == 1 and work.parallel.dp_overlap
+    gpus = tm.gpu_table()
     common = {"gpu": "A100-SXM4-80GB", "gpus_per_node": 8, "nodes": 8, "nics_per_node": 1}
-    slow = Offer(id="A", price_per_node_month=1, nic_gbps=10, fabric="tcp", **common)
-    fast = Offer(id="B", price_per_node_month=1, nic_gbps=100, fabric="roce", **common)
-    results = [tm.estimate(*from_costmodel(work, offer)) for offer in (slow, fast)]
+    slow = ranking.Offer(id="A", price_per_node_month=1, nic_gbps=10, fabric="tcp", **common)
+    fast = ranking.Offer(id="B", price_per_node_month=1, nic_gbps=100, fabric="roce", **common)
+    results = [
+        tm.estimate(work.model, ranking.cluster_of(offer, 8, gpus), work.parallel)
+        for offer in (slow, fast)
+    ]
     assert all(isinstance(r, tm.Estimate) for r in results)
     a, b = results
     assert a.gpus_used <= b.gpus_used == 64  # the slow offer may keep a server as a hot spare
     assert a.step.step_s > 1.5 * b.step.step_s
     assert a.step.dp_exposed_s > a.step.compute_s  # A is dominated by exposed communication
-    measured = Offer(
+    measured = ranking.Offer(
         id="C",
         price_per_node_month=1,
         nic_gbps=100,
@@ -245,7 +250,7 @@ def test_the_cost_model_seed_example_maps_onto_v2_and_keeps_its_direction():
         measured_kind="collective",
         **common,
     )
-    _, cluster, _ = from_costmodel(work, measured)
+    cluster = ranking.cluster_of(measured, 8, gpus)
     assert cluster.measured_busbw_gbps == pytest.approx(5.0)
 
 

@@ -1,18 +1,13 @@
-"""Rank offers by the training-time model v2 (docs/MODEL.md §15).
+"""Rank offers by cost per effective training hour (docs/MODEL.md, "Cost per ETH").
 
-Cost per effective training hour (ETH) keeps its definition: the offer's hourly bill divided by
-the effective training hours it delivers per wall hour, one ETH being an hour of the reference
-H100 at mfu 0.45 (api.REFERENCE_*). What changes is where the training rate comes from: v2's
-layout search (memory, tensor / pipeline / data parallelism, links, failures and goodput) instead
-of COST-MODEL.md's first-order formula.
-
-One cost path: `rank` bills every offer (domain.costmodel.billing.bill: input checks, currency
-conversion, whole-offer billing through domain/money.py, the network figure and warnings), gets
-each billed offer's training rate from the layout search (the step split, the job's wall time and
-cost, a JSON breakdown in `OfferResult.model_detail`), divides the bill by it (cost per ETH) and
-sorts. Eligibility and ties are decided on these results by rankings/decision.py. Offers on which
-no layout fits, or which the model refuses, become problems with its bilingual reason.
-COST-MODEL.md's first-order rate is not computed on this path.
+Cost per effective training hour (ETH) = the offer's hourly bill ÷ the effective training hours
+it delivers per wall hour, one ETH being an hour of the reference H100 at mfu 0.45
+(trainmodel.api.REFERENCE_*). The bill comes from bill.py (money first); the rate from the
+training-time model's layout search (memory, tensor / pipeline / data parallelism, links,
+failures and goodput), fed the job as it is (`Workload`: the model's own ModelSpec and
+ParallelRequest) and each offer's hardware mapped once onto a `Cluster` (`cluster_of`).
+Eligibility, premiums and ties are decided on these results by the decision. Offers on which no
+layout fits, or which the model refuses, become problems with its bilingual reason.
 
 Speed: identical hardware shapes (GPU, servers, NICs, fabric, evidence, storage, repair) are
 estimated once per call, and `estimate` itself is memoised across calls.
@@ -22,14 +17,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from domain import costmodel as cm
-from domain.costmodel.billing import BilledOffer, bill
 from domain.messages import Message
+from domain.ranking.bill import BilledOffer, bill
+from domain.ranking.checks import check_job
+from domain.ranking.inputs import BASE_SCENARIO, Offer, Scenario, Workload
+from domain.ranking.results import OfferProblem, OfferResult, RankingOutcome
 from domain.trainmodel.api import Estimate, NoFit, estimate
-from domain.trainmodel.costmodel_adapter import from_costmodel, gpt_shape
 from domain.trainmodel.errors import TrainModelError
 from domain.trainmodel.failures import (
     CHECKPOINT_BYTES_PER_PARAM,
@@ -37,82 +33,38 @@ from domain.trainmodel.failures import (
     DEFAULT_STORAGE_GBYTE_S_PER_NODE,
     LLAMA3_INTERRUPTIONS_PER_GPU_HOUR,
 )
-from domain.trainmodel.fit import _does_not_fit
 from domain.trainmodel.gpus import GpuSpec
-from domain.trainmodel.inputs import Failures, ModelSpec, ParallelRequest
+from domain.trainmodel.inputs import Cluster, Failures, ModelSpec
+from domain.trainmodel.links import FABRIC_EFFICIENCY
 
 # The SLA's time to repair or replace a failed server when the quote does not say (assumption:
 # the common "4-hour replacement" clause); paid at every interruption unless a spare is kept.
 DEFAULT_REPAIR_HOURS = 4.0
 DETAIL_VERSION = 1
-# v2 refuses NICs above 10,000 Gbit/s as absurd; the first-order ranking accepts a vendor's claim
-# and the risk policy judges it (claim_implausible), so the ranking clamps the claim to v2's
-# range instead of dropping the offer before the policy can explain it.
+# The training model refuses NICs above 10,000 Gbit/s as absurd; the ranking accepts a vendor's
+# claim and the risk policy judges it (claim_implausible), so the ranking clamps the claim to the
+# model's range instead of dropping the offer before the policy can explain it.
 NIC_CAP_GBPS = 10_000.0
 
 
-@dataclass(frozen=True, slots=True)
-class Architecture:
-    """What the workload knows beyond COST-MODEL.md's inputs: a preset's architecture and
-    parallel request. None fields: a GPT shape of the workload's size (costmodel_adapter)."""
-
-    model: ModelSpec | None = None
-    parallel: ParallelRequest | None = None
-    train_tokens: float | None = None
-    source: str = ""
-    precision: str | None = None  # the workload's compute precision (None: the model's own)
-
-
-GENERIC = Architecture()
-
-
-def _scenario_problems(sc: cm.Scenario) -> list[Message]:
-    bad: list[Message] = []
-    if not (math.isfinite(sc.mtbf_scale) and 0.01 <= sc.mtbf_scale <= 100):
-        bad.append(
-            Message(
-                "scenario_mtbf_scale",
-                f"The failure-rate scale must be between 0.01 and 100 (got {sc.mtbf_scale:g}).",
-                f"故障间隔倍数必须在 0.01 到 100 之间（当前为 {sc.mtbf_scale:g}）。",
-            )
-        )
-    if not (math.isfinite(sc.storage_scale) and 0.01 <= sc.storage_scale <= 100):
-        bad.append(
-            Message(
-                "scenario_storage_scale",
-                "The checkpoint storage speed scale must be between 0.01 and 100 "
-                f"(got {sc.storage_scale:g}).",
-                f"检查点存储写入速度倍数必须在 0.01 到 100 之间（当前为 {sc.storage_scale:g}）。",
-            )
-        )
-    write = sc.checkpoint_write_s
-    if write is not None and not (math.isfinite(write) and 0 <= write <= 86_400):
-        bad.append(
-            Message(
-                "scenario_checkpoint_write_s",
-                f"The checkpoint write time must be 0 to 86,400 seconds (got {write:g}).",
-                f"检查点写入时间必须在 0 到 86,400 秒之间（当前为 {write:g}）。",
-            )
-        )
-    return bad
-
-
 def rank(
-    workload: cm.Workload,
-    offers: Sequence[cm.Offer],
-    gpus: Mapping[str, cm.GpuSpec],
+    workload: Workload,
+    offers: Sequence[Offer],
+    gpus: Mapping[str, GpuSpec],
     *,
     fx_to_cny: Mapping[str, float] | None = None,
-    scenario: cm.Scenario = cm.BASE_SCENARIO,
-    arch: Architecture = GENERIC,
-    specs: Mapping[str, GpuSpec] | None = None,
-) -> cm.RankingOutcome:
-    """Rank by cost per ETH with v2's training rate; raises ModelInputError like cm.rank."""
-    bad = _scenario_problems(scenario)
-    if bad:
-        raise cm.ModelInputError(bad)
+    scenario: Scenario = BASE_SCENARIO,
+) -> RankingOutcome:
+    """Rank offers by cost per ETH; an impossible offer becomes a problem, the rest are ranked.
+
+    `gpus` is the GPU table (the training model's rows, the admin's values). Raises
+    ModelInputError only when the workload or the what-if is impossible."""
+    check_job(workload, scenario)
+    if scenario.dp_overlap is not None:
+        parallel = replace(workload.parallel, dp_overlap=scenario.dp_overlap)
+        workload = replace(workload, parallel=parallel)
     bills = bill(workload, offers, gpus, fx_to_cny=fx_to_cny, scenario=scenario)
-    judge = _Judge(workload, scenario, arch, dict(specs) if specs is not None else None)
+    judge = _Judge(workload, scenario, dict(gpus))
     problems = list(bills.problems)
     rows: list[tuple[float, str, dict[str, Any]]] = []
     parts: dict[int, tuple[Estimate, Parts]] = {}
@@ -120,27 +72,26 @@ def rank(
         offer = billed.offer
         verdict = judge(offer)
         if isinstance(verdict, tuple):
-            problems.append(cm.OfferProblem(offer.id, verdict))
+            problems.append(OfferProblem(offer.id, verdict))
             continue
         low_est: Estimate | tuple[Message, ...] = verdict
         if offer.measured_gbps is not None and offer.measured_p50_gbps is not None:
             low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
-        fields = _result_fields(billed, verdict, low_est, workload, scenario, arch, parts)
+        fields = _result_fields(billed, verdict, low_est, workload, scenario, parts)
         rows.append((fields["cost_per_eth"], offer.id, fields))
     rows.sort(key=lambda row: (row[0], row[1]))
     ranked = tuple(
-        cm.OfferResult(rank=i, **fields) for i, (_cost, _id, fields) in enumerate(rows, start=1)
+        OfferResult(rank=i, **fields) for i, (_cost, _id, fields) in enumerate(rows, start=1)
     )
-    return cm.RankingOutcome(ranked, tuple(problems))
+    return RankingOutcome(ranked, tuple(problems))
 
 
 def _result_fields(
     billed: BilledOffer,
     est: Estimate,
     low_est: Estimate | tuple[Message, ...],
-    workload: cm.Workload,
-    sc: cm.Scenario,
-    arch: Architecture,
+    workload: Workload,
+    sc: Scenario,
     memo: dict[int, tuple[Estimate, Parts]] | None = None,
 ) -> dict[str, Any]:
     """Every OfferResult field but the rank: the bill's, the training rate's, the cost's."""
@@ -153,31 +104,20 @@ def _result_fields(
         "bandwidth_basis": billed.bandwidth_basis,
         "oversubscription": billed.oversubscription,
         "warnings": billed.warnings,
-        # COST-MODEL.md's first-order traffic figures are retired: the step split below
-        # (model_detail) says where the time goes
-        "volume_bytes": 0.0,
-        "tokens_per_gpu_to_hide_comm": math.nan,
-        **_figures(billed.hourly_cost, offer, est, low_est, workload, sc, arch, memo),
+        **_figures(billed.hourly_cost, offer, est, low_est, workload, sc, memo),
     }
 
 
 class _Judge:
     """v2's estimate per offer, memoised on the hardware shape."""
 
-    def __init__(
-        self,
-        workload: cm.Workload,
-        scenario: cm.Scenario,
-        arch: Architecture,
-        specs: dict[str, GpuSpec] | None,
-    ) -> None:
+    def __init__(self, workload: Workload, scenario: Scenario, specs: dict[str, GpuSpec]) -> None:
         self.workload = workload
         self.scenario = scenario
-        self.arch = arch
         self.specs = specs
         self.seen: dict[tuple[object, ...], Estimate | tuple[Message, ...]] = {}
 
-    def __call__(self, offer: cm.Offer) -> Estimate | tuple[Message, ...]:
+    def __call__(self, offer: Offer) -> Estimate | tuple[Message, ...]:
         nodes = self.workload.nodes or offer.nodes
         key = (
             offer.gpu, offer.gpus_per_node, nodes, offer.nic_gbps, offer.nics_per_node,
@@ -189,16 +129,10 @@ class _Judge:
             found = self.seen[key] = self._estimate(offer, nodes)
         return found
 
-    def _estimate(self, offer: cm.Offer, nodes: int) -> Estimate | tuple[Message, ...]:
-        sc, arch = self.scenario, self.arch
+    def _estimate(self, offer: Offer, nodes: int) -> Estimate | tuple[Message, ...]:
+        sc, model, parallel = self.scenario, self.workload.model, self.workload.parallel
         try:
-            model, cluster, parallel = from_costmodel(self.workload, offer, self.specs, arch.model)
-            if arch.precision is not None:
-                model = replace(model, precision=arch.precision)
-            if arch.parallel is not None:
-                parallel = replace(
-                    arch.parallel, dp_overlap=arch.parallel.dp_overlap and parallel.dp_overlap
-                )
+            cluster = cluster_of(offer, nodes, self.specs)
             gpu = cluster.gpu
             if sc.mfu_scale != 1.0:
                 gpu = replace(gpu, efficiency=min(1.0, gpu.efficiency * sc.mfu_scale))
@@ -227,10 +161,56 @@ class _Judge:
         return result
 
     def _tokens(self) -> float | None:
-        return self.workload.train_tokens or self.arch.train_tokens
+        return self.workload.train_tokens
 
 
-def _failures(offer: cm.Offer, model: ModelSpec, nodes: int, sc: cm.Scenario) -> Failures:
+def cluster_of(offer: Offer, nodes: int, specs: Mapping[str, GpuSpec]) -> Cluster:
+    """The offer's hardware as the training model's `Cluster`: the one mapping of an offer.
+
+    Measured evidence is per server and capped at the quoted NICs x rate (an offer cannot show
+    more than it quotes): a `collective` figure (nccl-tests busbw) is shared by the server's
+    GPUs as it is; a `link` figure (the NIC capacity link tests showed) pays the fabric's
+    collective efficiency exactly as the nominal figure does."""
+    spec = specs.get(offer.gpu)
+    if spec is None:
+        raise TrainModelError(
+            (
+                Message(
+                    "unknown_gpu",
+                    f"The GPU {offer.gpu!r} is not in the GPU table.",
+                    f"GPU 表中没有 {offer.gpu!r}。",
+                ),
+            )
+        )
+    busbw = None
+    if offer.measured_gbps:
+        nominal = offer.nic_gbps * offer.nics_per_node
+        per_server = min(offer.measured_gbps, nominal) if nominal > 0 else offer.measured_gbps
+        busbw = per_server / offer.gpus_per_node
+        if offer.measured_kind == "link":
+            busbw *= FABRIC_EFFICIENCY.get(offer.fabric, FABRIC_EFFICIENCY["tcp"])
+    return Cluster(
+        gpu=spec,
+        gpus=nodes * offer.gpus_per_node,
+        gpus_per_node=offer.gpus_per_node,
+        nic_gbps=offer.nic_gbps,
+        nics_per_node=offer.nics_per_node,
+        fabric=offer.fabric,
+        measured_busbw_gbps=busbw,
+        rail_optimised=offer.rail_optimised,
+        servers_per_rack=offer.servers_per_rack,
+    )
+
+
+def _does_not_fit(reason: Message) -> Message:
+    return Message(
+        "workload_does_not_fit",
+        f"The workload cannot run on this offer, whatever the parallel layout: {reason.en}",
+        f"无论采用何种并行切分，该工作负载都无法在此报价上运行：{reason.zh}",
+    )
+
+
+def _failures(offer: Offer, model: ModelSpec, nodes: int, sc: Scenario) -> Failures:
     """The offer's failure profile; the SLA availability is applied by the caller (so offers
     differing only in availability share one estimate)."""
     if sc.checkpoint_write_s is not None:
@@ -255,15 +235,14 @@ def _num(value: float | None) -> float | None:
 
 def _figures(
     hourly_cost: float,
-    offer: cm.Offer,
+    offer: Offer,
     est: Estimate,
     low_est: Estimate | tuple[Message, ...],
-    workload: cm.Workload,
-    sc: cm.Scenario,
-    arch: Architecture,
+    workload: Workload,
+    sc: Scenario,
     memo: dict[int, tuple[Estimate, Parts]] | None = None,
 ) -> dict[str, Any]:
-    """The OfferResult fields v2 replaces, and its breakdown."""
+    """The result's figures from the bill and the estimate, and its breakdown."""
     avail = offer.availability
     eth = est.eth_per_hour * avail / sc.mfu_scale
     cost = hourly_cost / eth if eth > 0 else math.inf
@@ -292,16 +271,15 @@ def _figures(
         "job_hours": wall,
         "job_cost": job_cost,
         "nodes_used": math.ceil(est.gpus_used / offer.gpus_per_node),
-        "model_detail": detail(est, offer, workload, sc, arch, wall, job_cost, interruptions, memo),
+        "model_detail": detail(est, offer, workload, sc, wall, job_cost, interruptions, memo),
     }
 
 
 def detail(
     est: Estimate,
-    offer: cm.Offer,
-    workload: cm.Workload,
-    sc: cm.Scenario,
-    arch: Architecture,
+    offer: Offer,
+    workload: Workload,
+    sc: Scenario,
     wall: float | None,
     job_cost: float | None,
     interruptions: float | None,
@@ -321,15 +299,15 @@ def detail(
         )
         if value is None
     ]
-    if arch.model is None:
+    if workload.assumed_architecture:
         assumed.append("architecture")
     rate = LLAMA3_INTERRUPTIONS_PER_GPU_HOUR / sc.mtbf_scale
-    failures = _failures(offer, arch.model or gpt_shape(workload.params_b), nodes, sc)
+    failures = _failures(offer, workload.model, nodes, sc)
     idle_nodes = max(0, nodes - math.ceil(est.gpus_used / offer.gpus_per_node))
     layout, memory, step_split = _estimate_parts(est, memo)
     return {
         "version": DETAIL_VERSION,
-        "architecture": arch.source or "gpt_shape",
+        "architecture": workload.source or "given",
         "layout": layout,
         "gpus_used": est.gpus_used,
         "gpus_offered": nodes * offer.gpus_per_node,

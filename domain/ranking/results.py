@@ -1,9 +1,9 @@
-"""Model outputs: one offer's figures, the problems of impossible offers, a whole ranking."""
+"""Ranking outputs: one offer's figures, the problems of impossible offers, a whole ranking."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, fields, make_dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from domain.messages import Message
@@ -30,22 +30,10 @@ class OfferResult:
     bandwidth_basis: str
     nodes_used: int
     oversubscription: float
-    volume_bytes: float
-    tokens_per_gpu_to_hide_comm: float
     warnings: tuple[Message, ...]
-    # The training-time model v2's breakdown (domain/trainmodel/ranking.py), JSON-ready; None
-    # when the figures come from COST-MODEL.md's first-order formulas alone.
+    # The training model's breakdown of this offer (layout, memory, step split, failures),
+    # JSON-ready (rank.detail).
     model_detail: Mapping[str, Any] | None = None
-
-
-# A frozen dataclass's __init__ costs about 4 us for 22 fields, too slow for 10,000 results; `rank`
-# fills this mutable twin with the same slots and then turns each instance into an OfferResult.
-_ResultTwin = make_dataclass(
-    "_ResultTwin",
-    [(f.name, f.type) if f.default is MISSING else (f.name, f.type, f.default)
-     for f in fields(OfferResult)],
-    slots=True,
-)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
-"""Input validation: per-offer messages, and the checks run once per ranking.
+"""Input checks of a ranking: per-offer messages, and the checks run once per ranking.
 
-`offer_problems` is the per-offer authority on what is wrong with an input; the column-wise
-screen in :mod:`.columns` only decides which offers need it.
+`offer_problems` is the per-offer authority on what is wrong with an offer; the column-wise
+screen in :mod:`.columns` only decides which offers need it. The job itself is checked by the
+training model (`check_model`) and `workload_problems`.
 """
 
 from __future__ import annotations
@@ -10,17 +11,11 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 
 from domain import money
-from domain.costmodel.inputs import (
-    FABRIC_EFFICIENCY,
-    MEASURED_KINDS,
-    REFERENCE_GPU,
-    STRATEGY_FACTOR,
-    GpuSpec,
-    Offer,
-    Scenario,
-    Workload,
-)
 from domain.messages import Message
+from domain.ranking.inputs import FABRICS, MEASURED_KINDS, Offer, Scenario, Workload
+from domain.trainmodel.errors import TrainModelError
+from domain.trainmodel.gpus import GpuSpec
+from domain.trainmodel.inputs import check_model
 
 
 class ModelInputError(Exception):
@@ -45,10 +40,9 @@ _KIND_TEXT: Mapping[str, tuple[str, str]] = {
         "必须为三位大写货币代码，如 CNY",
     ),
     "bad_row": (
-        "must be a GPU table row with positive TFLOPS and default mfu in (0, 1]",
-        "必须是 TFLOPS 为正、默认 mfu 在 (0, 1] 内的 GPU 表行",
+        "must be a GPU table row with positive TFLOPS and an efficiency in (0, 1]",
+        "必须是 TFLOPS 为正、效率在 (0, 1] 内的 GPU 表行",
     ),
-    "missing_row": ("must have the reference GPU {rng} as a row", "必须包含参考 GPU {rng} 这一行"),
     "duplicate": ("must be unique within one ranking", "在同一次排名中必须唯一"),
     "wrong_type": ("must be of type {rng}", "类型必须为 {rng}"),
     "not_object": ("must be a JSON object", "必须为 JSON 对象"),
@@ -86,12 +80,6 @@ _PASSES: Mapping[str, Callable[[float], bool]] = {
 # (field, None allowed, problem kind, range): the checks of COST-MODEL.md's input tables.
 _Rules = tuple[tuple[str, bool, str, str], ...]
 _WORKLOAD_RULES: _Rules = (
-    ("params_b", False, "not_positive", ""),
-    ("tokens_per_step", False, "not_positive", ""),
-    ("flops_per_token_factor", False, "not_positive", ""),
-    ("grad_bytes", False, "not_positive", ""),
-    ("overlap", False, "out_of_range", "[0, 1]"),
-    ("mfu", True, "out_of_range", "(0, 1]"),
     ("nodes", True, "not_whole", ""),
     ("train_tokens", True, "not_positive", ""),
 )
@@ -133,8 +121,20 @@ def _choice(owner: str, name: str, value: object, options: Iterable[str]) -> lis
 
 
 def workload_problems(w: Workload) -> list[Message]:
+    """What is impossible about the job itself (the architecture by the training model's rules)."""
     out = _rule_problems("workload", w, _WORKLOAD_RULES)
-    return out + _choice("workload", "strategy", w.strategy, STRATEGY_FACTOR)
+    batch = _real(w.parallel.global_batch_tokens)
+    if batch is None or batch <= 0:
+        out.append(
+            field_message(
+                "workload", "tokens_per_step", "not_positive", w.parallel.global_batch_tokens
+            )
+        )
+    try:
+        check_model(w.model)
+    except TrainModelError as exc:
+        out += exc.messages
+    return out
 
 
 def _currency_ok(cur: object) -> bool:
@@ -147,7 +147,7 @@ def offer_problems(o: Offer, w: Workload, gpus: Mapping[str, GpuSpec]) -> list[M
     """What is impossible about an offer for this workload (empty when it can be evaluated)."""
     out = _rule_problems("offer", o, _OFFER_RULES)
     out += _choice("offer", "gpu", o.gpu, gpus) or _gpu_spec_problems(gpus[o.gpu])
-    out += _choice("offer", "fabric", o.fabric, FABRIC_EFFICIENCY)
+    out += _choice("offer", "fabric", o.fabric, FABRICS)
     out += _choice("offer", "measured_kind", o.measured_kind, MEASURED_KINDS)
     if not isinstance(o.id, str) or not o.id:
         out.append(field_message("offer", "id", "empty", o.id))
@@ -162,24 +162,18 @@ def offer_problems(o: Offer, w: Workload, gpus: Mapping[str, GpuSpec]) -> list[M
 
 
 def _gpu_spec_problems(spec: GpuSpec) -> list[Message]:
-    if (_real(spec.tflops_bf16) or 0.0) > 0 and 0 < (_real(spec.default_mfu) or 0.0) <= 1:
+    tflops, efficiency = _real(spec.bf16_tflops), _real(spec.efficiency)
+    if (tflops or 0.0) > 0 and 0 < (efficiency or 0.0) <= 1:
         return []
-    return [field_message("gpus", "spec", "bad_row", spec)]
+    return [field_message("gpus", "spec", "bad_row", spec.key)]
 
 
-def _reference(w: Workload, gpus: Mapping[str, GpuSpec], sc: Scenario) -> GpuSpec:
-    """Validate the workload, scenario and reference GPU once per ranking; raise on any."""
-    problems = workload_problems(w)
-    problems += _rule_problems("scenario", sc, _SCENARIO_RULES)
-    ref = gpus.get(REFERENCE_GPU)
-    if ref is None:
-        problems.append(field_message("gpus", "reference", "missing_row", None, REFERENCE_GPU))
-    else:
-        problems += _gpu_spec_problems(ref)
+def check_job(w: Workload, sc: Scenario) -> None:
+    """Check the workload and the what-if once per ranking; raise ModelInputError on any."""
+    problems = workload_problems(w) + _rule_problems("scenario", sc, _SCENARIO_RULES)
+    problems += _scenario_range_problems(sc)
     if problems:
         raise ModelInputError(problems)
-    assert ref is not None
-    return ref
 
 
 _SCENARIO_RULES: _Rules = (
@@ -200,3 +194,35 @@ def _fx_rate(currency: str, target: str | None, fx: Mapping[str, float]) -> floa
             f"offer.currency {currency} 在 fx_to_cny 中没有有效的人民币汇率，请补充后再比较。",
         )
     return float(rate)
+
+
+def _scenario_range_problems(sc: Scenario) -> list[Message]:
+    """The what-if knobs of the failure and checkpoint model, within what anyone can mean."""
+    bad: list[Message] = []
+    if not (math.isfinite(sc.mtbf_scale) and 0.01 <= sc.mtbf_scale <= 100):
+        bad.append(
+            Message(
+                "scenario_mtbf_scale",
+                f"The failure-rate scale must be between 0.01 and 100 (got {sc.mtbf_scale:g}).",
+                f"故障间隔倍数必须在 0.01 到 100 之间（当前为 {sc.mtbf_scale:g}）。",
+            )
+        )
+    if not (math.isfinite(sc.storage_scale) and 0.01 <= sc.storage_scale <= 100):
+        bad.append(
+            Message(
+                "scenario_storage_scale",
+                "The checkpoint storage speed scale must be between 0.01 and 100 "
+                f"(got {sc.storage_scale:g}).",
+                f"检查点存储写入速度倍数必须在 0.01 到 100 之间（当前为 {sc.storage_scale:g}）。",
+            )
+        )
+    write = sc.checkpoint_write_s
+    if write is not None and not (math.isfinite(write) and 0 <= write <= 86_400):
+        bad.append(
+            Message(
+                "scenario_checkpoint_write_s",
+                f"The checkpoint write time must be 0 to 86,400 seconds (got {write:g}).",
+                f"检查点写入时间必须在 0 到 86,400 秒之间（当前为 {write:g}）。",
+            )
+        )
+    return bad

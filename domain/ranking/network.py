@@ -1,4 +1,8 @@
-"""Warnings: the network caveats attached to each result (bandwidth tier, racks, RoCE)."""
+"""The network figure shown beside each offer, and its caveats (bandwidth tier, racks, RoCE).
+
+The figure is per server, in Gbit/s: the measured one (capped at what the offer quotes) or the
+nominal NICs x rate, each times the fabric's collective efficiency (the training model's own
+table, domain/trainmodel/links.py) — one table for what is shown and what is modelled."""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from domain.costmodel.columns import _Array
 from domain.messages import Message
+from domain.ranking.columns import _Array, _Table
+from domain.trainmodel.links import FABRIC_EFFICIENCY
 
 # (last node count of the tier or None, recommended Gbit/s, English, Chinese), DOMAIN.md §2; the
 # table leaves 9 servers out, so 9 joins the larger tier to err on the safe side.
@@ -114,3 +119,31 @@ def _oversubscribed(n: int, servers_per_rack: int | None, factor: float) -> Mess
         f"作业跨机柜（{n} 台服务器，每柜 {servers_per_rack} 台），机柜上行收敛比 {ratio:.2g}:1；"
         f"标称带宽按 {factor:.2f} 折算。",
     )
+
+
+def bandwidth(t: _Table, n: _Array) -> tuple[_Array, _Array, _Array]:
+    """Per-server Gbit/s shown for each offer, where it is measured, and the racks'
+    oversubscription factor (1 when the job stays in one rack or the uplink is not given)."""
+    num = t.num
+    nominal = num["nic_gbps"] * num["nics_per_node"]
+    spr, uplink = num["servers_per_rack"], num["rack_uplink_gbps"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factor = np.minimum(1.0, uplink / (spr * nominal))
+    factor = np.where((n > spr) & ~t.none["rack_uplink_gbps"], factor, 1.0)
+    eff = np.array([FABRIC_EFFICIENCY[f] for f in t.raw["fabric"]], dtype=float).reshape(len(n))
+    tail = capped(t, "measured_gbps")
+    measured = ~t.none["measured_gbps"]
+    collective = np.array([k == "collective" for k in t.raw["measured_kind"]], dtype=bool)
+    # A "link" figure is the NIC capacity link tests showed and pays the fabric efficiency as
+    # the nominal NICs x rate does; a "collective" figure already is what collectives reach.
+    b = np.where(measured, np.where(collective, tail, tail * eff), nominal * eff * factor)
+    return b, measured, factor
+
+
+def capped(t: _Table, column: str) -> _Array:
+    """A measured per-server figure, capped at the quoted NICs x rate: evidence cannot show more
+    than the offer quotes (a one-port test at 394 Gbit/s on a 200G quote is the quote's 200)."""
+    nominal = t.num["nic_gbps"] * t.num["nics_per_node"]
+    values = t.num[column]
+    with np.errstate(invalid="ignore"):
+        return np.where(nominal > 0, np.minimum(values, nominal), values)

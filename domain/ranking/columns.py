@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from domain.costmodel.inputs import FABRIC_EFFICIENCY, MEASURED_KINDS, GpuSpec, Offer, Workload
-from domain.costmodel.validation import _currency_ok, _gpu_spec_problems
+from domain.ranking.checks import _currency_ok, _gpu_spec_problems
+from domain.ranking.inputs import FABRICS, MEASURED_KINDS, Offer, Workload
+from domain.trainmodel.gpus import GpuSpec
 
 _COLUMNS = (
     "id", "gpu", "gpus_per_node", "nodes", "price_per_node_month", "currency", "monthly_fees",
@@ -65,7 +66,7 @@ def _fast_valid(t: _Table, w: Workload, gpus: Mapping[str, GpuSpec]) -> _Array:
     """True where `offer_problems` would find nothing; the messages are built only for the rest."""
     raw, num, none = t.raw, t.num, t.none
     ok = _member(raw["gpu"], [k for k, s in gpus.items() if not _gpu_spec_problems(s)])
-    ok &= _member(raw["fabric"], FABRIC_EFFICIENCY) & _member(raw["measured_kind"], MEASURED_KINDS)
+    ok &= _member(raw["fabric"], FABRICS) & _member(raw["measured_kind"], MEASURED_KINDS)
     ok &= _member(raw["currency"], [x for x in set(raw["currency"]) if _currency_ok(x)])
     ok &= np.array([type(x) is str and x != "" for x in raw["id"]], dtype=bool).reshape(len(ok))
     for name in _WHOLE:
