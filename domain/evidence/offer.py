@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from domain.benchlogs.measures import percentile
 from domain.evidence import texts
+from domain.evidence.linkrates import achievable_gbps
 from domain.evidence.scope import (
     COLLECTIVE_BUSBW,
     ONE_HOST,
@@ -63,6 +64,14 @@ class OfferPorts:
     @property
     def nominal_gbps(self) -> float:
         return self.ports * self.port_gbps
+
+    @property
+    def achievable_gbps(self) -> float:
+        """What the offer's ports can carry per server (``linkrates.achievable_gbps``): the
+        most a claim is worth and the most evidence is credited. Without a fabric, nominal."""
+        if not self.fabric:
+            return self.nominal_gbps
+        return self.ports * achievable_gbps(self.fabric, self.port_gbps)
 
 
 @dataclass(frozen=True)
@@ -126,7 +135,7 @@ def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | Non
         notes=tuple(notes),
         worst_gbps=min(candidate.worst or candidate.gbps, candidate.gbps),
     )
-    return _cap(figure, offer.nominal_gbps)
+    return _cap(figure, offer.achievable_gbps)
 
 
 def _collective(grouped: Grouped, offer: OfferPorts) -> _Candidate:
@@ -217,8 +226,19 @@ def _margin(ports: int, together: int) -> float:
     return NOT_TOGETHER_MARGIN * max(0, ports - together) / ports
 
 
+def credited_gbps(offer: OfferPorts, figure: OfferFigure | None) -> float:
+    """The per-server bandwidth an offer is credited: a claim at what its ports can carry
+    (data rate after line encoding, less headers: ``OfferPorts.achievable_gbps``), admitted
+    evidence at what it measured, never more than the claim. So clean evidence never costs more
+    than its twin's claim, except by its own shortfall below the achievable rate."""
+    ceiling = offer.achievable_gbps
+    if figure is None:
+        return ceiling
+    return min(figure.gbps, ceiling) if ceiling > 0 else figure.gbps
+
+
 def _cap(figure: OfferFigure, nominal: float) -> OfferFigure:
-    """Evidence cannot show more than the offer quotes: figures above nominal are capped."""
+    """Evidence cannot show more than the offer's ports carry: figures above are capped."""
     if nominal <= 0:
         return figure
     if figure.gbps <= nominal:
