@@ -95,7 +95,7 @@ def admit_run(logs: Sequence[BenchmarkLog], quote: Any) -> tuple[set[int], Offer
     """Admit a run's logs: for its quote (with every other log of that quote) when it has one,
     else with the checks that need no offer. Returns the ids of the logs that may count for the
     run's figures (admitted, or set aside only as a kind that never counts: UDP at a set rate,
-    latency) and, with a quote, the quote's evidence."""
+    latency, a collective inside one server) and, with a quote, the quote's evidence."""
     offer = offer_ports(quote)
     if offer is not None:
         everything = offer_logs(quote)
@@ -107,6 +107,7 @@ def admit_run(logs: Sequence[BenchmarkLog], quote: Any) -> tuple[set[int], Offer
         done = [log for log in logs if log.status == JobStatus.DONE and log.result]
         admissions = admit_all(records_of(done), None)
         store(done, admissions)
-    kinds_only = {"udp_at_rate", "latency", "no_figure"}
+    # Kinds that never count as capacity anyway (the run summary says why in its notes).
+    kinds_only = {"udp_at_rate", "latency", "no_figure", "one_host"}
     counting = {a.log_id for a in admissions if set(a.codes) <= kinds_only}
     return counting, found

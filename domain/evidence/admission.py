@@ -10,7 +10,7 @@ figure, a tail (P5) or a range. Reasons, each checked on the evidence record
   row times) is held as another offer's evidence, or the same body is already held by the team
   (a copy with white space or a pasted token added);
 - ``loopback``: both ends are one: the same address, a loopback address (127.0.0.0/8, ::1), the
-  same LID or GID, or a collective inside one host (NVLink/PCIe, not the network);
+  same LID or GID; ``one_host``: a collective inside one host (NVLink/PCIe, not the network);
 - ``other_gpu``: nccl-tests' rank lines name a GPU model other than the offer's;
 - ``other_port``: ``ibstatus`` / ``ibv_devinfo`` / ``ethtool`` output in the log states a port
   rate other than the offer's;
@@ -60,6 +60,7 @@ _NO_LID = {"0", "0000", "0x0", "0x0000", "0x00"}
 INCONSISTENT = "inconsistent"
 REUSED = "reused"
 LOOPBACK = "loopback"
+ONE_HOST_COLLECTIVE = "one_host"
 OTHER_GPU = "other_gpu"
 OTHER_PORT = "other_port"
 ABOVE_LINE_RATE = "above_line_rate"
@@ -73,6 +74,7 @@ SHORT = {
     INCONSISTENT: ("arithmetic does not add up", "数据自相矛盾"),
     REUSED: ("already held", "已被使用过"),
     LOOPBACK: ("loopback or one host", "回环或单机"),
+    ONE_HOST_COLLECTIVE: ("inside one server", "单台服务器内部"),
     OTHER_GPU: ("other GPU model", "GPU 型号不符"),
     OTHER_PORT: ("other port rate", "端口速率不符"),
     ABOVE_LINE_RATE: ("above line rate", "超出线路速率"),
@@ -224,13 +226,16 @@ def _loopback(record: EvidenceRecord, evidence: Evidence | None) -> list[Message
                     f"两端是同一台主机（{local} → {remote}）：回环测试不经过网络。",
                 )
             ]
-    near = {(lid, gid) for side, lid, gid in site.rdma_ends if side == "local"}
-    far = {(lid, gid) for side, lid, gid in site.rdma_ends if side == "remote"}
-    lids = {lid for lid, _ in near} & {lid for lid, _ in far}
-    lids = {lid for lid in lids if lid.lower() not in _NO_LID}
-    gids = {gid for _, gid in near if gid} & {gid for _, gid in far if gid}
-    if near and far and (lids or gids):
-        what = f"LID {sorted(lids)[0]}" if lids else f"GID {sorted(gids)[0]}"
+    # One identity at every end printed: a log holding both the server's and the client's output
+    # names two (each side's local is the other's remote); a loopback names one.
+    sides = {side for side, _lid, _gid in site.rdma_ends}
+    lids = {lid for _s, lid, _g in site.rdma_ends if lid.lower() not in _NO_LID}
+    gids = {gid for _s, _l, gid in site.rdma_ends if gid}
+    one_lid = len(lids) == 1 and all(
+        lid.lower() not in _NO_LID for _s, lid, _g in site.rdma_ends
+    )
+    if sides == {"local", "remote"} and (one_lid or len(gids) == 1):
+        what = f"LID {next(iter(lids))}" if one_lid else f"GID {next(iter(gids))}"
         return [
             _reason(
                 LOOPBACK,
@@ -241,7 +246,7 @@ def _loopback(record: EvidenceRecord, evidence: Evidence | None) -> list[Message
     if evidence is not None and evidence.scope == ONE_HOST:
         return [
             _reason(
-                LOOPBACK,
+                ONE_HOST_COLLECTIVE,
                 "A collective inside one host measures NVLink/PCIe, not the network.",
                 "单台主机内的集合通信测的是 NVLink/PCIe，不是网络。",
             )
