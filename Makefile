@@ -39,9 +39,11 @@ portal-sysdeps:
 sysdeps:
 	bash scripts/ensure_sysdeps.sh test
 
+# lint-imports: the layers contract in pyproject.toml ([tool.importlinter]; README, Design).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 check-migrations: install
 	DJANGO_DEBUG=true $(BIN)/python manage.py makemigrations --check --dry-run
@@ -68,10 +70,12 @@ test-sqlite: install
 	  -n $(SQLITE_JOBS) -m "not e2e and not worker" $(SQLITE_LANE)
 
 # Fast lane (no PostgreSQL, Redis, worker or browser): lint of the domain and its tests, the
-# pure-Python domain tests (parsers, models, money, rules). About 30 s on an idle 2-core machine.
+# pure-Python domain tests (parsers, models, money, rules) and the layers contract. About 30 s
+# on an idle 2-core machine.
 test-fast: install
 	$(BIN)/ruff check domain tests/domain
-	env -u DATABASE_URL -u REDIS_URL $(BIN)/python -m pytest -q -p no:cacheprovider tests/domain tests/test_domain_is_pure.py
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/python -m pytest -q -p no:cacheprovider tests/domain tests/test_domain_is_pure.py \
+	  tests/test_layers.py
 
 # Performance figures (ratios measured in one run): log parsing vs json.load, ranking vs loading
 # quotes, report generation vs the ranking. Uses DATABASE_URL if set, else SQLite.

@@ -1,6 +1,6 @@
 from django.http import HttpRequest
 
-from .middleware import request_membership
+from core.teams import request_membership
 
 
 def team(request: HttpRequest) -> dict[str, object]:

@@ -4,7 +4,7 @@ from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext as _
 
-from .middleware import request_membership
+from core.teams import request_membership
 
 
 class TeamRequiredMixin(LoginRequiredMixin):

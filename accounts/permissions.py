@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from .middleware import request_membership
+from core.teams import request_membership
 
 
 class TeamRolePermission(BasePermission):

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from core.figures import figure_block
 from domain import formatting
+from domain.trainmodel.steptime import BUCKET_BYTES
 
 from .evidence import series_name, size_label, total_name
 
@@ -161,8 +162,6 @@ def message_size_curve(items: Sequence[tuple[str, dict[str, Any]]]) -> go.Figure
     if not fig.data:
         return None
     if nccl:
-        from domain.trainmodel.steptime import BUCKET_BYTES
-
         fig.add_vline(x=BUCKET_BYTES, line_dash="dot")
         # Not add_vline's annotation_text: on a log axis plotly places that label at x = 25e6
         # decades, off the chart; an annotation's x on a log axis is the log of the size.

@@ -18,14 +18,16 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import jobs
 from core.models import JobStatus
-from core.queue import fault_delay
+from core.queue import enqueue, fault_delay, mark_unqueued
 from domain.benchlogs import catalogue_checks as checks
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.verdict import worst
 from domain.evidence.admission import OfferEvidence, offer_evidence
 from domain.evidence.trust import weakest
 from domain.messages import Message
+from quotes.services import quote_set_measured_bandwidth
 
 from . import admission, parsing, selectors
 from .choices import Verdict
@@ -189,9 +191,6 @@ def _expand_zip(archive: BenchmarkLog, stream: IO[bytes], outcome: IngestOutcome
 
 def _enqueue(outcome: IngestOutcome, run_id: int) -> None:
     """Queue the parsing; a log the queue refused stays pending with a note (core.queue)."""
-    from core import jobs
-    from core.queue import enqueue, mark_unqueued
-
     from . import tasks
 
     if not outcome.created:
@@ -393,8 +392,6 @@ def quote_measured_update(*, quote, run: TestRun, found: OfferEvidence | None = 
     range and the sentence every surface prints. When no admitted log measures capacity, a
     figure this run had set is cleared.
     """
-    from quotes.services import quote_set_measured_bandwidth
-
     if found is None:
         offer = admission.offer_ports(quote)
         if offer is None:
@@ -507,8 +504,6 @@ def test_run_update(*, run: TestRun, team, **changes: Any) -> TestRun:  # type: 
 
 
 def _resummarise(run_id: int) -> None:
-    from core.queue import enqueue
-
     from . import tasks
 
     enqueue(tasks.summarise_test_run, run_id)

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 
+from accounts.models import Membership
 from domain.benchlogs.result import BenchResult
 from domain.evidence import tokens
 from domain.evidence.integrity import check_integrity
@@ -40,8 +41,6 @@ def run_trust_label(levels: list[str]) -> dict[str, str] | None:
 
 def origin_for(user, *, via: str, **extra: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """How a log came in: who (and in which role) uploaded it, through which path."""
-    from accounts.models import Membership
-
     role = ""
     if user is not None and getattr(user, "pk", None):
         role = Membership.objects.filter(user=user).values_list("role", flat=True).first() or ""

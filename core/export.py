@@ -1,12 +1,15 @@
 """Lists as CSV or XLSX downloads: a header row, then one row per record, every text cell kept
-as text (the report export's escaping, reports.xlsx: a cell starting like a formula never runs
-as one in a spreadsheet)."""
+as text (a cell starting like a formula never runs as one in a spreadsheet). The cell escaping
+here is the one of every export, the reports' workbook and CSV included."""
 
 from __future__ import annotations
 
 import csv
 import io
+import math
+import unicodedata
 from collections.abc import Iterable, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.http import HttpResponse
@@ -14,13 +17,87 @@ from django.utils.http import content_disposition_header
 from django.utils.text import get_valid_filename
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from reports.xlsx import clean, csv_safe
-
 FORMATS = ("csv", "xlsx")
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+MAX_CELL = 32000  # Excel's limit is 32,767 characters per cell
+
+# Number formats of every workbook, and the decimal places each shows: a cell holds its value
+# rounded to them (a money cell to the cent), so a workbook never holds 418999.9999999999 for a
+# rent of 419,000.00.
+MONEY = "#,##0.00"  # an amount of money: Decimal to the cent, grouped, as the pages print it
+MONEY0 = "#,##0"  # a large count (hours, tokens, seconds): grouped, whole
+PCT = "0.0%"
+NUM3 = "0.000"
+NUM2 = "0.00"
+NUM1 = "0.0"
+INT = "0"
+FREE_NUMBER = "#,##0.00##"  # grouped, 2 to 4 places
+PLACES = {MONEY: 2, MONEY0: 0, NUM3: 3, NUM2: 2, NUM1: 1, INT: 0, PCT: 3, FREE_NUMBER: 4}
+
+
+def at_precision(value: Any, fmt: str | None) -> Any:
+    """A number as the cell stores it: a Decimal rounded (half up) to the places its format
+    shows; a number without a column format gets FREE_NUMBER's 4 places (whole numbers stay
+    whole). Text, booleans and empty cells pass unchanged; a non-finite number is left empty."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    exact = value if isinstance(value, Decimal) else Decimal(repr(value))
+    places = PLACES.get(fmt or FREE_NUMBER, 4)
+    return exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def number_cell(ws: Any, value: Decimal | None, fmt: str) -> Any:
+    """A numeric cell holding exactly `value`'s digits: openpyxl would print any number with
+    16 significant digits ("%.16g": 69.51 becomes 69.51000000000001), so the cell gets the
+    Decimal's own text and the numeric type."""
+    cell = WriteOnlyCell(ws, value=None if value is None else format(value, "f"))
+    if value is not None:
+        cell.data_type = "n"
+    cell.number_format = fmt
+    return cell
+
+
+def clean(value: Any) -> Any:
+    """Strings without control characters and within the cell limit; numbers untouched."""
+    if isinstance(value, str):
+        return ILLEGAL_CHARACTERS_RE.sub("", value)[:MAX_CELL]
+    return value
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_only(ws: Any, row: int) -> None:
+    """Text cells a spreadsheet would run as a formula (a label "=HYPERLINK(...)") stay text."""
+    for cell in ws[row]:
+        if isinstance(cell.value, str) and cell.value.startswith("="):
+            cell.data_type = "s"
+
+
+def formula_like(value: str) -> bool:
+    """Text a spreadsheet could run as a formula: starting with = + - @ (or a tab or CR), also
+    in a compatibility form that NFKC folds to one of them (full-width ＝ ＋ － ＠, small ﹦ ﹢
+    ﹣ ﹫, super- and subscript ⁼ ⁺ ₌ ₊), or the minus sign −, which spreadsheet apps read as -."""
+    head = unicodedata.normalize("NFKC", value[:4])
+    return head.startswith(FORMULA_STARTS) or value.startswith(MINUS_SIGN)
+
+
+MINUS_SIGN = "\u2212"
+
+
+def csv_safe(value: Any) -> Any:
+    """CSV has no cell types: text starting like a formula gets a leading apostrophe."""
+    if isinstance(value, str) and formula_like(value):
+        return "'" + value
+    return value
 
 
 def csv_bytes(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> bytes:
@@ -34,9 +111,16 @@ def csv_bytes(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> bytes:
 
 
 def _xlsx_cell(ws: Any, value: Any) -> Any:
+    """Text stays text; a Decimal (the lists' money: a quote's rent) is written to the cent with
+    the pages' grouping and two places; a float to at most four places (never the 16 digits
+    openpyxl would print)."""
+    if isinstance(value, Decimal):
+        return number_cell(ws, at_precision(value, MONEY), MONEY)
+    if isinstance(value, float):
+        return number_cell(ws, at_precision(value, FREE_NUMBER), FREE_NUMBER)
     cell = WriteOnlyCell(ws, value=clean(value))
     if isinstance(cell.value, str) and cell.value.startswith("="):
-        cell.data_type = "s"  # as reports.xlsx.text_only: a label "=HYPERLINK(...)" stays text
+        cell.data_type = "s"  # as text_only: a label "=HYPERLINK(...)" stays text
     return cell
 
 

@@ -29,8 +29,8 @@ from django.utils.translation import gettext_lazy as _
 from django_filters.filters import FilterMethod
 from django_filters.rest_framework import DjangoFilterBackend
 
-from accounts.middleware import request_membership
 from core import cache as page_cache
+from core.teams import request_team, team_model
 from core.widgets import fast_widgets
 
 MODEL_CHOICE_FILTERS = (django_filters.ModelChoiceFilter, django_filters.ModelMultipleChoiceFilter)
@@ -45,11 +45,10 @@ BAR_VERSION = 1
 def team_path(model: type[models.Model], depth: int = MAX_DEPTH) -> str | None:
     """The lookup from `model` to its owning team (``team``, ``vendor__team``, ``rfq__team``),
     following required foreign keys first; None for shared tables (GPU models, users)."""
-    from accounts.models import Team
-
+    team = team_model()
     fks = [f for f in model._meta.get_fields() if f.many_to_one and f.concrete]
     for f in fks:
-        if f.name == "team" and f.related_model is Team:
+        if f.name == "team" and f.related_model is team:
             return "team"
     if depth == 0:
         return None
@@ -77,11 +76,6 @@ def scope_model_choices(filterset: django_filters.FilterSet, team: Any) -> None:
             continue
         flt.queryset = queryset.filter(**{path: team}) if team is not None else queryset.none()
         flt.__dict__.pop("_field", None)  # a field built before scoping would keep all rows
-
-
-def request_team(request: Any) -> Any:
-    membership = request_membership(request) if request is not None else None
-    return membership.team if membership else None
 
 
 class TeamFilterBackend(DjangoFilterBackend):

@@ -15,6 +15,10 @@ function doing the work and the Celery task that carries it. Everything else liv
   ``JOB_HEARTBEAT_S`` seconds, and every progress report stamps it too. A running job whose
   heartbeat is older than ``JOB_STALE_HEARTBEAT_S`` has lost its worker: ``requeue_stale_jobs``
   sends it again within a minute, instead of after the broker's one-hour visibility timeout;
+- **time limit**: a kind with ``time_limit_s`` has a deadline per attempt. The work's progress
+  reports check it (``JobTimedOut``), the Celery task carries the same soft time limit
+  (``SoftTimeLimitExceeded``), and ``requeue_stale_jobs`` fails a running row past it instead of
+  sending it again: a build that ran out of time ends ``failed`` with a bilingual reason, once;
 - **outcome**: a ``ValidationError`` fails the job with its messages; any other exception fails
   it with the exception's name and is re-raised (Celery's retry policy of the task applies).
 """
@@ -27,9 +31,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import close_old_connections, connection, models, transaction
+from django.db import (
+    DataError,
+    IntegrityError,
+    close_old_connections,
+    connection,
+    models,
+    transaction,
+)
 from django.utils import timezone
 
 from domain.messages import Message
@@ -42,6 +54,14 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int], None]
 
 
+RECORDS_CHANGED = Message(
+    "job_records_changed",
+    "A record this job needs was deleted or changed while it waited (for example a quote of the "
+    "comparison was removed). Nothing was saved; start it again.",
+    "此任务所需的记录在等待期间被删除或修改（例如对比中的某个报价已被删除）。未保存任何结果，请重新开始。",
+)
+
+
 def poison_message(attempts: int) -> Message:
     return Message(
         "job.poison",
@@ -50,6 +70,25 @@ def poison_message(attempts: int) -> Message:
         f"该任务已导致后台进程中断 {attempts} 次（内存耗尽或被终止），不再重试。"
         "请检查输入后重新提交。",
     )
+
+
+def timeout_message(seconds: int) -> Message:
+    return Message(
+        "job.timeout",
+        f"This job ran past its time limit of {seconds} s and was stopped; it is not tried again "
+        "on its own. Narrow it down (fewer rows) or start it again later.",
+        f"该任务超过了 {seconds} 秒的时限，已被停止，不会自动重试。"
+        "请缩小范围（减少行数）或稍后重新提交。",
+    )
+
+
+def bilingual(message: Message) -> str:
+    """How a job row stores a message: English / Chinese (pages show the reader's half)."""
+    return f"{message.en} / {message.zh}"
+
+
+class JobTimedOut(Exception):
+    """Raised by a progress report once the attempt has run past its kind's time limit."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +108,13 @@ class JobKind:
     #: A row for which this is true is not run again (its result stands).
     finished: Callable[[Any], bool] = field(default=lambda row: row.status == JobStatus.DONE)
     keep_status: frozenset[str] = frozenset()
+    #: Seconds one attempt may run (``None``: no limit); a setting's name is read at run time.
+    time_limit_s: int | str | None = None
+
+    def time_limit(self) -> int | None:
+        if isinstance(self.time_limit_s, str):
+            return int(getattr(settings, self.time_limit_s))
+        return self.time_limit_s
 
     def rows(self) -> models.QuerySet[Any]:
         if self.requeueable is not None:
@@ -136,7 +182,7 @@ def run(name: str, row_id: int) -> str:
             log.error("job %s %s refused after %s attempts", name, row_id, row.attempts)
             manager.filter(pk=row_id).update(
                 status=JobStatus.FAILED,
-                error=f"{message.en} / {message.zh}",
+                error=bilingual(message),
                 finished_at=timezone.now(),
                 heartbeat_at=None,
             )
@@ -150,15 +196,32 @@ def run(name: str, row_id: int) -> str:
             heartbeat_at=now,
         )
     row.refresh_from_db()
+    limit = kind.time_limit()
+    deadline = now.timestamp() + limit if limit else None
 
     def progress(value: int) -> None:
+        if deadline is not None and timezone.now().timestamp() > deadline:
+            raise JobTimedOut
         row.job_progress(value)
 
     with Heartbeat(kind.model, row_id):
         try:
             outcome = kind.work(row_id, progress)
+        except (JobTimedOut, SoftTimeLimitExceeded):
+            # Not re-raised: Celery must not retry it, and the re-sender leaves failed rows alone.
+            log.error("job %s %s stopped at its time limit (%s s)", name, row_id, limit)
+            row.job_mark(status=JobStatus.FAILED, error=bilingual(timeout_message(limit or 0)))
+            return "timed out"
         except ValidationError as exc:
             row.job_mark(status=JobStatus.FAILED, error="; ".join(exc.messages))
+            return "failed"
+        except (IntegrityError, DataError):
+            # A row the work needed was deleted or changed meanwhile (a quote removed before a
+            # what-if was saved as a run): the database's own text names tables and keys, so
+            # the row says what happened in words; running again cannot succeed, so no retry.
+            log.exception("job %s %s failed on the database", name, row_id)
+            message = RECORDS_CHANGED
+            row.job_mark(status=JobStatus.FAILED, error=f"{message.en} / {message.zh}")
             return "failed"
         except Exception as exc:
             log.exception("job %s %s failed", name, row_id)

@@ -37,11 +37,17 @@ def requeue_stale_jobs(
     frequent beat entry ``requeue-unsent-jobs``, so they start within seconds of the broker
     answering again, not after CELERY_REQUEUE_STALE_AFTER_S).
 
+    Never sent again: a running row past its kind's time limit (it is failed here with the
+    timeout reason: the build would only run out of time again) and a row whose attempts are
+    used up (failed here as a poison message, as ``core.jobs.run`` would on receipt).
+
     Idempotent: the job tasks skip finished rows and replace (never add) results; a row sent
     again gets a fresh ``queued_at`` so the next beat tick leaves it alone for another period.
     Stops at the first broker error (the rows stay pending for the next tick).
     """
+    _fail_late()
     if unsent_only:
+        _fail_used_up(UNSENT)
         return _send_again(lambda kind: kind.rows().filter(UNSENT))
     age = settings.CELERY_REQUEUE_STALE_AFTER_S if older_than_s is None else older_than_s
     cutoff = timezone.now() - timedelta(seconds=age)
@@ -54,11 +60,40 @@ def requeue_stale_jobs(
         | Q(status=JobStatus.RUNNING, heartbeat_at__lt=silent)
         | Q(status=JobStatus.RUNNING, heartbeat_at__isnull=True, started_at__lte=stuck)
     )
+    _fail_used_up(due)
     return _send_again(lambda kind: kind.rows().filter(due))
 
 
 # Rows whose publishing failed for want of a broker (core.queue.mark_unqueued notes them)
 UNSENT = Q(status=JobStatus.PENDING, error=QUEUE_UNAVAILABLE_NOTE)
+
+
+def _fail_late() -> None:
+    """Fail (never re-send) the running rows past their kind's time limit."""
+    now = timezone.now()
+    for kind in jobs.kinds():
+        limit = kind.time_limit()
+        if limit:
+            late = Q(status=JobStatus.RUNNING, started_at__lt=now - timedelta(seconds=limit))
+            count = kind.rows().filter(late).update(
+                status=JobStatus.FAILED, finished_at=now, heartbeat_at=None,
+                error=jobs.bilingual(jobs.timeout_message(limit)),
+            )  # fmt: skip
+            if count:
+                log.warning("%s %s job(s) past their time limit failed", count, kind.name)
+
+
+def _fail_used_up(due: Q) -> None:
+    """Fail (never re-send) the rows due again whose attempts are used up."""
+    now = timezone.now()
+    for kind in jobs.kinds():
+        manager = kind.model._default_manager
+        used_up = kind.rows().filter(due, attempts__gte=kind.max_attempts)
+        for pk, attempts in used_up.values_list("pk", "attempts"):
+            manager.filter(due, pk=pk).update(
+                status=JobStatus.FAILED, finished_at=now, heartbeat_at=None,
+                error=jobs.bilingual(jobs.poison_message(attempts)),
+            )  # fmt: skip
 
 
 def _send_again(rows: Callable[[jobs.JobKind], QuerySet[Any]]) -> dict[str, int]:

@@ -202,6 +202,25 @@ def policy_from_dict(data: Mapping[str, Any] | None) -> RiskPolicy:
 # Risks of one offer
 
 
+# Findings about the fabric between servers: they judge an offer for multi-node training
+# (gradient synchronisation), not for serving, where each replica runs inside its servers and
+# traffic leaves through the public uplink. A serving ranking leaves them out; every other
+# finding (entity, licence, data centre, SLA) applies to every kind of workload.
+TRAINING_ONLY_CODES = frozenset({
+    "roce_without_pfc", "roce_pfc_unknown", "roce_without_ecn", "roce_ecn_unknown",
+    "roce_without_dcqcn", "roce_dcqcn_unknown", "network_fabric_unknown", "network_tcp_only",
+    "network_three_tier", "network_topology_unknown", "network_mgmt_not_separated",
+    "network_mgmt_unknown", "network_nic_below_training_floor", "network_nic_below_8gpu",
+    "cross_site_links_missing",
+})  # fmt: skip
+WORKLOAD_KINDS = ("training", "serving")
+
+
+def applies_to(item: RiskItem, kind: str) -> bool:
+    """Whether a finding bears on a workload of this kind ("training" or "serving")."""
+    return kind == "training" or item.code not in TRAINING_ONLY_CODES
+
+
 def finding_item(data: Mapping[str, str]) -> RiskItem:
     """A vendor finding as stored in a snapshot: ``{code, severity, subject, en, zh}``."""
     severity = data.get("severity", "critical")

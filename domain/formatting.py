@@ -9,7 +9,7 @@ filters in `reports.templatetags.fmt` are thin wrappers), so "52000.00 CNY" neve
 from __future__ import annotations
 
 import math
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 DASH = "—"
 
@@ -68,8 +68,17 @@ def currency_label(currency: str | None, lang: str | None) -> str:
 
 def money(value: Number, currency: str | None = "CNY", lang: str | None = None, *,
           decimals: int = 2) -> str:  # fmt: skip
-    """An amount with its currency: "52,000.00 CNY", in Chinese "52,000.00 元"."""
-    text = number(value, decimals)
+    """An amount with its currency: "52,000.00 CNY", in Chinese "52,000.00 元".
+
+    Whole amounts (`decimals=0`) below one unit keep their cents: 0.125 CNY reads "0.13 CNY",
+    never "0 CNY" (rounded to the cent, as money is everywhere else)."""
+    x = to_float(value)
+    if decimals == 0 and x is not None and 0 < abs(x) < 1:
+        decimals = 2
+    if x is not None and math.isfinite(x):
+        # half a cent rounds up (四舍五入), as on an invoice: 0.125 -> 0.13, not the float's 0.12
+        x = float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP))
+    text = number(x if x is not None else value, decimals)
     if text == DASH:
         return DASH
     return f"{text} {currency_label(currency, lang)}"

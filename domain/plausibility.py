@@ -148,7 +148,14 @@ def _real(value: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
+# Beyond this a value is named by its order of magnitude: a 1e40 token count was echoed as a
+# grouped 41-digit number.
+ECHO_DIGITS_MAX = 1e18
+
+
 def _show(x: float) -> str:
+    if abs(x) >= ECHO_DIGITS_MAX:
+        return f"{x:.3g}".replace("e+", "×10^")
     return f"{x:,.6g}" if abs(x) < 1e6 else f"{x:,.0f}"
 
 
@@ -185,6 +192,12 @@ def _check(name: str, x: float, b: Bound) -> Finding | None:
         low_bad = low_bad or (x == 0 and math.copysign(1.0, x) < 0) or subnormal(x)
     if low_bad or (b.hard_max is not None and x > b.hard_max):
         rng = _range(b)
+        if b.hard_max is not None and x > b.hard_max * 1000:  # not a slip of a digit: no echo
+            return Finding(HARD, name, x, low=False, message=Message(
+                f"implausible_{name}",
+                f"{b.en.capitalize()} is out of range: it must be {rng[0]}.",
+                f"{b.zh}超出范围：应{rng[1]}。",
+            ))  # fmt: skip
         return Finding(HARD, name, x, low=low_bad, message=Message(
             f"implausible_{name}",
             f"{label} is impossible: it must be {rng[0]}.",

@@ -49,6 +49,8 @@ INSTALLED_APPS = [
     "reports",
     "sourcing",
     "serving",
+    "contracts",
+    "demo",  # top layer: `manage.py demo_setup` loads every app's demo data
 ]
 
 MIDDLEWARE = [
@@ -63,7 +65,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "accounts.middleware.TeamMiddleware",
+    "core.teams.TeamMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -72,6 +74,10 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "portal.urls"
+
+# The team models, named for `core` (which imports no app), as AUTH_USER_MODEL names the user's.
+TEAM_MODEL = "accounts.Team"
+TEAM_MEMBERSHIP_MODEL = "accounts.Membership"
 WSGI_APPLICATION = "portal.wsgi.application"
 # Every form label starts with a capital letter (core/forms.py).
 FORM_RENDERER = "core.forms.PortalFormRenderer"
@@ -224,6 +230,11 @@ SPECTACULAR_SETTINGS = {
         "FabricRequirementEnum": "sourcing.choices.FabricRequirement",
         "AwardStateEnum": "sourcing.choices.AwardState",
         "TrafficStatusEnum": "serving.choices.TrafficStatus",
+        "ContractStatusEnum": "contracts.choices.ContractStatus",
+        "BandwidthSourceEnum": "contracts.choices.BandwidthSource",
+        "DeliveryUploadKindEnum": "contracts.choices.UploadKind",
+        "DeliveryUploadOriginEnum": "contracts.choices.UploadOrigin",
+        "IncidentKindEnum": "contracts.choices.IncidentKind",
         "StatusEnum": "core.models.JobStatus",  # the jobs' status, named as before TrafficStatus
     },
 }
@@ -325,11 +336,17 @@ CELERY_REQUEUE_RUNNING_AFTER_S = env.int(
 # than JOB_STALE_HEARTBEAT_S has lost its worker and is sent again by requeue_stale_jobs.
 JOB_HEARTBEAT_S = env.float("JOB_HEARTBEAT_S", default=5.0)
 JOB_STALE_HEARTBEAT_S = env.int("JOB_STALE_HEARTBEAT_S", default=60)
+# Seconds one attempt at building an export file may take (reports.jobs): past it the build
+# ends failed with the reason (Celery's soft time limit in the worker, the job system's own
+# deadline at each progress report, and the stale-job re-sender never sends it again).
+EXPORT_TIME_LIMIT_S = env.int("EXPORT_TIME_LIMIT_S", default=600)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "refresh-vendor-findings": {"task": "vendors.tasks.refresh_all_findings", "schedule": 6 * 3600},
     "close-due-rfqs": {"task": "sourcing.tasks.close_due_rfqs", "schedule": 60},
     "requeue-stale-jobs": {"task": "core.tasks.requeue_stale_jobs", "schedule": 60},
+    "pull-contract-prometheus": {"task": "contracts.tasks.pull_all_prometheus", "schedule": 900},
+    "warn-claim-deadlines": {"task": "contracts.tasks.warn_claim_deadlines", "schedule": 6 * 3600},
     # jobs whose publishing failed while the broker was down: sent within seconds of its return
     "requeue-unsent-jobs": {
         "task": "core.tasks.requeue_stale_jobs",
@@ -338,7 +355,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+# With DEBUG on (`make run`, the demo) mail is written to files under var/mail/ so that a newcomer
+# can open the supplier links (the RFQ page links the latest invitation); production sets its
+# own backend, and the console is the default without DEBUG.
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.filebased.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(BASE_DIR / "var" / "mail"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="portal@localhost")
 
 SESSION_COOKIE_HTTPONLY = True

@@ -13,6 +13,7 @@ from domain import money, plausibility
 from domain.trainmodel import TrainModelError
 from domain.trainmodel import presets as v2_presets
 from domain.trainmodel.workload import check_architecture, message_field
+from vendors.forms import VendorChoiceField
 from vendors.models import DataCentre, Vendor
 
 from .choices import InvoiceType
@@ -41,10 +42,19 @@ VAT_RATE_ERROR = _("The VAT rate must be one of 0, 6, 9 or 13 (percent); got “
 INVOICE_ERROR = _("Unknown invoice type “%(value)s”: use special (专票), ordinary (普票) or none.")
 
 
+class VatIncludedSelect(forms.NullBooleanSelect):
+    """Yes / no / not stated, showing a stored True or False as chosen (a plain Select compared
+    the stored True with the option "true" and pre-selected "not stated" on every edit)."""
+
+    def __init__(self, attrs=None):  # type: ignore[no-untyped-def]
+        super().__init__(attrs)
+        self.choices = list(VAT_INCLUDED_CHOICES)  # unknown / true / false, as this widget reads
+
+
 class QuoteForm(forms.ModelForm):
     """One form for the quote and its terms; saving an edit makes a new version."""
 
-    vendor = forms.ModelChoiceField(queryset=Vendor.objects.none(), label=_("vendor"))
+    vendor = VendorChoiceField(queryset=Vendor.objects.none(), label=_("vendor"))
     data_centre = forms.ModelChoiceField(
         queryset=DataCentre.objects.none(), required=False, label=_("data centre")
     )
@@ -61,7 +71,7 @@ class QuoteForm(forms.ModelForm):
     prices_include_vat = forms.NullBooleanField(
         required=False,
         label=_("prices include VAT"),
-        widget=forms.Select(choices=VAT_INCLUDED_CHOICES),
+        widget=VatIncludedSelect,
     )
     vat_rate = forms.TypedChoiceField(
         required=False,
@@ -175,6 +185,40 @@ class ImportForm(forms.Form):
         return f
 
 
+GROUP_SEPARATORS = str.maketrans("", "", ",_ \u00a0\u202f，")
+
+
+class GroupedNumberInput(forms.TextInput):
+    """A count written with thousands separators (4,000,000 rather than 4000000.0, which a
+    preset's float filled in); typed separators are read back by `GroupedFloatField`."""
+
+    input_type = "text"
+
+    def __init__(self, attrs=None):  # type: ignore[no-untyped-def]
+        super().__init__({"inputmode": "numeric", **(attrs or {})})
+
+    def format_value(self, value):  # type: ignore[no-untyped-def]
+        whole = isinstance(value, int | float) and not isinstance(value, bool)
+        if whole and float(value).is_integer() and abs(value) < 1e18:
+            return f"{int(value):,}"
+        return super().format_value(value)
+
+
+class _GroupedMixin:
+    def to_python(self, value):  # type: ignore[no-untyped-def]
+        if isinstance(value, str):
+            value = value.translate(GROUP_SEPARATORS)
+        return super().to_python(value)  # type: ignore[misc]
+
+
+class GroupedFloatField(_GroupedMixin, forms.FloatField):
+    widget = GroupedNumberInput
+
+
+class GroupedIntegerField(_GroupedMixin, forms.IntegerField):
+    widget = GroupedNumberInput
+
+
 def _workload_presets() -> list[tuple[str, str]]:
     return [("", "—"), *preset_links()]
 
@@ -243,6 +287,7 @@ class WorkloadForm(forms.ModelForm):
         ]  # fmt: skip
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
         labels = {"mfu": _("MFU")}  # an acronym: never "Mfu"
+        field_classes = {"tokens_per_step": GroupedIntegerField, "train_tokens": GroupedFloatField}
 
     def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)

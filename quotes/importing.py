@@ -54,7 +54,31 @@ def _too_many_rows() -> ImportFileError:
     )
 
 
+# Signatures of binary files a user may rename to .csv by mistake (an image, a PDF, an archive
+# or an old Excel file): named as such instead of read as a garbled header.
+BINARY_SIGNATURES = (
+    b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\xd0\xcf\x11\xe0",
+    b"RIFF", b"\x1f\x8b",
+)  # fmt: skip
+SNIFF_BYTES = 4096
+
+
+def _looks_binary(raw: bytes) -> bool:
+    if raw.startswith(BINARY_SIGNATURES):
+        return True
+    head = raw[:SNIFF_BYTES]
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 13))
+    return bool(head) and controls / len(head) > 0.01
+
+
 def _rows_csv(raw: bytes) -> list[dict[str, Any]]:
+    if _looks_binary(raw):
+        raise ImportFileError(
+            _(
+                "This is not a text file (it looks like an image or another binary file): "
+                "save the sheet as “CSV UTF-8” or as XLSX."
+            )
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

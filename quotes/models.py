@@ -13,6 +13,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.models import TeamScoped
+from core.shapes import StoredShape
 from domain import money
 from domain.trainmodel.workload import architecture_problems
 
@@ -428,7 +429,11 @@ class WorkloadProfile(TeamScoped):
     # names, without params_b and the batch: domain/trainmodel/workload.py); empty: a preset's
     # or a GPT shape of params_b, the layout searched per offer.
     architecture = models.JSONField(
-        _("architecture and parallel layout"), null=True, blank=True, default=None
+        _("architecture and parallel layout"),
+        null=True,
+        blank=True,
+        default=None,
+        validators=[StoredShape("quotes.schemas.ARCHITECTURE")],
     )
     # What the linear layers compute in (docs/MODEL.md §3.1): FP8 runs them at the card's FP8
     # peak (attention core, head and optimizer stay BF16); a card without FP8 cannot run it.

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
-from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -15,10 +12,10 @@ from django.views import View
 
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.paging import page_by_ids
-from domain import formatting
 from domain import money as money_rule
+from vendors.models import Vendor
 
-from .export import import_template, quote_list_export
+from .export import import_template
 from .filters import QuoteListFilter, sorts_by_rent, with_monthly_rent
 from .forms import ImportForm, QuoteForm, WorkloadForm
 from .importing import COLUMNS, quotes_import
@@ -84,19 +81,10 @@ class QuoteListView(TeamRequiredMixin, View):
         })  # fmt: skip
 
 
-class QuoteExportView(TeamRequiredMixin, View):
-    """The quote list as the page shows it (same filters and order), every page of it."""
-
-    def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
-        return quote_list_export(fmt, _list_filter(request, self.team).qs)
-
-
 class QuoteImportTemplateView(TeamRequiredMixin, View):
     """The import's columns, a header and an example row (CSV or XLSX with a help sheet)."""
 
     def get(self, request, fmt: str):  # type: ignore[no-untyped-def]
-        from vendors.models import Vendor
-
         first = Vendor.objects.for_team(self.team).order_by("name_zh", "pk").first()
         return import_template(fmt, first.name_zh or first.name_en if first else "")
 
@@ -229,66 +217,6 @@ class QuoteImportView(TeamWriteMixin, View):
         return render(
             request, "quotes/quote_import.html", ctx, status=400 if report is None else 200
         )
-
-
-class QuoteCompareView(TeamRequiredMixin, View):
-    """One column per offer: costs for a workload on top, red flags and evidence, every term."""
-
-    def get(self, request):  # type: ignore[no-untyped-def]
-        from .compare import compare_quotes, cost_rows, risk_rows, table_key, term_rows
-
-        ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
-        quotes = compare_quotes(self.team, ids)
-        workloads = list(workload_list(team=self.team))
-        wanted = request.GET.get("workload", "")
-        workload = next((w for w in workloads if str(w.pk) == wanted), None)
-        if workload is None and workloads:  # the seed pre-training workload, else the first
-            workload = next((w for w in workloads if w.preset == "pretrain-7b"), workloads[0])
-        if workload is not None:
-            workload.team = self.team  # the snapshot reads its tax basis: no query for it
-        basis = self.team.tax_basis
-        # The table is a fragment kept in the cache under `table_key` (every value it is written
-        # from); its rows are callables the template calls only when it writes the fragment.
-        return render(request, "quotes/quote_compare.html", {
-            "quotes": quotes, "workloads": workloads, "workload": workload, "ids": ids,
-            "tax_basis": basis, "cache_timeout": settings.CACHE_TIMEOUT_S,
-            "table_key": table_key(quotes, workload, basis) if quotes else "",
-            "top": lambda: cost_rows(quotes, workload, basis),
-            "risk": lambda: risk_rows(quotes),
-            "rows": lambda: term_rows(quotes, COMPARE_ROWS, _display),
-        })  # fmt: skip
-
-
-def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
-    if version is None:
-        return "—"
-    getter = getattr(version, f"get_{name}_display", None)
-    value = getter() if getter else getattr(version, name)
-    if isinstance(value, bool):
-        return _("yes") if value else _("no")
-    return (
-        _shown_number(name, value)
-        if _is_number(value)
-        else ("—" if value is None or value == "" else str(value))
-    )
-
-
-# Prices are printed with two places; other numbers with the places they need (91.07, not
-# 91.07100000000001); the availability as a percentage (99.9%).
-_MONEY_ROWS = {"price_per_node_month", "monthly_fees", "setup_fee", "storage_price_tb_month",
-               "bandwidth_price"}  # fmt: skip
-
-
-def _is_number(value) -> bool:  # type: ignore[no-untyped-def]
-    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
-
-
-def _shown_number(name: str, value) -> str:  # type: ignore[no-untyped-def]
-    if name == "availability":
-        return formatting.availability(value)
-    if name in _MONEY_ROWS:
-        return formatting.number(value, 2)
-    return formatting.significant(value)
 
 
 class WorkloadListView(TeamRequiredMixin, View):

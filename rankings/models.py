@@ -43,6 +43,11 @@ class RankingRun(TeamScoped, Job):
     # (written by rankings.services.ranking_start, which checks this shape); the decision reads
     # them from the snapshot, so the run's own recommendation never names a knocked-out bid.
     standings = models.JSONField(_("RFQ standings"), default=dict, blank=True, editable=False)
+    # The quote versions the run priced, {"<quote id>": <version id>} (written with its results):
+    # a run whose quote has another current version since is stale, and says so.
+    priced_versions = models.JSONField(
+        _("quote versions priced"), default=dict, blank=True, editable=False
+    )
     snapshot = models.JSONField(_("input snapshot"), default=dict, blank=True, editable=False)
     problems = models.JSONField(_("problems"), default=list, blank=True, editable=False)
     # The recommendation: policy used, recommended offer, tie, headline (see rankings/decision.py)
@@ -165,6 +170,20 @@ class RankingResult(models.Model):
         return bool(self.eligible and self.risk_adjusted_cost_per_eth
                     and abs(self.risk_adjusted_cost_per_eth - self.cost_per_eth)
                     > 1e-9 * max(1.0, abs(self.cost_per_eth)))  # fmt: skip
+
+    @property
+    def deciding_cost_per_eth(self) -> float:
+        """The figure the decision ranks by: the risk-adjusted cost where a premium decides,
+        else the cost per ETH (surfaces show this one, the bare cost beside it when they
+        differ)."""
+        return self.risk_adjusted_cost_per_eth if self.premium_decides else self.cost_per_eth
+
+    @property
+    def deciding_range(self) -> tuple[float | None, float | None]:
+        """The deciding figure's range (low, high), on the same basis as the figure."""
+        if self.premium_decides:
+            return self.risk_adjusted_low, self.risk_adjusted_high
+        return self.cost_per_eth_low, self.cost_per_eth_high
 
     @property
     def vendor_shown(self) -> str:

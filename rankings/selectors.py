@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Prefetch, QuerySet
 from django.db.models.fields.json import KT
 
 from domain import eligibility
@@ -43,28 +44,29 @@ def ranking_overview(*, team) -> QuerySet[RankingRun]:  # type: ignore[no-untype
     )
 
 
-def _stale_filter() -> Q:
-    """Results whose quote version is no longer its quote's current one (a new version was
-    saved, or the quote or version was deleted): the run priced terms that have changed."""
-    return Q(quote_version__isnull=True) | ~Q(
-        quote_version__quote__current_version_id=F("quote_version_id")
-    )
+def _changed(priced: dict[int, dict[str, int]]) -> dict[int, list[int]]:
+    """Per run, the quotes whose current version is no longer the one it priced (a deleted
+    quote counts as changed): one query over the quotes, none over the results."""
+    ids = {int(q) for versions in priced.values() for q in versions}
+    current = dict(Quote.objects.filter(pk__in=ids).values_list("pk", "current_version_id"))
+    return {
+        run: [int(q) for q, v in versions.items() if current.get(int(q)) != v]
+        for run, versions in priced.items()
+    }
 
 
-def stale_results(*, run: RankingRun) -> list[RankingResult]:
-    """The offers of a finished run whose quote changed since (stale means said: pages and
-    exports name them and offer to rank again)."""
-    return list(
-        run.results.filter(_stale_filter())
-        .only("pk", "run_id", "offer_id", "label", "vendor_name", "vendor_name_en", "rank")
-        .order_by("rank")
-    )
+def stale_quotes(*, run: RankingRun) -> list[Quote]:
+    """The quotes of a finished run that changed since it priced them (stale means said:
+    pages name them and offer to rank again); a deleted quote is left out of the list but
+    still makes the run stale (`stale_run_ids`)."""
+    changed = _changed({run.pk: run.priced_versions or {}}).get(run.pk, [])
+    return list(Quote.objects.filter(pk__in=changed).select_related("vendor").order_by("pk"))
 
 
-def stale_run_ids(run_ids: list[int]) -> set[int]:
-    """Which of these runs rank a quote version that is no longer current (one query)."""
-    rows = RankingResult.objects.filter(run_id__in=run_ids).filter(_stale_filter())
-    return set(rows.values_list("run_id", flat=True).distinct())
+def stale_run_ids(runs: Iterable[RankingRun]) -> set[int]:
+    """Which of these runs priced a quote version that is no longer current (one query)."""
+    changed = _changed({r.pk: r.priced_versions or {} for r in runs})
+    return {run for run, quotes in changed.items() if quotes}
 
 
 def ranking_detail(*, team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from core import jobs
 from core.heap import heap_frozen
 from core.models import JobStatus
 from domain import eligibility, money, ranking
@@ -20,6 +21,7 @@ from domain.messages import Message
 from domain.trainmodel import presets as v2_presets
 from domain.trainmodel.workload import combine
 from quotes.models import GpuModel, Quote, WorkloadProfile
+from vendors.selectors import vendor_findings, vendor_prefetch_checks
 
 from .decision import OfferDecision, decide
 from .inputs import (
@@ -74,8 +76,6 @@ Finding = dict[str, str]  # {code, severity, subject, en, zh}
 def _vendor_findings(quotes: Iterable[Quote]) -> dict[int, list[Finding]]:
     """Every due-diligence finding per vendor, with its severity and subject (computed live,
     once per vendor, for the vendors whose denormalised count says they have any)."""
-    from vendors.selectors import vendor_findings, vendor_prefetch_checks
-
     found: dict[int, list[Finding]] = {}
     checked = []
     for quote in quotes:
@@ -147,6 +147,8 @@ def offer_dict(
         "vendor": str(quote.vendor),
         "vendor_en": quote.vendor.name_en or "",
         "quote_id": quote.pk,
+        # the vendor's delivered ÷ committed bandwidth on past contracts (None: no record)
+        "delivered_ratio": quote.vendor.delivered_ratio,
         "version": v.number,
         "gpu": v.gpu.key,
         "gpus_per_node": v.gpus_per_node,
@@ -402,8 +404,6 @@ STANDINGS = ("knocked_out", "ranked_last")
 
 def _enqueue(run: RankingRun) -> bool:
     """Send the run to a worker; False (run kept pending, noted) when the queue is down."""
-    from core import jobs
-
     return jobs.submit("rank", run)
 
 
@@ -465,8 +465,6 @@ def ranking_recompute(*, run: RankingRun) -> RankingRun:
 
 def _enqueue_fresh(run: RankingRun) -> bool:
     """Send a run a user asked to compute again: its attempts start from zero."""
-    from core import jobs
-
     return jobs.submit("rank", run, fresh=True)
 
 
@@ -491,6 +489,16 @@ def compute_snapshot(
     return outcome, problems, decisions, decision
 
 
+def priced_versions(snapshot: Mapping[str, Any]) -> dict[str, int]:
+    """{quote id: version id} of the offers a snapshot prices (what staleness is judged by)."""
+    out: dict[str, int] = {}
+    for o in snapshot.get("offers") or ():
+        quote, version = o.get("quote_id"), str(o.get("id", ""))
+        if quote is not None and version.isdigit():
+            out[str(int(quote))] = int(version)
+    return out
+
+
 def _save_results(
     run: RankingRun,
     rows: list[RankingResult],
@@ -503,8 +511,9 @@ def _save_results(
         RankingResult.objects.filter(run=run).delete()
         RankingResult.objects.bulk_create(rows, batch_size=1000)
         RankingRun.objects.filter(pk=run.pk).update(
-            problems=problems, decision=decision, page_data=page
-        )
+            problems=problems, decision=decision, page_data=page,
+            priced_versions=priced_versions(run.snapshot),
+        )  # fmt: skip
     run.problems = problems
     run.decision = decision
     run.page_data = page

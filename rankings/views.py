@@ -1,7 +1,12 @@
-"""Pages of the rankings app: list, start form, run page (progress, table, charts, what-if)."""
+"""Pages of the rankings app: list, start form, run page (progress, table, charts, what-if), and
+the quotes' compare page (`quotes:compare`, /quotes/compare/: its cost rows run the ranking, so
+it lives above quotes; portal/urls.py adds it to the quotes namespace)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -19,8 +24,12 @@ from django.views import View
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from core.models import JobStatus
 from core.queue import unavailable_text, was_unqueued
+from domain import formatting
 from domain.eligibility import DEFAULT_POLICY
+from quotes.selectors import workload_list
+from quotes.views import COMPARE_ROWS
 
+from .compare import compare_quotes, cost_rows, risk_rows, table_key, term_rows
 from .decision import policy_note
 from .forms import RankingStartForm, RiskPolicyForm
 from .inputs import InputFileError, offer_vendor
@@ -40,7 +49,7 @@ from .selectors import (
     ranking_detail,
     ranking_lesson,
     ranking_overview,
-    stale_results,
+    stale_quotes,
     team_risk_policy,
 )
 from .services import (
@@ -253,7 +262,7 @@ class RankingDetailView(TeamRequiredMixin, View):
             old = stored != str(PAGE_DATA_VERSION)
             ctx["needs_recompute"] = run.status == JobStatus.DONE and old
         if run.status == JobStatus.DONE:
-            ctx["stale"] = stale_results(run=run)  # read live: a quote may change any time
+            ctx["stale"] = stale_quotes(run=run)  # read live: a quote may change any time
         ctx["can_write"] = self.membership.can_write
         ctx["status_url"] = reverse("rankings:status", args=[run.pk])
         ctx["whatif_url"] = reverse("rankings:whatif", args=[run.pk])
@@ -418,3 +427,61 @@ class RiskPolicyHistoryView(TeamRequiredMixin, View):
     def get(self, request):  # type: ignore[no-untyped-def]
         page = policy_history(team=self.team, page_number=request.GET.get("page"))
         return render(request, "rankings/risk_policy_history.html", {"page": page})
+
+
+class QuoteCompareView(TeamRequiredMixin, View):
+    """One column per offer: costs for a workload on top, red flags and evidence, every term."""
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        ids = [int(x) for x in request.GET.getlist("q") if x.isdigit()]
+        quotes = compare_quotes(self.team, ids)
+        workloads = list(workload_list(team=self.team))
+        wanted = request.GET.get("workload", "")
+        workload = next((w for w in workloads if str(w.pk) == wanted), None)
+        if workload is None and workloads:  # the seed pre-training workload, else the first
+            workload = next((w for w in workloads if w.preset == "pretrain-7b"), workloads[0])
+        if workload is not None:
+            workload.team = self.team  # the snapshot reads its tax basis: no query for it
+        basis = self.team.tax_basis
+        # The table is a fragment kept in the cache under `table_key` (every value it is written
+        # from); its rows are callables the template calls only when it writes the fragment.
+        return render(request, "quotes/quote_compare.html", {
+            "quotes": quotes, "workloads": workloads, "workload": workload, "ids": ids,
+            "tax_basis": basis, "cache_timeout": settings.CACHE_TIMEOUT_S,
+            "table_key": table_key(quotes, workload, basis) if quotes else "",
+            "top": lambda: cost_rows(quotes, workload, basis),
+            "risk": lambda: risk_rows(quotes),
+            "rows": lambda: term_rows(quotes, COMPARE_ROWS, _display),
+        })  # fmt: skip
+
+
+def _display(version, name: str) -> str:  # type: ignore[no-untyped-def]
+    if version is None:
+        return "—"
+    getter = getattr(version, f"get_{name}_display", None)
+    value = getter() if getter else getattr(version, name)
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    return (
+        _shown_number(name, value)
+        if _is_number(value)
+        else ("—" if value is None or value == "" else str(value))
+    )
+
+
+# Prices are printed with two places; other numbers with the places they need (91.07, not
+# 91.07100000000001); the availability as a percentage (99.9%).
+_MONEY_ROWS = {"price_per_node_month", "monthly_fees", "setup_fee", "storage_price_tb_month",
+               "bandwidth_price"}  # fmt: skip
+
+
+def _is_number(value) -> bool:  # type: ignore[no-untyped-def]
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
+def _shown_number(name: str, value) -> str:  # type: ignore[no-untyped-def]
+    if name == "availability":
+        return formatting.availability(value)
+    if name in _MONEY_ROWS:
+        return formatting.number(value, 2)
+    return formatting.significant(value)

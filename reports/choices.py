@@ -13,3 +13,13 @@ CONTENT_TYPES = {
     ReportKind.XLSX: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     ReportKind.CSV: "text/csv; charset=utf-8",
 }
+
+
+class ListSource(models.TextChoices):
+    QUOTES = "quotes", _("Quote list")
+    VENDORS = "vendors", _("Vendor list")
+
+
+class ListFormat(models.TextChoices):
+    CSV = "csv", "CSV"
+    XLSX = "xlsx", "XLSX"

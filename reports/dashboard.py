@@ -35,7 +35,7 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         .order_by("-created_at", "-pk")[:200]
     )
     per_workload: dict[Any, dict[str, Any]] = {}
-    stale = stale_run_ids([r.pk for r in runs if r.status == JobStatus.DONE])
+    stale = stale_run_ids([r for r in runs if r.status == JobStatus.DONE])
     for run in runs:
         if run.status != JobStatus.DONE:
             continue

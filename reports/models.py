@@ -11,7 +11,11 @@ from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, TeamScoped
 
-from .choices import ReportKind
+from .choices import ListFormat, ListSource, ReportKind
+
+
+def list_export_path(instance: ListExport, filename: str) -> str:
+    return f"reports/team-{instance.team_id}/lists/{filename}"
 
 
 def report_upload_path(instance: Report, filename: str) -> str:
@@ -42,6 +46,9 @@ class Report(TeamScoped, Job):
         verbose_name=_("requested by"),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # What the file was built from (reports.exports.run_stamp): the same run, kind, language and
+    # stamp reuse one row and one file; a ranking computed again gets a new stamp, a new file.
+    stamp = models.CharField(_("source stamp"), max_length=64, blank=True, default="")
 
     class Meta:
         verbose_name = _("report")
@@ -50,6 +57,12 @@ class Report(TeamScoped, Job):
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=[k.value for k in ReportKind]), name="report_kind_valid"
+            ),
+            # one build per file: concurrent requests meet on this row (reports.exports)
+            models.UniqueConstraint(
+                fields=["team", "run", "kind", "language", "stamp"],
+                condition=~Q(stamp=""),
+                name="report_one_row_per_stamp",
             ),
         ]
         indexes = [models.Index(fields=["team", "run", "kind", "status"])]
@@ -67,3 +80,45 @@ class Report(TeamScoped, Job):
         day = timezone.localdate(self.created_at) if self.created_at else timezone.localdate()
         lang = (self.language or "zh-hans").split("-")[0]
         return f"ranking-{self.run_id}-{slug}-{lang}-{day:%Y-%m-%d}.{self.kind}"
+
+
+class ListExport(TeamScoped, Job):
+    """One download of a list page (quotes, vendors) with its filters, order and language, as a
+    file built by a job. ``key`` names what it holds (source, format, language, parameters and
+    the rows' change stamp): the same request meets the same row and file, a changed list a new
+    one."""
+
+    source = models.CharField(_("list"), max_length=16, choices=ListSource.choices)
+    fmt = models.CharField(_("format"), max_length=8, choices=ListFormat.choices)
+    language = models.CharField(_("language"), max_length=10, default="zh-hans")
+    params = models.CharField(_("filters"), max_length=2000, blank=True)
+    key = models.CharField(_("key"), max_length=64)
+    file = models.FileField(_("file"), upload_to=list_export_path, blank=True, max_length=300)
+    filename = models.CharField(_("file name"), max_length=200, blank=True)
+    sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
+    size_bytes = models.PositiveBigIntegerField(_("size (bytes)"), default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("list export")
+        verbose_name_plural = _("list exports")
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "key"], name="list_export_one_row_per_key"),
+            models.CheckConstraint(
+                condition=Q(source__in=[k.value for k in ListSource])
+                & Q(fmt__in=[k.value for k in ListFormat]),
+                name="list_export_kind_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_source_display()} ({self.fmt}, {self.language})"

@@ -6,6 +6,7 @@ names render in any reader. Page numbers, team, date and run id come from CSS pa
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -111,7 +112,27 @@ def _red_flags(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "flagged_total": len(flagged), "red_flag_kinds": kinds}  # fmt: skip
 
 
+# The PDF is a summary and an appendix of the best-ranked offers: its per-offer parts (ranking,
+# findings, offer inputs, appendix D, charts, vendor lines) stop at this many offers, so its size
+# and build memory stay bounded however many offers a run has; the workbook (written in
+# write-only mode) keeps every offer, and the PDF says how many it left there.
+PDF_OFFERS = 200
+
+
+def _bounded(data: ReportData) -> ReportData:
+    """The report data of the best-ranked PDF_OFFERS offers (the run's own figures unchanged)."""
+    if len(data.results) <= PDF_OFFERS:
+        return data
+    results = data.results[:PDF_OFFERS]
+    kept = {str(r.offer_id) for r in results}
+    offers = {k: o for k, o in data.offers.items() if k in kept}
+    vendors = [s for s in data.vendors if any(str(o.get("id")) in kept for o in s.offers)]
+    return dataclasses.replace(data, results=results, offers=offers, vendors=vendors)
+
+
 def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
+    left_out = max(0, len(data.results) - PDF_OFFERS)
+    data = _bounded(data)
     run = data.run
     key = (run.pk, run.finished_at, get_language()) if run.finished_at else None
     images = chart_images(data.results, data.sensitivity, key=key)
@@ -131,6 +152,8 @@ def pdf_context(data: ReportData) -> dict:  # type: ignore[type-arg]
         "finding_groups": finding_groups(found),
         "ranking_rows": rows[:RANKING_TOP],
         "ranking_rest": rows[RANKING_TOP:],
+        "pdf_offers": PDF_OFFERS,
+        "pdf_left_out": left_out,
         "model_rows": detailed[:MODEL_TOP],
         "model_more": max(0, len(detailed) - MODEL_TOP),
         **_vendor_appendix(data),

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -31,8 +31,14 @@ log = logging.getLogger(__name__)
 
 
 def report_list(*, team, run: RankingRun | None = None) -> QuerySet[Report]:  # type: ignore[no-untyped-def]
-    qs = Report.objects.for_team(team).select_related("run", "created_by")
+    # a run's snapshot and stored page hold every offer (megabytes for thousands of offers):
+    # a list of its files names the run only
+    qs = Report.objects.for_team(team).select_related("run", "created_by").defer(*RUN_BULK)
     return qs.filter(run=run) if run is not None else qs
+
+
+RUN_FIELDS_BULK = ("snapshot", "page_data", "problems", "decision")
+RUN_BULK = tuple(f"run__{name}" for name in RUN_FIELDS_BULK)
 
 
 def report_latest(
@@ -207,7 +213,12 @@ def _missing(
 def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no-untyped-def]
     """Everything a report shows about one run, in a fixed number of queries."""
     run = RankingRun.objects.select_related("team", "workload", "created_by").get(pk=run.pk)
-    results = list(RankingResult.objects.filter(run=run).order_by("rank"))
+    # the decision's order: eligible offers by their rank, then the excluded ones (no rank)
+    results = list(
+        RankingResult.objects.filter(run=run).order_by(
+            F("decision_rank").asc(nulls_last=True), "rank"
+        )
+    )
     snapshot = run.snapshot or {}
     offers = {str(o.get("id")): o for o in snapshot.get("offers", [])}
     eligible = sorted(

@@ -9,9 +9,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from core import jobs
+from core.models import JobStatus
 from rankings.models import RankingRun
 
 from .choices import ReportKind
@@ -42,38 +44,70 @@ def _check(*, team, run: RankingRun, kind: str) -> None:  # type: ignore[no-unty
         raise ValidationError({"run": _("The ranking is still being computed; export it after.")})
 
 
+def run_stamp(run: RankingRun) -> str:
+    """What a run's report is built from: the run and when its results were last computed (a
+    ranking computed again gets a new finished_at, hence a new file)."""
+    done = run.finished_at.isoformat() if run.finished_at else "-"
+    return f"run-{run.pk}-{done}"[:64]
+
+
+def _claim(*, team, user, run: RankingRun, kind: str, language: str | None) -> tuple[Report, bool]:  # type: ignore[no-untyped-def]
+    """The one row of this run, kind, language and stamp; True when this call created it or
+    took a failed one back to pending (then this caller, and only it, sends it to a worker).
+    Concurrent callers meet on the unique constraint; a failed row is restarted by one
+    conditional update, so two requests never start two builds of one file."""
+    _check(team=team, run=run, kind=kind)
+    lang = _language(language)
+    with transaction.atomic():
+        report, created = Report.objects.get_or_create(
+            team=team, run=run, kind=kind, language=lang, stamp=run_stamp(run),
+            defaults={"created_by": user},
+        )  # fmt: skip
+        if created:
+            return report, True
+        restarted = Report.objects.filter(pk=report.pk, status=JobStatus.FAILED).update(
+            status=JobStatus.PENDING, progress=0, error="", attempts=0, finished_at=None,
+            queued_at=timezone.now(),
+        )  # fmt: skip
+        if restarted:
+            report.refresh_from_db()
+        return report, bool(restarted)
+
+
 def report_request(
     *, team, user, run: RankingRun, kind: str, language: str | None = None
 ) -> Report:  # type: ignore[no-untyped-def]
-    """Store a pending report of a finished run and enqueue its generation."""
-    _check(team=team, run=run, kind=kind)
-    with transaction.atomic():
-        report = Report(
-            team=team, run=run, kind=kind, language=_language(language), created_by=user
-        )
-        report.full_clean()
-        report.save()
+    """The run's report of this kind and language, sent to a worker unless it exists already
+    (built, being built, or waiting); a failed one is started again."""
+    report, start = _claim(team=team, user=user, run=run, kind=kind, language=language)
+    if start:
         transaction.on_commit(lambda: _enqueue(report))
     return report
 
 
+def report_current(
+    *, team, run: RankingRun, kind: str, language: str | None = None
+) -> Report | None:  # type: ignore[no-untyped-def]
+    """The row of the run's current results in this kind and language, whatever its state."""
+    return (
+        Report.objects.for_team(team)
+        .filter(run=run, kind=kind, language=_language(language), stamp=run_stamp(run))
+        .first()
+    )
+
+
 def _enqueue(report: Report) -> bool:
     """Send the report to a worker; False (report kept pending, noted) when the queue is down."""
-    from core import jobs
-
     return jobs.submit("report", report)
 
 
 def report_build_sync(
     *, team, user, run: RankingRun, kind: str, language: str | None = None
 ) -> Report:  # type: ignore[no-untyped-def]
-    """Create and generate a report in the calling process (API fallback, demo loader)."""
+    """Build a report in the calling process (demo loader, benchmark script; never a request)."""
     from .tasks import run_job
 
-    _check(team=team, run=run, kind=kind)
-    report = Report(team=team, run=run, kind=kind, language=_language(language), created_by=user)
-    report.full_clean()
-    report.save()
+    report, _start = _claim(team=team, user=user, run=run, kind=kind, language=language)
     run_job(report.pk)
     report.refresh_from_db()
     return report
@@ -87,7 +121,7 @@ def _build(kind: str, data, progress: Progress) -> bytes:  # type: ignore[no-unt
     if kind == ReportKind.XLSX:
         from .xlsx import build_xlsx
 
-        return build_xlsx(data)
+        return build_xlsx(data, progress=progress)
     from .csv import build_csv
 
     return build_csv(data)

@@ -50,8 +50,16 @@ class FindingGroup:
         """The offers' ranks, runs of consecutive ranks shortened (#1–#4, #7); with up to
         NAMED_OFFERS offers their names too."""
         if len(self.ranks) <= NAMED_OFFERS:
-            return "; ".join(f"#{r} {n}" for r, n in zip(self.ranks, self.names, strict=True))
-        return ", ".join(_rank_runs(self.ranks))
+            return "; ".join(
+                f"#{r} {n}" if r else f"✕ {n}" for r, n in zip(self.ranks, self.names, strict=True)
+            )
+        shown = [r for r in self.ranks if r]
+        excluded = len(self.ranks) - len(shown)
+        runs = _rank_runs(shown)
+        if excluded:
+            runs.append(ngettext("%(n)d excluded offer", "%(n)d excluded offers", excluded)
+                        % {"n": excluded})  # fmt: skip
+        return ", ".join(runs)
 
 
 # A finding of this many offers or fewer names them; more are given as ranks.
@@ -74,9 +82,10 @@ class OfferFindings:
     appendix A (F1, F2, …)."""
 
     ref: str
-    rank: int
+    rank: int  # the cost rank: the result's key in the report
     name: str
     counts: dict[str, int]
+    shown: int = 0  # the rank the tables print (the decision's); 0: excluded, no rank
     items: list[dict[str, Any]] = field(default_factory=list)
     groups: list[FindingGroup] = field(default_factory=list)
 
@@ -92,12 +101,12 @@ def findings(data: ReportData) -> list[OfferFindings]:
             continue
         counts = dict.fromkeys(("critical", "warning", "info"), 0)
         offer = OfferFindings(ref="", rank=r.rank, name=_name(r), counts=counts,
-                              items=ws["shown"])  # fmt: skip
+                              items=ws["shown"], shown=r.shown_rank or 0)  # fmt: skip
         for w in ws["shown"]:
             counts[w["severity"]] += 1
             key = (w["severity"], w.get("code", ""), w.get("en", ""), w.get("zh", ""))
             group = by_key.setdefault(key, FindingGroup(ref="", severity=w["severity"], item=w))
-            group.ranks.append(r.rank)
+            group.ranks.append(offer.shown)  # the rank the tables print; 0: excluded
             group.names.append(offer.name)
             offer.groups.append(group)
         out.append(offer)
@@ -113,7 +122,10 @@ _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 
 
 def _ordered(groups: list[FindingGroup]) -> list[FindingGroup]:
-    return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity, 3), min(g.ranks)))
+    def best(g: FindingGroup) -> int:
+        return min((r for r in g.ranks if r), default=10**9)  # excluded offers (0) last
+
+    return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity, 3), best(g)))
 
 
 def finding_groups(found: list[OfferFindings]) -> list[FindingGroup]:
@@ -144,22 +156,32 @@ def _adjusted(r: Any) -> float:
 
 
 def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, str]]:
+    """The recommended offer's risks in words. Nothing on it is marked critical: an offer with
+    a risk the team's policy treats as critical is excluded and never recommended, so what the
+    policy kept is a warning here, counted as the ranking page counts it (the decision's marks)."""
     w = data.winner
     if w is None:
         return []
     risks = []
-    mine = refs.get(w.rank)
-    if mine and (mine.counts["critical"] or mine.counts["warning"]):
-        risks.append({"severity": "critical" if mine.counts["critical"] else "warning",
-                      "text": _("The recommended offer has %(c)d critical and %(w)d other "
-                                "warnings (findings %(ref)s).")
-                      % {"c": mine.counts["critical"], "w": mine.counts["warning"],
-                         "ref": mine.ref}})  # fmt: skip
+    marks = [_short(_stored(m)) for m in (getattr(w, "risk_marks", None) or ())]
+    if marks:
+        listed = " · ".join(marks[:PAGE_ONE_MARKS])
+        if len(marks) > PAGE_ONE_MARKS:
+            listed += " · " + _("%(n)d more in appendix A") % {"n": len(marks) - PAGE_ONE_MARKS}
+        risks.append({"severity": "warning", "text": ngettext(
+            "The team's risk policy marks the recommended offer once: %(list)s",
+            "The team's risk policy marks the recommended offer %(n)d times: %(list)s",
+            len(marks),
+        ) % {"n": len(marks), "list": listed}})  # fmt: skip
     for s in data.vendors:
         if s.critical and any(str(o.get("id")) == str(w.offer_id) for o in s.offers):
-            risks.append({"severity": "critical",
-                              "text": _("Its vendor has %(n)d open due-diligence red flag(s).")
-                              % {"n": len(s.critical)}})  # fmt: skip
+            risks.append({"severity": "warning", "text": ngettext(
+                "Its vendor has %(n)d open due-diligence red flag that the team's risk policy "
+                "does not exclude: resolve it before signing.",
+                "Its vendor has %(n)d open due-diligence red flags that the team's risk policy "
+                "does not exclude: resolve them before signing.",
+                len(s.critical),
+            ) % {"n": len(s.critical)}})  # fmt: skip
     if w.bandwidth_basis != "measured":
         risks.append({"severity": "warning", "text": _(
             "Its bandwidth is the vendor's claim, not measured: ask for a benchmark before signing."
@@ -172,11 +194,27 @@ def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, s
     return risks
 
 
+# Page 1 names this many of the recommended offer's risk marks (the rest: appendix A), each
+# cut to its first sentence, so the page holds the whole message.
+PAGE_ONE_MARKS = 3
+
+
+def _short(text: str) -> str:
+    """A mark's first sentence (its advice follows in appendix A)."""
+    for stop in (". ", "。", "；", "; "):
+        head, found, _rest = text.partition(stop)
+        if found and head:
+            return head + ("." if stop == ". " else found.strip())
+    return text
+
+
 def _term_risk(data: ReportData) -> dict[str, str] | None:
+    """A job longer than the recommended offer's term: a condition of the contract to sign (a
+    longer term or more nodes), said as such."""
     term = data.winner_term
     if not term or term.get("fits"):
         return None
-    return {"severity": "critical", "text": _stored(term["message"])}
+    return {"severity": "warning", "text": _stored(term["message"])}
 
 
 def _stored(m: dict[str, str]) -> str:
@@ -208,11 +246,16 @@ def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str
     tie = bool(decided.get("tie")) and bool(tied)
     refs = {o.rank: o for o in found}
     risks = [r for r in (_term_risk(data), _premium_risk(data)) if r] + _risks(data, refs)
+    low, high = w.deciding_range
     why = [_("Lowest cost per effective training hour among the eligible offers: %(cost)s "
              "(range %(low)s to %(high)s).")
-           % {"cost": f.money(w.cost_per_eth, w.currency, lang),
-              "low": f.money(w.cost_per_eth_low, w.currency, lang),
-              "high": f.money(w.cost_per_eth_high, w.currency, lang)}]  # fmt: skip
+           % {"cost": f.money(w.deciding_cost_per_eth, w.currency, lang),
+              "low": f.money(low, w.currency, lang),
+              "high": f.money(high, w.currency, lang)}]  # fmt: skip
+    if w.premium_decides:
+        why.append(_("That figure includes the risk premium of %(pct)s; without it: %(bare)s.")
+                   % {"pct": f.percent(w.risk_premium_pct / 100),
+                      "bare": f.money(w.cost_per_eth, w.currency, lang)})  # fmt: skip
     if margin is not None and data.runner_up is not None:
         why.append(_("The runner-up among the eligible offers, %(name)s, costs %(pct)s more per "
                      "effective training hour once risk is counted.")
@@ -231,11 +274,12 @@ def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str
         names = ", ".join(_name(r) for r in [w, *tied])
         decision = _("Choose among %(names)s (a tie): ask each for a measured benchmark and "
                      "their best price before deciding.") % {"names": names}  # fmt: skip
-    elif any(r["severity"] == "critical" for r in risks):
+    elif data.winner_term and not data.winner_term.get("fits"):
+        months = float(data.winner_term["job_hours"]) / money.HOURS_PER_MONTH
         decision = _(
-            "Approve negotiating with %(a)s, on condition that the critical risks below "
-            "are resolved before a contract is signed."
-        ) % {"a": _name(w)}
+            "Approve contracting %(a)s for this workload, with a term of at least %(m)s months "
+            "(or more nodes) so that the whole job runs within it."
+        ) % {"a": _name(w), "m": f"{months:.1f}"}
     else:
         decision = _("Approve contracting %(a)s for this workload.") % {"a": _name(w)}
     return {"why": why, "risks": risks, "tie": tie, "tied": tied, "margin": margin,

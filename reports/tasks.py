@@ -1,14 +1,24 @@
-"""Celery task of the reports app: receives a report id, calls the service, records the job."""
+"""Celery tasks of the reports app: each receives a row id and runs its job (core.jobs).
+
+Both carry the export time limit as Celery's soft limit (the job ends failed with the reason,
+not retried) and a hard limit a little later (a build that ignores the soft one is killed; the
+re-sender then fails the row as past its time limit instead of sending it again)."""
 
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
+from django.conf import settings
 
 from core import jobs
 
 log = logging.getLogger(__name__)
+
+LIMITS = {
+    "soft_time_limit": settings.EXPORT_TIME_LIMIT_S,
+    "time_limit": settings.EXPORT_TIME_LIMIT_S + 30,
+}
 
 
 def run_job(report_id: int) -> str:
@@ -22,6 +32,22 @@ def run_job(report_id: int) -> str:
     autoretry_for=(ConnectionError, TimeoutError),
     retry_backoff=True,
     retry_kwargs={"max_retries": 3},
+    **LIMITS,
 )
 def generate_report(report_id: int) -> str:
     return run_job(report_id)
+
+
+def run_list_job(export_id: int) -> str:
+    return jobs.run("list_export", export_id)
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(ConnectionError, TimeoutError),
+    retry_backoff=True,
+    retry_kwargs={"max_retries": 3},
+    **LIMITS,
+)
+def generate_list_export(export_id: int) -> str:
+    return run_list_job(export_id)

@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import io
-import unicodedata
+from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from core.export import (
+    FREE_NUMBER,
+    INT,
+    MONEY,
+    MONEY0,
+    NUM1,
+    NUM2,
+    NUM3,
+    PCT,
+    at_precision,
+    clean,
+    number_cell,
+)
 from core.models import JobStatus
 from domain import decision as dd
 from domain import money
@@ -32,20 +45,12 @@ from .summary import (
     tax_words,
 )
 
-MONEY = "#,##0.00"
-MONEY0 = "#,##0"
-PCT = "0.0%"
-NUM2 = "0.00"
-NUM1 = "0.0"
-INT = "0"
-FREE_NUMBER = "#,##0.00##"  # grouped, 2 to 4 places
-
 RANKING_COLUMNS = (
     (gettext_lazy("Rank"), INT),
     (gettext_lazy("Vendor"), None),
     (gettext_lazy("Offer"), None),
     (gettext_lazy("Currency"), None),
-    (gettext_lazy("Rent per month"), MONEY0),
+    (gettext_lazy("Rent per month"), MONEY),
     (gettext_lazy("Cost per ETH"), MONEY),
     (gettext_lazy("Cost per ETH (low)"), MONEY),
     (gettext_lazy("Cost per ETH (high)"), MONEY),
@@ -55,7 +60,7 @@ RANKING_COLUMNS = (
     (gettext_lazy("Bandwidth (Gbit/s)"), NUM1),
     (gettext_lazy("Bandwidth basis"), None),
     (gettext_lazy("Job hours"), MONEY0),
-    (gettext_lazy("Job cost"), MONEY0),
+    (gettext_lazy("Job cost"), MONEY),
     (gettext_lazy("Warnings"), None),
     # the run's decision (rankings/decision.py): the same flags the page and the API show
     (gettext_lazy("Recommended"), None),
@@ -80,7 +85,6 @@ BREAKDOWN_COLUMNS = (
 )  # fmt: skip
 
 # The training-time model v2's breakdown per offer (RankingResult.model_detail, MODEL.md §15).
-NUM3 = "0.000"
 MODEL_COLUMNS = (
     (gettext_lazy("Rank"), INT), (gettext_lazy("Offer"), None),
     (gettext_lazy("Tensor parallel"), INT), (gettext_lazy("Pipeline parallel"), INT),
@@ -95,47 +99,10 @@ MODEL_COLUMNS = (
     (gettext_lazy("Expected interruptions"), NUM1),
     (gettext_lazy("Checkpoint interval (s)"), MONEY0),
     (gettext_lazy("Checkpoint write (s)"), NUM1), (gettext_lazy("Goodput"), PCT),
-    (gettext_lazy("Job wall hours"), MONEY0), (gettext_lazy("Job cost"), MONEY0),
+    (gettext_lazy("Job wall hours"), MONEY0), (gettext_lazy("Job cost"), MONEY),
     (gettext_lazy("Layouts evaluated"), INT), (gettext_lazy("Bandwidth basis"), None),
     (gettext_lazy("Assumed inputs"), None),
 )  # fmt: skip
-
-MAX_CELL = 32000  # Excel's limit is 32,767 characters per cell
-
-
-def clean(value: Any) -> Any:
-    """Strings without control characters and within the cell limit; numbers untouched."""
-    if isinstance(value, str):
-        return ILLEGAL_CHARACTERS_RE.sub("", value)[:MAX_CELL]
-    return value
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def text_only(ws: Any, row: int) -> None:
-    """Text cells a spreadsheet would run as a formula (a label "=HYPERLINK(...)") stay text."""
-    for cell in ws[row]:
-        if isinstance(cell.value, str) and cell.value.startswith("="):
-            cell.data_type = "s"
-
-
-def formula_like(value: str) -> bool:
-    """Text a spreadsheet could run as a formula: starting with = + - @ (or a tab or CR), also
-    in a compatibility form that NFKC folds to one of them (full-width ＝ ＋ － ＠, small ﹦ ﹢
-    ﹣ ﹫, super- and subscript ⁼ ⁺ ₌ ₊), or the minus sign −, which spreadsheet apps read as -."""
-    head = unicodedata.normalize("NFKC", value[:4])
-    return head.startswith(FORMULA_STARTS) or value.startswith(MINUS_SIGN)
-
-
-MINUS_SIGN = "\u2212"
-
-
-def csv_safe(value: Any) -> Any:
-    """CSV has no cell types: text starting like a formula gets a leading apostrophe."""
-    if isinstance(value, str) and formula_like(value):
-        return "'" + value
-    return value
 
 
 def _msg(m: dict[str, str], lang: str | None) -> str:
@@ -213,28 +180,45 @@ def _model_row(r: Any) -> list[Any]:
     ]  # fmt: skip
 
 
-def _sheet(wb: Workbook, title: str, columns, rows) -> Any:  # type: ignore[no-untyped-def]
+def _cell(ws: Any, value: Any, fmt: str | None) -> Any:
+    value = clean(value)
+    if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+        if fmt is None:  # numbers in untyped columns (inputs) still read as grouped numbers
+            fmt = MONEY0 if isinstance(value, int) else FREE_NUMBER
+        return number_cell(ws, at_precision(value, fmt), fmt)
+    cell = WriteOnlyCell(ws, value=value)
+    if isinstance(value, str) and value.startswith("="):
+        cell.data_type = "s"  # a label "=HYPERLINK(...)" stays text
+    return cell
+
+
+def money_suffix(currencies: set[str]) -> str:
+    """What a money column's header says about its currency: the one currency of every row,
+    or that each row is in its offer's currency (the Currency column)."""
+    if len(currencies) == 1:
+        return f" ({next(iter(currencies))})"
+    return " (" + str(_("in the offer's currency")) + ")"
+
+
+def _sheet(wb: Workbook, title: str, columns, rows, currency: str = "") -> Any:  # type: ignore[no-untyped-def]
+    """One sheet in openpyxl's write-only mode: rows are written as they come (constant
+    memory per row), each number rounded to its column's display precision."""
     ws = wb.create_sheet(title)
-    ws.append([str(t) for t, _f in columns])
-    for cell in ws[1]:
+    for idx, (_t, fmt) in enumerate(columns, start=1):
+        ws.column_dimensions[get_column_letter(idx)].width = 14 if fmt else 28
+    ws.freeze_panes = "A2"
+    head = []
+    for t, fmt in columns:
+        cell = WriteOnlyCell(ws, value=clean(str(t) + (currency if fmt == MONEY else "")))
         cell.font = Font(bold=True)
         cell.fill = PatternFill("solid", fgColor="EEF1F6")
         cell.alignment = Alignment(wrap_text=True, vertical="top")
+        head.append(cell)
+    ws.append(head)
+    formats = [fmt for _t, fmt in columns]
     for row in rows:
-        ws.append([clean(v) for v in row])
-        text_only(ws, ws.max_row)
-        for cell in ws[ws.max_row]:  # numbers in untyped columns (inputs) still read as numbers
-            if isinstance(cell.value, float):
-                cell.number_format = FREE_NUMBER
-            elif isinstance(cell.value, int) and not isinstance(cell.value, bool):
-                cell.number_format = MONEY0
-    for idx, (_t, fmt) in enumerate(columns, start=1):
-        letter = get_column_letter(idx)
-        ws.column_dimensions[letter].width = 14 if fmt else 28
-        if fmt:
-            for (cell,) in ws.iter_rows(min_row=2, min_col=idx, max_col=idx):
-                cell.number_format = fmt
-    ws.freeze_panes = "A2"
+        ws.append([_cell(ws, v, formats[i] if i < len(formats) else None)
+                   for i, v in enumerate(row)])  # fmt: skip
     return ws
 
 
@@ -335,25 +319,44 @@ EVIDENCE_COLUMNS = (
 )  # fmt: skip
 
 
-def build_xlsx(data: ReportData) -> bytes:
+def build_xlsx(data: ReportData, progress: Any = None) -> bytes:
+    """The workbook, written in write-only mode. A run of more than APPENDIX_AFTER offers
+    keeps every offer on the Ranking sheet (a row each) and writes the per-offer Breakdown and
+    Model detail sheets for the first APPENDIX_AFTER ranks only, saying so in a last row."""
     lang = get_language()
-    wb = Workbook()
-    wb.remove(wb.active)
+    tick = progress or (lambda p: None)
+    wb = Workbook(write_only=True)
     fits = term_fits(data)
-    ranking = _sheet(
-        wb, _("Ranking")[:31], RANKING_COLUMNS, [ranking_row(r, lang, fits) for r in data.results]
-    )
+    suffix = money_suffix({r.currency for r in data.results if r.currency})
+    ranking = _sheet(wb, _("Ranking")[:31], RANKING_COLUMNS,
+                     (ranking_row(r, lang, fits) for r in data.results), suffix)  # fmt: skip
     if not data.results:
-        ranking.append([None, clean("; ".join(data.missing))])
-        text_only(ranking, ranking.max_row)
-    _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS, [_breakdown_row(r) for r in data.results])
-    detailed = [r for r in data.results if r.model_detail]
+        ranking.append([None, _cell(ranking, "; ".join(data.missing), None)])
+    tick(50)
+    shown = data.results[:APPENDIX_AFTER]
+    more = len(data.results) - len(shown)
+    note = [None, _("Offers ranked below %(n)s are on the Ranking sheet only (%(more)s more).")
+            % {"n": APPENDIX_AFTER, "more": more}] if more > 0 else None  # fmt: skip
+    breakdown = _sheet(wb, _("Breakdown")[:31], BREAKDOWN_COLUMNS,
+                       (_breakdown_row(r) for r in shown), suffix)  # fmt: skip
+    if note:
+        breakdown.append(note)
+    detailed = [r for r in shown if r.model_detail]
     if detailed:
-        _sheet(wb, _("Model detail")[:31], MODEL_COLUMNS, [_model_row(r) for r in detailed])
+        model = _sheet(wb, _("Model detail")[:31], MODEL_COLUMNS,
+                       (_model_row(r) for r in detailed), suffix)  # fmt: skip
+        if note:
+            model.append(note)
+    tick(70)
     input_columns = ((_("Group"), None), (_("Input"), None), (_("Value"), None))
     _sheet(wb, _("Inputs")[:31], input_columns, _inputs_rows(data))
     _sheet(wb, _("Evidence")[:31], EVIDENCE_COLUMNS, _evidence_rows(data))
+    tick(85)
     wb.properties.title = clean(f"{_('Ranking run')} #{data.run.pk} · {data.team_name}")[:200]
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
+
+
+# Per-offer detail sheets stop after this many ranks; the Ranking sheet keeps every offer.
+APPENDIX_AFTER = 500

@@ -3,8 +3,9 @@
 #   ensure_sysdeps.sh portal  what the portal itself uses: CJK fonts for pages, PDF reports and
 #                             chart images, Pango for WeasyPrint (`make run`)
 #   ensure_sysdeps.sh test    the above plus what only the tests use: Debian's Chromium and
-#                             ChromeDriver (browser tests), poppler-utils (PDF pages as images)
-#                             and headless LibreOffice Calc (the XLSX round-trip) (`make test`)
+#                             ChromeDriver (browser tests), poppler-utils (PDF pages as images),
+#                             headless LibreOffice Calc (the XLSX round-trip), Prometheus and
+#                             node_exporter (the contracts' monitoring pull) (`make test`)
 set -euo pipefail
 scope="${1:-test}"
 case "$scope" in
@@ -20,6 +21,9 @@ if [ "$scope" = test ]; then
   command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
   # LibreOffice Calc opens the XLSX exports in a test, as a finance director's office suite would.
   command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
+  # The contracts' Prometheus pull is tested against a real Prometheus and node_exporter.
+  command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+  command -v prometheus-node-exporter >/dev/null 2>&1 || need+=(prometheus-node-exporter)
 fi
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -96,6 +96,8 @@ def django_env(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
+# The portal's modules are imported inside the functions below, after setup_django(): its
+# settings (database, cache) come from the arguments, and models cannot load before django.setup().
 def setup_django(args: argparse.Namespace) -> None:
     os.environ.update(django_env(args))
     sys.path.insert(0, str(ROOT))

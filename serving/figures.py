@@ -29,7 +29,7 @@ def short_name(rank: int, full: str) -> str:
     offer = full.split(" · ", 1)[-1].strip() or full
     if len(offer) > SHORT_LABEL:
         offer = offer[: SHORT_LABEL - 1] + "…"
-    return f"#{rank} {offer}"
+    return f"#{rank} {offer}" if rank else f"✕ {offer}"  # an excluded offer has no rank
 
 
 def cost_per_million_figure(

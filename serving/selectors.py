@@ -16,6 +16,8 @@ from domain import eligibility as el
 from domain import serving as sv
 from domain.messages import Message
 from quotes.models import Quote
+from rankings.selectors import team_risk_policy
+from rankings.services import quote_findings
 
 from .models import MixedPlan, ServingWorkload, TrafficUpload
 
@@ -163,9 +165,6 @@ Findings = dict[str, tuple[el.RiskItem, ...]]
 def serving_inputs(*, team) -> tuple[dict[str, sv.ServingOffer], Findings, el.RiskPolicy]:  # type: ignore[no-untyped-def]
     """The team's current quotes as serving offers, each offer's due-diligence findings and the
     team's risk policy: what the training ranking applies, read the same way."""
-    from rankings.selectors import team_risk_policy
-    from rankings.services import quote_findings
-
     basis = team.tax_basis
     quotes = list(serving_quotes(team=team))
     offers = {str(q.pk): domain_offer(q, basis=basis) for q in quotes}

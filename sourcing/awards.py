@@ -15,6 +15,8 @@ from django.utils.translation import gettext as _
 
 from accounts.choices import Role
 from accounts.models import Membership
+from benchmarks.services import benchmark_ingest, test_run_create
+from benchmarks.trust import origin_for
 from domain import rfq_rules
 from domain.messages import Message
 
@@ -139,9 +141,6 @@ def award_decide(  # type: ignore[no-untyped-def]
 
 def award_acceptance_upload(*, award: Award, user, upload, now=None):  # type: ignore[no-untyped-def]
     """Add a log of the acceptance test on the rented cluster; the check runs after parsing."""
-    from benchmarks.services import benchmark_ingest, test_run_create
-    from benchmarks.trust import origin_for
-
     now = now or timezone.now()
     if not _can_write(user):
         raise ValidationError(_("Only analysts and admins can upload acceptance logs."))

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from accounts.choices import Role
 from accounts.models import Membership
+from core.queue import enqueue
 from domain.rfq_rules import (
     ADMIN_ONLY,
     CONTROL_CHARACTERS,
@@ -130,8 +131,6 @@ def deadline_extension_decide(  # type: ignore[no-untyped-def]
 
 def _notify(extension_id: int) -> None:
     """Mail the suppliers from a worker; in this process when the queue is unreachable."""
-    from core.queue import enqueue
-
     from .mail import extension_notify
     from .tasks import notify_deadline_extension
 

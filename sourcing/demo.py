@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from domain.seed_vendor_claims import DEMO_ICP_AS_LICENCE
 from quotes.models import GpuModel, WorkloadProfile
+from rankings.tasks import run_job
 from vendors.models import Vendor
 
 from .choices import MailStatus
@@ -116,8 +117,6 @@ def _closed_event(team, user, workload, gpu, vendors) -> Rfq | None:  # type: ig
     rfq_close(rfq_id=rfq.pk)
     rfq.refresh_from_db()
     if rfq.ranking_run_id:
-        from rankings.tasks import run_job
-
         run_job(rfq.ranking_run_id)  # computed here, so the evaluation shows at once
     return rfq
 

@@ -24,6 +24,8 @@ from django.utils.translation import get_language
 from domain import eligibility, money
 from domain import rfq_rules as rules
 from domain.messages import Message
+from rankings.selectors import team_risk_policy
+from vendors.selectors import vendor_findings
 
 from .models import Answer, Rfq
 from .terms import terms_standing
@@ -58,9 +60,6 @@ def _result_exclusion(result: Any) -> list[Message]:
 def _live_exclusion(rfq: Rfq, answer: Answer) -> list[Message]:
     """The policy applied to the bidder's findings now (no ranking result to read): the
     vendor-wide findings and those of its data centre, and an impossible NIC claim."""
-    from rankings.selectors import team_risk_policy
-    from vendors.selectors import vendor_findings
-
     policy = team_risk_policy(team=rfq.team)
     dc = answer.vendor.data_centres.first()
     own = f"datacentre:{dc.pk}" if dc is not None else ""

@@ -11,9 +11,9 @@ from django.utils.translation import pgettext_lazy
 
 from domain import money
 from quotes.choices import InvoiceType
-from quotes.forms import INVOICE_ERROR, VAT_INCLUDED_CHOICES, VAT_RATE_ERROR
+from quotes.forms import INVOICE_ERROR, VAT_RATE_ERROR, VatIncludedSelect
 from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
-from vendors.forms import localise_provinces
+from vendors.forms import VendorChoiceField, localise_provinces
 from vendors.models import Vendor
 
 from .choices import Evidence, Nonconforming, Requirement
@@ -83,21 +83,12 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
 
 
 class InviteForm(CapfirstLabels, forms.Form):
-    vendor = forms.ModelChoiceField(label=_("vendor"), queryset=Vendor.objects.none())
+    vendor = VendorChoiceField(label=_("vendor"), queryset=Vendor.objects.none())
     email = forms.EmailField(label=_("e-mail of the vendor's contact"))
 
     def __init__(self, *args, team, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self.fields["vendor"].queryset = Vendor.objects.for_team(team)
-
-
-class VatIncludedSelect(forms.NullBooleanSelect):
-    """Yes / no / not stated, showing a stored True or False as chosen (a plain Select shows
-    a stored True as "not stated" when the bid is revised)."""
-
-    def __init__(self, attrs=None):  # type: ignore[no-untyped-def]
-        super().__init__(attrs)
-        self.choices = list(VAT_INCLUDED_CHOICES)  # unknown / true / false, as this widget reads
 
 
 class AnswerForm(CapfirstLabels, forms.ModelForm):

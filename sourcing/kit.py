@@ -13,6 +13,9 @@ from dataclasses import asdict, dataclass
 
 from django.utils.translation import gettext as _
 
+from benchmarks.trust import challenge_secret
+from domain.evidence import tokens as evidence_tokens
+
 BASE_PORT = 5201
 
 
@@ -130,11 +133,8 @@ KIT_TESTS = ("iperf3", "ib_write_bw", "ib_write_lat")
 
 def invitation_tokens(rfq_id: int, invitation_id: int) -> dict[str, str]:
     """The invited supplier's challenge token for each test of the kit."""
-    from benchmarks.trust import challenge_secret
-    from domain.evidence import tokens
-
     secret = challenge_secret()
-    return {t: tokens.issue(secret, rfq_id, invitation_id, t) for t in KIT_TESTS}
+    return {t: evidence_tokens.issue(secret, rfq_id, invitation_id, t) for t in KIT_TESTS}
 
 
 def rfq_kit(rfq, invitation_id: int | None = None) -> BenchmarkKit:  # type: ignore[no-untyped-def]

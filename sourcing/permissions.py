@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext as _
 from rest_framework.permissions import BasePermission
 
-from accounts.middleware import request_membership
+from core.teams import request_membership
 
 from .selectors import supplier_account
 

@@ -9,6 +9,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
+from benchmarks.models import BenchmarkLog
+
 from . import evaluation
 from .choices import ExtensionState, RfqState
 from .models import Answer, AuditEvent, Award, DeadlineExtension, Invitation, Rfq, SupplierAccount
@@ -135,8 +137,6 @@ def supplier_rfqs(account: SupplierAccount) -> QuerySet[Rfq]:
 
 
 def _visible_logs() -> QuerySet:  # type: ignore[type-arg]
-    from benchmarks.models import BenchmarkLog
-
     return BenchmarkLog.objects.filter(is_archive=False).order_by("uploaded_at", "pk")
 
 

@@ -20,6 +20,10 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Membership
 from accounts.services import user_create
+from benchmarks.models import TestRun
+from benchmarks.services import benchmark_ingest, quote_measured_update, test_run_create
+from benchmarks.trust import origin_for
+from core.models import JobStatus
 from domain import rfq_rules as rules
 from domain.rfq_rules import (
     CONTROL_CHARACTERS,
@@ -28,6 +32,8 @@ from domain.rfq_rules import (
     published_change_refusals,
     requirement_problems,
 )
+from quotes.services import quote_create
+from rankings.services import ranking_start
 
 # Awards live in sourcing/awards.py (proposal, override of the rules, decision, acceptance);
 # callers keep importing them from here.
@@ -411,8 +417,6 @@ def answer_submit(  # type: ignore[no-untyped-def]
 
 def _supplier_origin(answer: Answer, account: SupplierAccount) -> dict[str, Any]:
     """How a supplier's log came in, with what its challenge token is checked against."""
-    from benchmarks.trust import origin_for
-
     rfq = answer.rfq
     invitation = (
         Invitation.objects.filter(rfq=rfq, vendor_id=account.vendor_id, accepted_at__isnull=False)
@@ -434,8 +438,6 @@ def _supplier_origin(answer: Answer, account: SupplierAccount) -> dict[str, Any]
 
 def answer_upload_evidence(*, answer: Answer, account: SupplierAccount, upload, now=None):  # type: ignore[no-untyped-def]
     """Store a supplier's benchmark log in the answer's test run (parsed like the team's own)."""
-    from benchmarks.services import benchmark_ingest, test_run_create
-
     now = now or timezone.now()
     if answer.vendor_id != account.vendor_id:
         raise ValidationError(_("This answer belongs to another vendor."))
@@ -498,11 +500,6 @@ def rfq_close(*, rfq_id: int, now=None) -> str:
 
 
 def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
-    from benchmarks.models import TestRun
-    from benchmarks.services import quote_measured_update
-    from core.models import JobStatus
-    from quotes.services import quote_create
-
     data = terms_from_json(answer.terms)
     data.update(vendor=answer.vendor, data_centre=answer.vendor.data_centres.first(),
                 label=_("RFQ %(rfq)s · %(vendor)s") % {"rfq": rfq.pk, "vendor": answer.vendor},
@@ -521,8 +518,6 @@ def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
 
 
 def _start_ranking(rfq: Rfq, quotes: list, answers: list[Answer]) -> None:  # type: ignore[type-arg]
-    from rankings.services import ranking_start
-
     # The RFQ's mandatory requirements enter the run's one decision: a knocked-out bid is
     # never its recommendation, a bid the RFQ ranks last comes after every conforming one.
     standings = {}

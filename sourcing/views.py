@@ -19,6 +19,7 @@ from quotes.choices import InvoiceType
 from . import deadlines, selectors, services
 from . import evaluation as evaluation_module
 from .choices import MailStatus
+from .demo_mail import latest_invitation_mail, mail_folder
 from .forms import (
     DecisionForm,
     ExtensionDecisionForm,
@@ -127,6 +128,7 @@ class RfqDetailView(TeamRequiredMixin, TeamRfqMixin, View):
         return {
             "rfq": rfq, "kit": rfq_kit(rfq), "answers": rows,
             "prices_visible": rfq.prices_visible(), "invitations": selectors.rfq_invitations(rfq),
+            "demo_mail": latest_invitation_mail(rfq), "mail_folder": mail_folder(),
             "evaluation": evaluation, "awards": awards,
             "blocked": [r for r in rows if r["blocked"]],
             "audit": [(e, selectors.audit_detail(e)) for e in selectors.rfq_audit(rfq)],

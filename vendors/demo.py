@@ -16,6 +16,7 @@ from domain.credentials import (
     VendorFacts,
     credit_code_check_char,
 )
+from domain.seed_vendor_claims import DEMO_PATTERN_VENDORS
 
 from .choices import IssuerScope
 from .models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
@@ -326,8 +327,6 @@ def load(*, team, user) -> list[Vendor]:  # type: ignore[no-untyped-def]
     The seed articles' vendors are real companies the articles cite favourably; the demo shows
     the red flags their claims would raise on fictional look-alikes
     (`domain.seed_vendor_claims.DEMO_PATTERN_VENDORS`), never on their names."""
-    from domain.seed_vendor_claims import DEMO_PATTERN_VENDORS
-
     vendors = []
     note = "虚构的演示厂商 / fictional demo vendor"
     for facts in FICTIONAL_VENDORS:

@@ -14,6 +14,7 @@ from domain.credentials import (
 
 from .choices import IssuerScope
 from .models import Certification, DataCentre, IcpFiling, Licence, SlaTerms, Vendor
+from .schemas import stored_codes
 
 
 def _f(value) -> float | None:  # type: ignore[no-untyped-def]
@@ -27,9 +28,9 @@ def licence_facts(lic: Licence) -> LicenceFacts:
     return LicenceFacts(
         ref=f"licence:{lic.pk}",
         number=lic.number,
-        business_codes=frozenset(lic.business_codes or ()),
+        business_codes=frozenset(stored_codes(lic.business_codes)),
         issuer_scope=scope,
-        coverage_regions=frozenset(lic.coverage_regions or ()),
+        coverage_regions=frozenset(stored_codes(lic.coverage_regions)),
         valid_from=lic.valid_from,
         valid_until=lic.valid_until,
         state=lic.state,
@@ -104,7 +105,7 @@ def vendor_facts(vendor: Vendor) -> VendorFacts:
         credit_code=vendor.credit_code or None,
         registered_capital_cny=vendor.registered_capital_cny,
         founded_year=vendor.founded_year,
-        services=frozenset(vendor.services or ()),
+        services=frozenset(stored_codes(vendor.services)),
         licences=tuple(licence_facts(x) for x in vendor.licences.all()),
         icp_filings=tuple(icp_facts(x) for x in vendor.icp_filings.all()),
         certifications=tuple(cert_facts(x) for x in vendor.certifications.all()),

@@ -27,6 +27,13 @@ def localise_provinces(form_fields) -> None:  # type: ignore[no-untyped-def]
             field.choices = [(k, names.get(str(k), label)) for k, label in choices]
 
 
+class VendorChoiceField(forms.ModelChoiceField):
+    """A vendor drop-down in the reader's language (English pages listed Chinese names)."""
+
+    def label_from_instance(self, obj: Vendor) -> str:  # type: ignore[override]
+        return obj.name_for_reader()
+
+
 class ProvinceLabelsMixin:
     def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]

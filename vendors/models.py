@@ -7,10 +7,12 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from core.models import TeamScoped
+from core.shapes import StoredShape
 from domain.regions import PROVINCE_CHOICES
 
 from .choices import (
@@ -22,6 +24,7 @@ from .choices import (
     Topology,
     VerificationState,
 )
+from .schemas import stored_codes
 from .validators import (
     licence_codes_consistent,
     validate_business_code_list,
@@ -56,6 +59,9 @@ class Verifiable(models.Model):
 
     class Meta:
         abstract = True
+
+
+NAME_REQUIRED = _("Enter the vendor's legal name in Chinese or in English.")
 
 
 def _expiry_after_issue(name: str) -> models.CheckConstraint:
@@ -111,6 +117,7 @@ class Vendor(TeamScoped):
         default=list,
         blank=True,
         help_text=_("What the vendor sells: IDC space, GPU rental, cloud, bare metal, CDN, ISP."),
+        validators=[StoredShape("vendors.schemas.SERVICES")],
     )
     notes = models.TextField(_("notes"), blank=True)
     is_demo = models.BooleanField(_("demo data"), default=False)
@@ -121,6 +128,12 @@ class Vendor(TeamScoped):
     findings_total = models.PositiveIntegerField(_("findings"), default=0)
     finding_codes = models.JSONField(default=list, blank=True, editable=False)
     findings_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Delivered ÷ committed bandwidth over the team's evaluated contracts with this vendor
+    # (written by the contracts' evaluation job; None: no evaluated contract). The ranking counts
+    # the vendor's next bandwidth claims at this share (domain/ranking/network.py).
+    delivered_ratio = models.FloatField(
+        _("delivered ÷ committed bandwidth"), null=True, blank=True, editable=False
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -132,7 +145,9 @@ class Vendor(TeamScoped):
         ordering = ["name_zh", "name_en"]
         constraints = [
             models.CheckConstraint(
-                condition=~(Q(name_zh="") & Q(name_en="")), name="vendor_has_a_name"
+                condition=~(Q(name_zh="") & Q(name_en="")),
+                name="vendor_has_a_name",
+                violation_error_message=NAME_REQUIRED,
             ),
             models.CheckConstraint(
                 condition=Q(registered_capital_cny__isnull=True) | Q(registered_capital_cny__gte=0),
@@ -154,17 +169,25 @@ class Vendor(TeamScoped):
     def __str__(self) -> str:
         return self.name_zh or self.name_en
 
+    def name_for_reader(self) -> str:
+        """The name in the reader's language when the vendor has one, else the other: what a
+        drop-down shows (English pages listed Chinese names only). Stored labels and job
+        results keep `str()`, whatever language the request or the worker had."""
+        if (get_language() or "").lower().startswith("zh"):
+            return self.name_zh or self.name_en
+        return self.name_en or self.name_zh
+
     @property
     def display_names(self) -> str:
         if self.name_zh and self.name_en:
             return f"{self.name_zh} / {self.name_en}"
-        return str(self)
+        return self.name_zh or self.name_en
 
     @property
     def services_display(self) -> str:
         """The services sold, in the reader's language ("GPU server rental, IDC"), not codes."""
         labels = dict(Service.choices)
-        return ", ".join(str(labels.get(code, code)) for code in self.services or [])
+        return ", ".join(str(labels.get(c, c)) for c in stored_codes(self.services))
 
 
 class IcpFiling(Verifiable):
@@ -212,6 +235,7 @@ class Licence(Verifiable):
         default=list,
         blank=True,
         help_text=_("Province codes, or 'national'"),
+        validators=[StoredShape("vendors.schemas.COVERAGE_REGIONS")],
     )
     valid_from = models.DateField(_("valid from"), null=True, blank=True)
     valid_until = models.DateField(_("valid until"), null=True, blank=True)
@@ -225,6 +249,14 @@ class Licence(Verifiable):
 
     def __str__(self) -> str:
         return self.number
+
+    @property
+    def coverage_codes(self) -> list[str]:
+        return stored_codes(self.coverage_regions)
+
+    @property
+    def business_code_list(self) -> list[str]:
+        return stored_codes(self.business_codes)
 
     def clean(self) -> None:
         errors = _expiry_error(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
@@ -85,19 +86,40 @@ def _actions() -> dict[str, str]:
 
 
 def _shown(field, value) -> str:  # type: ignore[no-untyped-def]
-    """A recorded value as a user reads it: a choice's label, "—" for nothing."""
-    if value in (None, ""):
+    """A recorded value as a user reads it: a choice's label, "—" for nothing.
+
+    History rows hold whatever was stored at the time, including values written before their
+    field's shape was enforced (an object, a number, a 200 KB string): any value is shown,
+    shortened, and never assumed to be a list of codes.
+    """
+    if value in (None, "", [], {}):
         return "—"
     from .choices import Service
 
     choices = dict(getattr(field, "flatchoices", None) or ())
     if field.name == "services":
         choices = dict(Service.choices)
-    if isinstance(value, list | tuple | set | frozenset) and choices:
-        return ", ".join(str(choices.get(v, v)) for v in value)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
-    return str(choices.get(value, value))
+    if isinstance(value, list | tuple):
+        return _short(", ".join(_label(choices, v) for v in value))
+    return _short(_label(choices, value))
+
+
+SHOWN_MAX_CHARS = 200
+
+
+def _label(choices: dict, value: object) -> str:  # type: ignore[type-arg]
+    """A choice's label when `value` is one of the choices, else the value as text."""
+    if isinstance(value, str | int) and not isinstance(value, bool) and value in choices:
+        return str(choices[value])
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)[: SHOWN_MAX_CHARS + 1]
+    return str(value)[: SHOWN_MAX_CHARS + 1]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHOWN_MAX_CHARS else text[: SHOWN_MAX_CHARS - 1] + "…"
 
 
 def _entries(history_qs, model) -> list[AuditEntry]:  # type: ignore[no-untyped-def]

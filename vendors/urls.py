@@ -1,11 +1,10 @@
-from django.urls import path, re_path
+from django.urls import path
 
 from . import views
 
 app_name = "vendors"
 urlpatterns = [
     path("", views.VendorListView.as_view(), name="list"),
-    re_path(r"^export\.(?P<fmt>csv|xlsx)$", views.VendorExportView.as_view(), name="export"),
     path("new/", views.VendorEditView.as_view(), name="create"),
     path("<int:pk>/", views.VendorDetailView.as_view(), name="detail"),
     path("<int:pk>/edit/", views.VendorEditView.as_view(), name="edit"),

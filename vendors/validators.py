@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
+from domain import plausibility
 from domain.credentials import (
     CredentialFormatError,
     looks_like_icp_filing,
@@ -14,6 +16,8 @@ from domain.credentials import (
     validate_business_codes,
 )
 from domain.messages import Message
+
+from .schemas import MAX_BUSINESS_CODE_CHARS, MAX_BUSINESS_CODES
 
 
 def _error(message: Message) -> ValidationError:
@@ -51,7 +55,15 @@ def validate_icp_filing(value: str) -> None:
 
 def validate_business_code_list(value: object) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("A list of business codes such as B11, B12 is expected.")
+        raise ValidationError(
+            _("A list of business codes such as B11, B12 is expected."), code="business_codes_shape"
+        )
+    if len(value) > MAX_BUSINESS_CODES or any(len(v) > MAX_BUSINESS_CODE_CHARS for v in value):
+        raise ValidationError(
+            _("At most %(n)s business codes, each a short code such as B11.")
+            % {"n": MAX_BUSINESS_CODES},
+            code="business_codes_shape",
+        )
     try:
         validate_business_codes(value)
     except CredentialFormatError as exc:
@@ -72,8 +84,6 @@ def plausibility_errors(kind: str, get) -> tuple[dict[str, list[str]], list]:  #
     """(errors, warnings) of domain/plausibility.py for a vendor record: values beyond a hard bound
     as field -> messages in the active language; soft-bound findings the analyst must confirm.
     Forms and the API call it with `kind` = the model's name."""
-    from domain import plausibility
-
     hard, soft = plausibility.split(plausibility.vendor_findings(kind, get))
     lang = get_language()
     errors: dict[str, list[str]] = {}

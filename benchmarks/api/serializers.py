@@ -4,6 +4,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.teams import request_membership
+from quotes.models import Quote
 from vendors.models import DataCentre, Vendor
 
 from ..choices import TestKind
@@ -18,8 +20,6 @@ class TeamPrimaryKey(serializers.PrimaryKeyRelatedField):
         super().__init__(**kwargs)
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        from accounts.middleware import request_membership
-
         membership = request_membership(self.context["request"])
         team = membership.team if membership else None
         return self.queryset.filter(**{self.team_path: team})
@@ -49,8 +49,6 @@ class TestRunSerializer(serializers.ModelSerializer):
 
     def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
-        from quotes.models import Quote
-
         self.fields["quote"] = TeamPrimaryKey(
             queryset=Quote.objects.all(), required=False, allow_null=True
         )

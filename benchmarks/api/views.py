@@ -11,11 +11,11 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
 from core.queue import unavailable_body, was_unqueued
+from core.teams import request_membership
 from vendors.models import Vendor
 
 from .. import selectors

@@ -49,14 +49,6 @@ def query_with(context, **kwargs) -> str:  # type: ignore[no-untyped-def]
     return params.urlencode()
 
 
-@register.filter
-def billing_model(code) -> str:  # type: ignore[no-untyped-def]
-    """A bandwidth billing model's name in the active language ("p95" → its label)."""
-    from quotes.choices import BandwidthBilling
-
-    return BandwidthBilling.label_of(code)
-
-
 @register.simple_tag(takes_context=True)
 def query_without(context, *names: str) -> str:
     """The current query string without some parameters (an export link drops ``page``)."""
@@ -93,3 +85,20 @@ def sort_th(context, key: str, label: str, css: str = "") -> SafeString:
         label,
         format_html(' <span aria-hidden="true">{}</span>', arrow) if arrow else "",
     )
+
+
+@register.filter
+def grouped_problems(problems) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    """A run's problems with the offers that share the same messages merged: when no offer can
+    run a preset, one line naming the offers instead of one red error per offer. Each group:
+    `labels` (the offers, in order), `messages` (shown once)."""
+    groups: dict[tuple, dict] = {}  # type: ignore[type-arg]
+    for p in problems or []:
+        if not isinstance(p, dict):
+            continue
+        messages = [m for m in p.get("messages") or [] if isinstance(m, dict)]
+        key = tuple((m.get("code"), m.get("en"), m.get("zh")) for m in messages)
+        group = groups.setdefault(key, {"labels": [], "messages": messages})
+        if p.get("label"):
+            group["labels"].append(str(p["label"]))
+    return list(groups.values())

@@ -20,7 +20,7 @@ from domain.messages import Message
 from domain.ranking.checks import _currency_ok, _fx_rate, field_message, offer_problems
 from domain.ranking.columns import _Array, _fast_valid, _Table
 from domain.ranking.inputs import BASE_SCENARIO, Offer, Scenario, Workload
-from domain.ranking.network import _warnings_column, bandwidth
+from domain.ranking.network import _warnings_column, bandwidth, claim_share, track_record_warning
 from domain.ranking.results import OfferProblem
 from domain.trainmodel.gpus import GpuSpec
 
@@ -82,6 +82,9 @@ def _columns(
     b = b * sc.bandwidth_scale
     peak = np.array([gpus[k].bf16_tflops for k in t.raw["gpu"]], dtype=float).reshape(size)
     warns = _warnings_column(t.raw, n, peak * 1e12, measured, oversub)
+    share = claim_share(t)
+    for i in np.flatnonzero(~measured & (share < 1.0)).tolist():
+        warns[i] = (*warns[i], track_record_warning(float(share[i])))
     basis = ["measured" if m else "nominal" for m in measured.tolist()]
     return hourly, b, basis, oversub, warns
 

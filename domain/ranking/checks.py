@@ -32,7 +32,7 @@ _KIND_TEXT: Mapping[str, tuple[str, str]] = {
     "negative": ("must be a number of zero or more", "必须为不小于 0 的数"),
     "out_of_range": ("must be a number in {rng}", "必须为 {rng} 范围内的数"),
     "unknown": ("must be one of {rng}", "必须是以下之一：{rng}"),
-    "exceeds_offer": ("must not exceed the offer's {rng} nodes", "不能超过报价的 {rng} 个节点"),
+    "exceeds_offer": ("must not exceed the offer's {rng} servers", "不能超过报价的 {rng} 台服务器"),
     "below_p5": ("must be at least measured_gbps ({rng})", "不能小于 measured_gbps（{rng}）"),
     "empty": ("must be a non-empty text", "必须为非空文本"),
     "bad_code": (
@@ -50,13 +50,50 @@ _KIND_TEXT: Mapping[str, tuple[str, str]] = {
 }
 
 
+# The fields as a buyer names them (a message names the field, never the code's name for it).
+_FIELD_WORDS: Mapping[str, tuple[str, str]] = {
+    "workload.nodes": ("The number of servers the workload uses", "工作负载使用的服务器数量"),
+    "workload.train_tokens": ("The workload's tokens to train on", "工作负载的训练总 token 数"),
+    "workload.tokens_per_step": ("The workload's global batch (tokens per step)",
+                                 "工作负载的全局批量（每步 token 数）"),
+    "workload.params_b": ("The model size (billions of parameters)", "模型规模（十亿参数）"),
+    "workload.overlap": ("The share of communication hidden behind compute",
+                         "通信被计算掩盖的比例"),
+    "workload.strategy": ("The parallel strategy", "并行策略"),
+    "offer.gpus_per_node": ("The offer's GPUs per server", "报价的每台服务器 GPU 数"),
+    "offer.nodes": ("The offer's number of servers", "报价的服务器数量"),
+    "offer.nics_per_node": ("The offer's network ports per server", "报价的每台服务器网口数"),
+    "offer.price_per_node_month": ("The offer's rent per server and month",
+                                   "报价的每台服务器月租"),
+    "offer.monthly_fees": ("The offer's other monthly fees", "报价的其他月费"),
+    "offer.nic_gbps": ("The offer's port speed", "报价的网口速率"),
+    "offer.availability": ("The offer's availability", "报价的可用性"),
+    "offer.gpu": ("The offer's GPU model", "报价的 GPU 型号"),
+    "offer.fabric": ("The offer's network fabric", "报价的网络类型"),
+    "offer.currency": ("The offer's currency", "报价的币种"),
+}  # fmt: skip
+
+
+def _shown(value: object) -> str:
+    """A value as a message prints it: grouped whole numbers, short decimals, no code repr."""
+    real = _real(value)
+    if real is not None:
+        if real.is_integer() and abs(real) < 1e15:
+            return f"{int(real):,}"
+        return f"{real:,.6g}" if abs(real) < 1e15 else "—"
+    text = str(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def field_message(owner: str, name: str, kind: str, got: object, rng: str = "") -> Message:
-    """A validation message whose code and text name the field (`offer_nodes_not_whole`)."""
+    """A validation message whose code names the field (`offer_nodes_not_whole`) and whose text
+    names it as a buyer does ("The offer's number of servers must be …; it is 0.")."""
     en, zh = _KIND_TEXT[kind]
+    word_en, word_zh = _FIELD_WORDS.get(f"{owner}.{name}", (f"{owner}.{name}", f"{owner}.{name}"))
     return Message(
         f"{owner}_{name}_{kind}",
-        f"{owner}.{name} {en.format(rng=rng)}; got {got!r}.",
-        f"{owner}.{name} {zh.format(rng=rng)}，当前为 {got!r}。",
+        f"{word_en} {en.format(rng=rng)}; it is {_shown(got)}.",
+        f"{word_zh}{zh.format(rng=rng)}，当前为 {_shown(got)}。",
     )
 
 
@@ -95,6 +132,7 @@ _OFFER_RULES: _Rules = (
     ("measured_gbps", True, "not_positive", ""),
     ("measured_p50_gbps", True, "not_positive", ""),
     ("availability", False, "out_of_range", "(0, 1]"),
+    ("delivered_ratio", True, "negative", ""),
 )
 
 

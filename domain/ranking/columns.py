@@ -18,11 +18,14 @@ _COLUMNS = (
     "id", "gpu", "gpus_per_node", "nodes", "price_per_node_month", "currency", "monthly_fees",
     "nic_gbps", "nics_per_node", "fabric", "rack_uplink_gbps", "servers_per_rack", "measured_gbps",
     "measured_kind", "availability", "measured_p50_gbps", "whole_offer_only", "pfc", "ecn",
-    "vendor_flags",
+    "vendor_flags", "delivered_ratio",
 )  # fmt: skip
 _WHOLE = ("gpus_per_node", "nodes", "nics_per_node", "servers_per_rack")
 _REALS = ("price_per_node_month", "monthly_fees", "nic_gbps", "availability")
-_OPTIONAL = ("rack_uplink_gbps", "servers_per_rack", "measured_gbps", "measured_p50_gbps")
+_OPTIONAL = (
+    "rack_uplink_gbps", "servers_per_rack", "measured_gbps", "measured_p50_gbps",
+    "delivered_ratio",
+)  # fmt: skip
 _Array = np.ndarray[Any, Any]
 
 
@@ -77,6 +80,9 @@ def _fast_valid(t: _Table, w: Workload, gpus: Mapping[str, GpuSpec]) -> _Array:
         ok &= ((num[name] > 0) & np.isfinite(num[name])) | (none[name] & (name in _OPTIONAL))
     ok &= (num["availability"] > 0) & (num["availability"] <= 1)
     ok &= none["measured_p50_gbps"] | (num["measured_p50_gbps"] >= num["measured_gbps"])
+    ok &= none["delivered_ratio"] | (
+        (num["delivered_ratio"] >= 0) & np.isfinite(num["delivered_ratio"])
+    )
     if w.nodes is not None:
         ok &= num["nodes"] >= w.nodes
     return ok

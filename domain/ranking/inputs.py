@@ -69,6 +69,9 @@ class Offer:
     repair_hours: float | None = None  # the SLA's repair or replacement time of a failed server
     spare_nodes: int | None = None  # spare servers kept ready (no wait for the repair)
     rail_optimised: bool | None = None
+    # The vendor's delivered ÷ committed bandwidth on the team's past contracts (None: no
+    # record): a claim (no admitted evidence) counts at that share when it is below 1.
+    delivered_ratio: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

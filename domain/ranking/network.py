@@ -136,8 +136,29 @@ def bandwidth(t: _Table, n: _Array) -> tuple[_Array, _Array, _Array]:
     collective = np.array([k == "collective" for k in t.raw["measured_kind"]], dtype=bool)
     # A "link" figure is the NIC capacity link tests showed and pays the fabric efficiency as
     # the nominal NICs x rate does; a "collective" figure already is what collectives reach.
-    b = np.where(measured, np.where(collective, tail, tail * eff), nominal * eff * factor)
+    claim = nominal * eff * factor * claim_share(t)
+    b = np.where(measured, np.where(collective, tail, tail * eff), claim)
     return b, measured, factor
+
+
+def claim_share(t: _Table) -> _Array:
+    """The share of a claimed (unmeasured) figure the ranking counts: the vendor's delivered ÷
+    committed bandwidth on the team's past contracts when below 1, else all of it. Admitted
+    evidence is never discounted: it shows what this offer carries."""
+    ratio = t.num["delivered_ratio"]
+    return np.where(t.none["delivered_ratio"], 1.0, np.clip(ratio, 0.0, 1.0))
+
+
+def track_record_warning(ratio: float) -> Message:
+    """Why an offer's claimed bandwidth counts at less than its NICs x rate."""
+    pct = round(ratio * 100)
+    return Message(
+        "claim_discounted_by_track_record",
+        f"On the team's past contracts this vendor delivered {pct}% of the bandwidth it signed: "
+        f"its claimed bandwidth counts at {pct}% until admitted evidence shows otherwise.",
+        f"在团队以往的合同中，该供应商实际交付了签约带宽的 {pct}%：在有被采纳的实测证据之前，"
+        f"其声称的带宽按 {pct}% 计。",
+    )
 
 
 def capped(t: _Table, column: str) -> _Array:

@@ -123,6 +123,7 @@ class _Judge:
             offer.gpu, offer.gpus_per_node, nodes, offer.nic_gbps, offer.nics_per_node,
             offer.fabric, offer.measured_gbps, offer.measured_kind, offer.storage_gbyte_s,
             offer.repair_hours, offer.spare_nodes, offer.rail_optimised, offer.servers_per_rack,
+            offer.delivered_ratio,
         )  # fmt: skip
         found = self.seen.get(key)
         if found is None:
@@ -170,7 +171,8 @@ def cluster_of(offer: Offer, nodes: int, specs: Mapping[str, GpuSpec]) -> Cluste
     Measured evidence is per server and capped at the quoted NICs x rate (an offer cannot show
     more than it quotes): a `collective` figure (nccl-tests busbw) is shared by the server's
     GPUs as it is; a `link` figure (the NIC capacity link tests showed) pays the fabric's
-    collective efficiency exactly as the nominal figure does."""
+    collective efficiency exactly as the nominal figure does. A claim (no evidence) of a vendor
+    that delivered less than it signed on the team's past contracts counts at that share."""
     spec = specs.get(offer.gpu)
     if spec is None:
         raise TrainModelError(
@@ -189,11 +191,14 @@ def cluster_of(offer: Offer, nodes: int, specs: Mapping[str, GpuSpec]) -> Cluste
         busbw = per_server / offer.gpus_per_node
         if offer.measured_kind == "link":
             busbw *= FABRIC_EFFICIENCY.get(offer.fabric, FABRIC_EFFICIENCY["tcp"])
+    nic = offer.nic_gbps
+    if busbw is None and offer.delivered_ratio is not None and offer.delivered_ratio < 1:
+        nic *= max(0.0, offer.delivered_ratio)  # a claim counts at the vendor's track record
     return Cluster(
         gpu=spec,
         gpus=nodes * offer.gpus_per_node,
         gpus_per_node=offer.gpus_per_node,
-        nic_gbps=offer.nic_gbps,
+        nic_gbps=nic,
         nics_per_node=offer.nics_per_node,
         fabric=offer.fabric,
         measured_busbw_gbps=busbw,

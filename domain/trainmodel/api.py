@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from domain.messages import Message
+from domain.trainmodel.calibration import register_cache
 from domain.trainmodel.errors import problem
 from domain.trainmodel.failures import Goodput, default_failures, goodput
 from domain.trainmodel.inputs import (
@@ -206,3 +207,6 @@ def _no_fit(
             f"显存不足：最省显存的布局每卡需要 {shown} GB，{cluster.gpu.key} 只有 {card:.0f} GB。",
         )
     return NoFit(reason, need, card, evaluated)
+
+
+register_cache(_estimate.cache_clear)

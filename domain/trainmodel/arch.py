@@ -60,4 +60,6 @@ def first_stage_layers(layers: int, pp: int) -> float:
     """Transformer layers on the first pipeline stage (the one holding most activations)."""
     if pp <= 1 or layers % pp == 0:
         return layers / pp
-    return (layers + 2) / pp - 1
+    if (layers + 2) % pp == 0:
+        return (layers + 2) / pp - 1
+    return float(stage_layers(layers, pp))  # Megatron's uneven split: at most a middle stage

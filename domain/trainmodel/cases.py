@@ -105,7 +105,7 @@ def _object(owner: str, value: Any, required: bool = True) -> Mapping[str, Any] 
     return tracked
 
 
-def model_from(data: Any, precision: Any = None) -> ModelSpec:
+def model_from(data: Any, precision: Any = None, kernel: Any = None) -> ModelSpec:
     """The model object; `precision` is the case's top-level field (the model's own
     `precision` key is read when the case gives none)."""
     d = _object("model", data)
@@ -135,7 +135,37 @@ def model_from(data: Any, precision: Any = None) -> ModelSpec:
         moe=moe,
         trainable_params_b=_field("model", d, "trainable_params_b", "float", False),
         precision=_precision(precision if precision is not None else d.get("precision")),
+        attention_kernel=_kernel(kernel if kernel is not None else d.get("attention_kernel")),
+        peft=_field("model", d, "peft", "str", False),
+        lora_rank=_field("model", d, "lora_rank", "int", False),
+        lora_targets=_targets(d.get("lora_targets")),
+        bytes_per_sample=_field("model", d, "bytes_per_sample", "float", False),
+        cp_comm=_field("model", d, "cp_comm", "str", False) or "ring",
     )
+
+
+def _targets(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise problem(
+            "model_lora_targets_type",
+            f'model.lora_targets must be a list of texts such as ["qkv", "mlp"] (got {value!r}).',
+            f'model.lora_targets 必须是文本列表，例如 ["qkv", "mlp"]（当前为 {value!r}）。',
+        )
+    return tuple(value)
+
+
+def _kernel(value: Any) -> str:
+    if value is None:
+        return "fa2"
+    if not isinstance(value, str):
+        raise problem(
+            "case_attention_kernel_type",
+            f"attention_kernel must be the text fa2 or fa3 (got {value!r}).",
+            f"attention_kernel（注意力内核）必须是文本 fa2 或 fa3（当前为 {value!r}）。",
+        )
+    return value
 
 
 def _precision(value: Any) -> str:
@@ -238,6 +268,7 @@ def cluster_from(d: Mapping[str, Any], table: dict[str, GpuSpec] | None = None) 
         fabric=_field("case", d, "fabric", "str", False) or "tcp",
         measured_busbw_gbps=_field("case", d, "measured_busbw_gbps", "float", False),
         measured_link_gbps=_field("case", d, "measured_link_gbps", "float", False),
+        storage_ingress_gbyte_s=_field("case", d, "storage_ingress_gbyte_s", "float", False),
         link_bidirectional=bool(_field("case", d, "link_bidirectional", "bool", False)),
         busbw_table=tuple((float(s), float(g)) for s, g in raw_table),
     )
@@ -247,7 +278,7 @@ def run_case(data: Any, table: dict[str, GpuSpec] | None = None) -> Estimate | N
     d = _object("case", data)
     assert d is not None
     return estimate(
-        model_from(d.get("model"), d.get("precision")),
+        model_from(d.get("model"), d.get("precision"), d.get("attention_kernel")),
         cluster_from(d, table),
         parallel_from(d.get("parallel")),
         failures_from(d.get("failures")),
@@ -262,7 +293,7 @@ def unexpressed(data: Any, table: dict[str, GpuSpec] | None = None) -> list[str]
     try:
         d = _object("case", data)
         assert d is not None
-        model_from(d.get("model"), d.get("precision"))
+        model_from(d.get("model"), d.get("precision"), d.get("attention_kernel"))
         cluster_from(d, table)
         parallel_from(d.get("parallel"))
         failures_from(d.get("failures"))
@@ -343,6 +374,8 @@ def estimate_dict(case_id: Any, result: Estimate | NoFit) -> dict[str, Any]:
             "ep_comm": _r(s.ep_comm_s),
             "optimizer": _r(s.optimizer_s),
         },
+        # an extra beside the contract's breakdown: waiting for storage (docs/MODEL.md §17.8)
+        "data_wait_s": _r(s.data_wait_s),
         "layout_extra": {"interleave": lay.interleave, "sequence_parallel": lay.sequence_parallel},
         "card_memory_gb": result.card_memory_gb,
         "layouts_evaluated": result.layouts_evaluated,

@@ -27,6 +27,15 @@ class GpuSpec:
     efficiency: float
     fp8_tflops: float | None = None
     source: str = ""
+    # Fused (flash) attention forward / backward share of the BF16 peak at head dim 128 on long
+    # sequences, as the FlashAttention papers measured it (data/gpus.json; None: derived from
+    # `efficiency`, attention.py).
+    attention_fwd_eff: float | None = None
+    attention_bwd_eff: float | None = None
+    # The same for a Hopper-native kernel (FlashAttention-3, cuDNN fused attention as
+    # Transformer Engine runs it); None: the card has none, the figures above apply.
+    attention_fwd_eff_fa3: float | None = None
+    attention_bwd_eff_fa3: float | None = None
 
 
 def _spec(key: str, row: dict[str, Any]) -> GpuSpec:
@@ -41,7 +50,15 @@ def _spec(key: str, row: dict[str, Any]) -> GpuSpec:
         efficiency=float(row["efficiency"]),
         fp8_tflops=None if fp8 is None else float(fp8),
         source=str(row.get("source", "")),
+        attention_fwd_eff=_optional(row.get("attention_fwd_eff")),
+        attention_bwd_eff=_optional(row.get("attention_bwd_eff")),
+        attention_fwd_eff_fa3=_optional(row.get("attention_fwd_eff_fa3")),
+        attention_bwd_eff_fa3=_optional(row.get("attention_bwd_eff_fa3")),
     )
+
+
+def _optional(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 @cache

@@ -12,6 +12,13 @@ from domain.trainmodel.gpus import GpuSpec
 FABRICS = ("ib", "roce", "tcp")
 RECOMPUTE = ("none", "selective", "full")
 PRECISIONS = ("bf16", "fp8")  # the linear layers' compute type (domain/trainmodel/precision.py)
+# The fused attention kernel of the training stack (attention.py): FlashAttention-2 (PyTorch's
+# scaled_dot_product_attention flash backend, the default) or a Hopper-native one
+# (FlashAttention-3, cuDNN fused attention in Transformer Engine / Megatron-Core).
+ATTENTION_KERNELS = (
+    "fa2",
+    "fa3",
+)  # the linear layers' compute type (domain/trainmodel/precision.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +55,18 @@ class ModelSpec:
     moe: MoeSpec | None = None
     trainable_params_b: float | None = None
     precision: str = "bf16"  # "bf16" | "fp8" (precision.py: what runs in FP8, what stays BF16)
+    attention_kernel: str = "fa2"  # ATTENTION_KERNELS
+    # Context-parallel exchange of the stack (context.py): "ring" (Megatron-Core / Transformer
+    # Engine p2p, the default) or "all_gather" (Llama 3 §3.3.2: K and V all-gathered per layer).
+    cp_comm: str = "ring"
+    # Parameter-efficient fine-tuning (peft.py): "lora" trains rank-`lora_rank` adapters on
+    # `lora_targets` ("qkv", "proj", "mlp"; None: all) and freezes the rest.
+    peft: str | None = None
+    lora_rank: int | None = None
+    lora_targets: tuple[str, ...] | None = None
+    # Bytes read from storage per sample (sequence): images, video, audio, packed text.
+    # None: negligible (a text LLM's token ids); the step is then never bound by loading.
+    bytes_per_sample: float | None = None
 
     @property
     def params(self) -> float:
@@ -77,6 +96,9 @@ class Cluster:
     # Without rails the NICs of a server share its rack's switch (servers_per_rack servers).
     rail_optimised: bool | None = None
     servers_per_rack: int | None = None
+    # Read bandwidth from the offer's storage into each server, GB/s (None: not stated, the
+    # step is not bounded by loading).
+    storage_ingress_gbyte_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +225,34 @@ def check_model(model: ModelSpec) -> None:
                 f"precision（计算精度）必须是 bf16 或 fp8（当前为 {model.precision!r}）。",
             )
         )
+    if model.attention_kernel not in ATTENTION_KERNELS:
+        bad.append(
+            _msg(
+                "model_attention_kernel",
+                f"attention_kernel must be fa2 or fa3 (got {model.attention_kernel!r}).",
+                f"attention_kernel（注意力内核）必须是 fa2 或 fa3"
+                f"（当前为 {model.attention_kernel!r}）。",
+            )
+        )
+    bad.extend(_peft_problems(model))
+    if model.cp_comm not in ("ring", "all_gather"):
+        bad.append(
+            _msg(
+                "model_cp_comm",
+                f"cp_comm must be ring or all_gather (got {model.cp_comm!r}).",
+                f"cp_comm（上下文并行通信方式）必须是 ring 或 all_gather"
+                f"（当前为 {model.cp_comm!r}）。",
+            )
+        )
+    if model.bytes_per_sample is not None and not 0 <= model.bytes_per_sample <= 1e12:
+        bad.append(
+            _msg(
+                "model_bytes_per_sample",
+                f"bytes_per_sample must be between 0 and 1e12 (got {model.bytes_per_sample:g}).",
+                f"bytes_per_sample（每个样本读取的字节数）必须在 0 到 1e12 之间"
+                f"（当前为 {model.bytes_per_sample:g}）。",
+            )
+        )
     if model.trainable_params_b is not None and not 0 < model.trainable_params_b <= model.params_b:
         bad.append(
             _msg(
@@ -213,6 +263,41 @@ def check_model(model: ModelSpec) -> None:
         )
     if bad:
         raise TrainModelError(bad)
+
+
+def _peft_problems(model: ModelSpec) -> list[Message]:
+    bad: list[Message] = []
+    if model.peft not in (None, "lora"):
+        bad.append(
+            _msg(
+                "model_peft",
+                f"peft must be lora or absent (full training) (got {model.peft!r}).",
+                f"peft（参数高效微调方式）必须是 lora 或不填（全量训练）"
+                f"（当前为 {model.peft!r}）。",
+            )
+        )
+    if model.peft == "lora" and not (
+        model.lora_rank is not None and 1 <= model.lora_rank <= min(model.hidden, 65536)
+    ):
+        bad.append(
+            _msg(
+                "model_lora_rank",
+                f"LoRA needs lora_rank between 1 and the hidden size (got {model.lora_rank}).",
+                f"LoRA 需要 lora_rank 在 1 与隐藏维度之间（当前为 {model.lora_rank}）。",
+            )
+        )
+    targets = model.lora_targets
+    if targets is not None and (
+        not targets or any(t not in ("qkv", "proj", "mlp") for t in targets)
+    ):
+        bad.append(
+            _msg(
+                "model_lora_targets",
+                f"lora_targets must name some of qkv, proj, mlp (got {list(targets)}).",
+                f"lora_targets 必须取自 qkv、proj、mlp（当前为 {list(targets)}）。",
+            )
+        )
+    return bad
 
 
 def _moe_problems(model: ModelSpec) -> list[Message]:
@@ -332,6 +417,15 @@ def check_cluster(cluster: Cluster) -> None:
                 "cluster_link",
                 "measured_link_gbps must be a positive Gbit/s figure per NIC (at most 10000).",
                 "measured_link_gbps 必须是每块网卡的正 Gbit/s 数值（不超过 10000）。",
+            )
+        )
+    ingress = cluster.storage_ingress_gbyte_s
+    if ingress is not None and not 0 < ingress <= 100_000:
+        bad.append(
+            _msg(
+                "cluster_storage_ingress",
+                "storage_ingress_gbyte_s must be a positive GB/s figure per server.",
+                "storage_ingress_gbyte_s 必须是每台服务器的正 GB/s 数值。",
             )
         )
     if cluster.measured_busbw_gbps is not None and not 0 < cluster.measured_busbw_gbps <= 100_000:

@@ -70,6 +70,8 @@ class Links:
     spine_alpha_s: float = 0.0
     # Hopper-class GPUs over NVLink run Megatron's --tp-comm-overlap (steptime).
     tp_comm_overlap: bool = False
+    # Storage read bandwidth into one server, bytes/s (0: not stated; steptime data loading).
+    ingress_bps: float = 0.0
 
     def inter_at(self, message_bytes: float) -> float:
         """Inter-node bytes/s per rank at a message size (evidence table when given)."""
@@ -131,6 +133,7 @@ def links_for(cluster: Cluster) -> Links:
         basis=basis,
         table=table,
         tp_comm_overlap=bool(gpu.fp8_tflops) and gpu.intra_kind == "nvlink",
+        ingress_bps=(cluster.storage_ingress_gbyte_s or 0.0) * 1e9,
         **spine,  # type: ignore[arg-type]
     )
 

@@ -10,6 +10,7 @@ from domain.trainmodel.arch import first_stage_layers, mlp_matrices
 from domain.trainmodel.inputs import Layout, ModelSpec
 from domain.trainmodel.moe import mlp_activation_units, param_groups
 from domain.trainmodel.moe import params_per_rank as moe_params_per_rank
+from domain.trainmodel.peft import trainable_share
 from domain.trainmodel.precision import fp8_saved_activations
 
 GB = 1e9
@@ -79,8 +80,9 @@ def _group_states_bytes(
     dp = group if group is not None else layout.dp * layout.cp
     trainable = p
     frozen = 0.0
-    if model.trainable_params_b is not None:
-        trainable = p * model.trainable_params_b / model.params_b
+    share = trainable_share(model)
+    if share < 1.0:
+        trainable = p * share
         frozen = p - trainable
     stage = layout.zero_stage
     if stage == 0:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.trainmodel.calibration import cal
 from domain.trainmodel.errors import problem
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import ModelSpec
@@ -66,7 +67,7 @@ def linear_speedup(model: ModelSpec, gpu: GpuSpec) -> float:
     """How much faster a linear layer's GEMM runs than in BF16 (1 in bf16)."""
     if model.precision != "fp8" or not gpu.fp8_tflops:
         return 1.0
-    return gpu.fp8_tflops / gpu.bf16_tflops * FP8_GEMM_RATIO
+    return gpu.fp8_tflops / gpu.bf16_tflops * cal().fp8_gemm_ratio
 
 
 def cast_bytes(model: ModelSpec) -> float:
@@ -116,19 +117,41 @@ def matmul_s(
     split: FlopSplit,
     dense_efficiency: float,
     half_width: float,
+    expert_rows: float | None = None,
 ) -> float:
     """Seconds of `flops_per_gpu` FLOPs shared out as `split`: BF16 parts at the BF16 peak,
     linear parts at the FP8 rate when the model trains in FP8, routed experts at the efficiency
-    of their narrower grouped GEMMs."""
+    of their grouped GEMMs: the same saturation w / (w + half_width) the dense GEMMs meet,
+    applied to both of an expert GEMM's free dimensions - its width (the expert's FFN) and,
+    when known, its height `expert_rows` (the tokens routed to one expert, moe.tokens_per_expert):
+    a short, narrow per-expert matrix fills the GPU's SMs no better than a thin shard does."""
     if split.total <= 0:
         return 0.0
     bf16 = gpu.bf16_tflops * 1e12
     speed = linear_speedup(model, gpu)
     width = expert_width(model)
-    expert_efficiency = gpu.efficiency * width / (width + half_width) if width else 1.0
+    large = gpu.efficiency * cal().efficiency_scale
+    expert_efficiency = large * width / (width + half_width) if width else 1.0
+    if width and expert_rows is not None:
+        expert_efficiency *= expert_rows / (expert_rows + half_width)
     per_flop = (
         (split.attention_core + split.head) / dense_efficiency
         + split.dense_linear / (dense_efficiency * speed)
         + split.expert_linear / (expert_efficiency * speed)
     ) / split.total
     return flops_per_gpu * per_flop / bf16
+
+
+def expert_matmul_s(
+    model: ModelSpec, gpu: GpuSpec, flops_per_gpu: float, split: FlopSplit, half_width: float
+) -> float:
+    """The routed experts' share of `matmul_s` before the row saturation: matmul_s with
+    `expert_rows` r is matmul_s without it plus this x half_width / r."""
+    width = expert_width(model)
+    if split.total <= 0 or not width:
+        return 0.0
+    large = gpu.efficiency * cal().efficiency_scale
+    efficiency = large * width / (width + half_width)
+    share = split.expert_linear / split.total
+    rate = efficiency * linear_speedup(model, gpu) * gpu.bf16_tflops * 1e12
+    return flops_per_gpu * share / rate

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from domain.trainmodel.arch import stage_imbalance
+from domain.trainmodel.attention import counted_attention_flops_per_token, flash_attention_s
+from domain.trainmodel.calibration import cal, register_cache
+from domain.trainmodel.context import ring_exposed_s
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import (
@@ -19,14 +22,25 @@ from domain.trainmodel.links import (
     transfer_s,
 )
 from domain.trainmodel.memory import grad_bytes, params_per_rank
-from domain.trainmodel.moe import a2a_layers, a2a_s, exposed_a2a_s, routing_bytes_per_hidden
-from domain.trainmodel.precision import cast_bytes, flop_split, matmul_s
+from domain.trainmodel.moe import (
+    a2a_layers,
+    a2a_s,
+    expert_cast_bytes_per_token,
+    exposed_a2a_s,
+    moe_fixed_s,
+    router_bytes_per_token,
+    routing_bytes_per_hidden,
+    tokens_per_expert,
+)
+from domain.trainmodel.peft import adapter_bytes_per_token, is_lora, lora_params, trainable_share
+from domain.trainmodel.precision import cast_bytes, expert_matmul_s, flop_split, matmul_s
 
 # Achievable efficiency: the card's large-GEMM efficiency shrinks with the per-GPU shard width
 # w = hidden / tp as w / (w + SHARD_HALF_WIDTH) (small GEMMs fill fewer SMs, tile/wave
 # quantisation); memory-bound element-wise work (norms, activations, dropout, residuals, softmax
 # without fusion) moves ELEMENTWISE_BYTES per token per hidden unit per layer and pass over HBM.
-# Both constants were fitted once over all A100 compute cases (MODEL.md §Calibration).
+# Both were fitted once over all A100 compute cases (MODEL.md §Calibration); the values in use
+# are calibration.cal()'s, which leave-one-source-out validation re-fits.
 SHARD_HALF_WIDTH = 160.0
 ELEMENTWISE_BYTES = 24.0
 PARAM_BYTES = 2.0
@@ -52,11 +66,15 @@ class StepTime:
     model_flops_per_step: float
     hardware_flops_per_step: float
     microbatches: int
+    data_wait_s: float = 0.0  # the step waiting for storage to deliver the next batch
 
 
 def model_flops_per_token(model: ModelSpec) -> float:
     """PaLM appendix B: 6N + 12*L*h*s (N activated parameters); adapters train only their part."""
     attention = 12.0 * model.layers * model.hidden * model.seq_len
+    if model.trainable_params_b is None and is_lora(model):
+        # frozen weights forward and input gradient, adapters forward and backward (peft.py)
+        return 4.0 * model.active_params + 6.0 * lora_params(model) + attention
     if model.trainable_params_b is not None:
         trainable = model.trainable_params_b * 1e9
         return 4.0 * model.active_params + 2.0 * trainable + attention
@@ -83,9 +101,14 @@ def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
     return 0.0
 
 
+def shard_half_width(gpu: GpuSpec) -> float:
+    """The GEMM width at which the card reaches half its large-GEMM efficiency."""
+    return SHARD_HALF_WIDTH * cal().shard_half_width_scale
+
+
 def compute_efficiency(gpu: GpuSpec, model: ModelSpec, tp: int) -> float:
     width = model.hidden / tp
-    return gpu.efficiency * width / (width + SHARD_HALF_WIDTH)
+    return gpu.efficiency * cal().efficiency_scale * width / (width + shard_half_width(gpu))
 
 
 def _passes(recompute: str) -> float:
@@ -95,30 +118,79 @@ def _passes(recompute: str) -> float:
 def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
     return _mb_compute_s(
         model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
-        layout.flash_attention,
+        layout.flash_attention, layout.ep,
     )  # fmt: skip
+
+
+def _mb_compute_s(
+    model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
+    causal: bool = True, ep: int = 1,
+) -> float:  # fmt: skip
+    """One microbatch's compute on one GPU of the fullest stage. It does not grow with ep: a
+    larger expert-parallel group gives each local expert more rows and each GPU fewer experts
+    to launch (the search's compute floor relies on that). The ep-free part is cached; the
+    expert rows' saturation and the MoE launch floor are added here (docs/MODEL.md §18)."""
+    base, expert_s, imbalance = _mb_compute_parts(
+        model, gpu, tp, pp, cp, microbatch, recompute, causal
+    )
+    if model.moe is None:
+        return base
+    rows = tokens_per_expert(model, microbatch, tp, cp, ep)
+    extra = expert_s * shard_half_width(gpu) / rows + moe_fixed_s(model, pp, ep, recompute)
+    return base + extra * imbalance
 
 
 # Speed (docs/MODEL.md §9): the per-microbatch figures do not depend on dp, so they are cached
 # on the layout's other degrees and shared by offers of the same hardware with other node counts.
 @lru_cache(maxsize=262144)
-def _mb_compute_s(
+def _mb_compute_parts(
     model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
-    causal: bool = True,
-) -> float:  # fmt: skip
+    causal: bool,
+) -> tuple[float, float, float]:  # fmt: skip
+    """(compute of one microbatch without the expert rows' saturation and the MoE launch floor,
+    the routed experts' GEMM seconds before that saturation, the fullest stage's share)."""
     tokens = microbatch * model.seq_len
     flops = model_flops_per_token(model) + recompute_flops_per_token(model, recompute)
+    attention_s = 0.0
     if causal:
-        flops -= causal_saving_flops_per_token(model, recompute)
+        # flash attention: the core at its own measured efficiency (attention.py), the rest
+        # of the FLOPs at the GEMM efficiency
+        flops = max(0.0, flops - counted_attention_flops_per_token(model, recompute))
+        attention_s = flash_attention_s(model, gpu, tp, pp, cp, microbatch, recompute)
+    if model.trainable_params_b is None and is_lora(model):
+        flops -= 6.0 * lora_params(model)  # the adapters are timed on their own below
     per_gpu = tokens * flops / (tp * pp * cp)
     split = flop_split(model, flops, 8.0 if recompute == "full" else 6.0)
     eff = compute_efficiency(gpu, model, tp)
-    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, SHARD_HALF_WIDTH)
+    half = shard_half_width(gpu)
+    gemm_s = matmul_s(model, gpu, per_gpu, split, eff, half) + attention_s
+    expert_s = expert_matmul_s(model, gpu, per_gpu, split, half)
     layers = model.layers / pp
-    per_hidden = ELEMENTWISE_BYTES + cast_bytes(model) + routing_bytes_per_hidden(model)
+    per_hidden = cal().elementwise_bytes + cast_bytes(model) + routing_bytes_per_hidden(model)
     moved = per_hidden * tokens / cp * model.hidden * layers * _passes(recompute)
+    if model.moe is not None:
+        # MoE (moe.py, docs/MODEL.md §18): the router's fp32 logits over HBM and the FP8 casts
+        # of the routed copies, the router's GEMM (hidden x experts, counted in the 6N FLOPs at
+        # the dense rate) at the efficiency of its width
+        per_token = router_bytes_per_token(model) / 3.0 + expert_cast_bytes_per_token(model)
+        moved += per_token * tokens / cp * layers * _passes(recompute)
+        router = 2.0 * _passes(recompute) * model.hidden * model.moe.experts * tokens / (tp * cp)
+        router *= a2a_layers(model, pp)
+        peak = gpu.bf16_tflops * 1e12
+        experts = float(model.moe.experts)
+        narrow = gpu.efficiency * cal().efficiency_scale * experts / (experts + half)
+        gemm_s += max(0.0, router / (peak * narrow) - router / (peak * eff))
+    if is_lora(model):
+        # the adapters: rank-r GEMMs at the efficiency of their width, and their second branch
+        # beside each frozen linear read and written over HBM (peft.py)
+        rank = float(model.lora_rank or 1)
+        lora_flops = 6.0 * lora_params(model) * tokens / (tp * pp * cp)
+        lora_eff = gpu.efficiency * cal().efficiency_scale * rank / (rank + shard_half_width(gpu))
+        gemm_s += lora_flops / (gpu.bf16_tflops * 1e12 * lora_eff)
+        moved += adapter_bytes_per_token(model) * tokens / cp * layers * _passes(recompute)
     # the slowest (fullest) pipeline stage sets the pace of every microbatch
-    return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * stage_imbalance(model.layers, pp)
+    imbalance = stage_imbalance(model.layers, pp)
+    return (gemm_s + moved / tp / (gpu.hbm_tbps * 1e12)) * imbalance, expert_s, imbalance
 
 
 def lower_bound_s(
@@ -139,18 +211,45 @@ def _per_microbatch_s(
     model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, ep: int,
     microbatch: int, recompute: str, sequence_parallel: bool, causal: bool = True,
 ) -> float:  # fmt: skip
-    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal)
+    c_mb = _mb_compute_s(model, gpu, tp, pp, cp, microbatch, recompute, causal, ep)
     tpcp, ep_s = _mb_comm_s(model, links, tp, pp, cp, ep, microbatch, recompute, sequence_parallel)
+    tpcp += _cp_s(model, gpu, links, tp, pp, cp, microbatch, recompute, causal)
     tpcp -= tp_overlap_hidden_s(model, links, tp, pp, cp, microbatch, recompute, c_mb)
     return c_mb + tpcp + exposed_a2a_s(model, ep_s, c_mb)
 
 
-def _microbatch_comm_s(model: ModelSpec, layout: Layout, links: Links) -> tuple[float, float]:
+def _microbatch_comm_s(
+    model: ModelSpec, layout: Layout, links: Links, gpu: GpuSpec
+) -> tuple[float, float]:
     """(tp + cp collectives, ep all-to-alls) of one microbatch on one stage."""
-    return _mb_comm_s(
+    tpcp, ep_s = _mb_comm_s(
         model, links, layout.tp, layout.pp, layout.cp, layout.ep, layout.microbatch,
         layout.recompute, layout.sequence_parallel,
     )  # fmt: skip
+    cp_s = _cp_s(
+        model, gpu, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
+        layout.flash_attention,
+    )  # fmt: skip
+    return tpcp + cp_s, ep_s
+
+
+@lru_cache(maxsize=65536)
+def _cp_s(
+    model: ModelSpec, gpu: GpuSpec, links: Links, tp: int, pp: int, cp: int, microbatch: int,
+    recompute: str, flash: bool,
+) -> float:  # fmt: skip
+    """Context-parallel time of one microbatch: the ring of K/V chunks with flash attention
+    (context.py); with the all-gather scheme (`cp_comm`, Llama 3 §3.3.2) or without flash
+    attention, an all-gather of K and V per layer forward and its reduce-scatter backward, not
+    overlapped."""
+    if cp <= 1:
+        return 0.0
+    if flash and model.cp_comm == "ring":
+        return ring_exposed_s(model, gpu, links, tp, pp, cp, microbatch, recompute)
+    extra = 1 if recompute == "full" else 0
+    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
+    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
+    return (2 + extra) * model.layers / pp * collective_s("ag", kv, cp, tp, links)
 
 
 @lru_cache(maxsize=262144)
@@ -163,9 +262,6 @@ def _mb_comm_s(
     tokens = microbatch * model.seq_len / cp
     activation = tokens * model.hidden * ACT_BYTES
     tp_s = (4 + 2 * extra) * layers * collective_s("ar", activation, tp, 1, links)
-    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
-    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
-    cp_s = (2 + extra) * layers * collective_s("ag", kv, cp, tp, links)
     ep_s = 0.0
     if model.moe is not None and ep > 1:
         # folded expert groups (moe.py): consecutive ranks of tp x cp x dp, each routing its
@@ -174,7 +270,7 @@ def _mb_comm_s(
         size = routed * model.hidden * model.moe.top_k * ACT_BYTES
         moe_layers = a2a_layers(model, pp) * stage_imbalance(model.layers, pp)
         ep_s = (4 + 2 * extra) * moe_layers * a2a_s(model, size, ep, links)
-    return tp_s + cp_s, ep_s
+    return tp_s, ep_s
 
 
 def tp_overlap_hidden_s(
@@ -191,7 +287,7 @@ def tp_overlap_hidden_s(
     extra = 1 if recompute == "full" else 0
     activation = microbatch * model.seq_len / cp * model.hidden * ACT_BYTES
     tp_s = (4 + 2 * extra) * model.layers / pp * collective_s("ar", activation, tp, 1, links)
-    return OVERLAP_EFFICIENCY * min(compute_s, tp_s)
+    return cal().overlap_efficiency * min(compute_s, tp_s)
 
 
 def _dp_exposed_s(
@@ -204,14 +300,17 @@ def _dp_exposed_s(
     overlap: bool,
     gathers_per_layer: int = 1,
 ) -> float:
-    params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        params *= model.trainable_params_b / model.params_b
+    held = params_per_rank(model, layout)
+    params = held * trainable_share(model)
     n, stride = layout.dp * layout.cp, layout.tp  # gradients are reduced over dp x cp
     if n <= 1:
         return 0.0
     grads = params * reduce_bytes
     weights = params * PARAM_BYTES
+    if layout.zero_stage == 3:
+        # ZeRO-3 / FSDP gathers every weight it shards, frozen ones too (peft.py); only the
+        # trainable part is reduced. ZeRO-1/2 gather the updated (trainable) weights only.
+        weights = held * PARAM_BYTES
     bwd_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     if layout.zero_stage == 3:
         return microbatches * _zero3_exposed_s(
@@ -265,11 +364,11 @@ def dp_exposed_floor_s(
     n = layout.dp * layout.cp
     if n <= 1:
         return 0.0
-    params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        params *= model.trainable_params_b / model.params_b
+    held = params_per_rank(model, layout)
+    params = held * trainable_share(model)
     flat = links.flattened()
     gather = transfer_s("ag", params * PARAM_BYTES, n, layout.tp, flat)
+    gather_all = transfer_s("ag", held * PARAM_BYTES, n, layout.tp, flat)
     least = math.inf
     for stage, reduce_bytes in stages.items():
         grads = params * reduce_bytes
@@ -277,7 +376,7 @@ def dp_exposed_floor_s(
         if stage == 0:
             each, once = 0.0, transfer_s("ar", grads, n, layout.tp, flat)
         elif stage == 3:
-            each, once = transfer_s("rs", grads, n, layout.tp, flat) + 2 * gather, 0.0
+            each, once = transfer_s("rs", grads, n, layout.tp, flat) + 2 * gather_all, 0.0
         elif stage == 2 and layout.pp == 1:
             each, once = transfer_s("rs", grads, n, layout.tp, flat), gather
         else:
@@ -290,7 +389,8 @@ def dp_exposed_floor_s(
 
 def _exposed_floor(traffic_s: float, compute_s: float) -> float:
     """The least of `traffic_s` that overlap with at most `compute_s` of compute leaves."""
-    return max((1.0 - OVERLAP_EFFICIENCY) * traffic_s, traffic_s - OVERLAP_EFFICIENCY * compute_s)
+    ov = cal().overlap_efficiency
+    return max((1.0 - ov) * traffic_s, traffic_s - ov * compute_s)
 
 
 def _zero3_exposed_s(
@@ -333,7 +433,23 @@ def _zero3_exposed_s(
 def _overlapped(compute_s: float, traffic_s: float) -> float:
     """Wall time of compute with traffic running beside it: the shorter of the two is hidden
     only to OVERLAP_EFFICIENCY (NCCL kernels take SMs and memory bandwidth from the GEMMs)."""
-    return compute_s + traffic_s - OVERLAP_EFFICIENCY * min(compute_s, traffic_s)
+    return compute_s + traffic_s - cal().overlap_efficiency * min(compute_s, traffic_s)
+
+
+def data_wait_s(
+    model: ModelSpec, layout: Layout, links: Links, microbatches: int, step_s: float
+) -> float:
+    """Seconds a step waits for its next batch (docs/MODEL.md §17.8): data loaders read the
+    next step's samples while this one computes (prefetch), so the step lasts at least the
+    read, `sequences × bytes_per_sample ÷ (ingress per server × servers used)`; only what the
+    read exceeds the step by is added. A text LLM (bytes_per_sample None) never waits."""
+    if not model.bytes_per_sample or links.ingress_bps <= 0:
+        return 0.0
+    gpus = layout.tp * layout.pp * layout.cp * layout.dp
+    servers = max(1, -(-gpus // links.gpus_per_node))
+    sequences = microbatches * layout.dp * layout.microbatch
+    read_s = sequences * model.bytes_per_sample / (links.ingress_bps * servers)
+    return max(0.0, read_s - step_s)
 
 
 def pp_comm_s(model: ModelSpec, layout: Layout, microbatches: int, links: Links) -> float:
@@ -380,7 +496,7 @@ def _step_time(
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
     c_mb = microbatch_compute_s(model, gpu, layout)
-    tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links)
+    tpcp_mb, ep_mb = _microbatch_comm_s(model, layout, links, gpu)
     ep_mb = exposed_a2a_s(model, ep_mb, c_mb)
     tpcp_mb -= tp_overlap_hidden_s(
         model, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute, c_mb
@@ -392,14 +508,14 @@ def _step_time(
     p, v = layout.pp, layout.interleave
     bubble = (p - 1) / v * t_mb if p > 1 else 0.0
     pp_comm = pp_comm_s(model, layout, m, links)
-    opt_params = params_per_rank(model, layout)
-    if model.trainable_params_b is not None:
-        opt_params *= model.trainable_params_b / model.params_b
+    opt_params = params_per_rank(model, layout) * trainable_share(model)
     if layout.zero_stage >= 1:
         opt_params /= layout.dp * layout.cp
     optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (gpu.hbm_tbps * 1e12)
     compute = m * c_mb
     step = compute + m * (tpcp_mb + ep_mb) + dp + bubble + pp_comm + optimizer
+    wait = data_wait_s(model, layout, links, m, step)
+    step += wait
     tokens = m * layout.dp * layout.microbatch * model.seq_len
     mflops = tokens * model_flops_per_token(model)
     hflops = mflops + tokens * recompute_flops_per_token(model, layout.recompute)
@@ -415,4 +531,9 @@ def _step_time(
         model_flops_per_step=mflops,
         hardware_flops_per_step=hflops,
         microbatches=m,
+        data_wait_s=wait,
     )
+
+
+for _cached in (_mb_compute_parts, _per_microbatch_s, _mb_comm_s, _cp_s, _step_time):
+    register_cache(_cached.cache_clear)

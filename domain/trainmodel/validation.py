@@ -26,6 +26,21 @@ MFU_MEDIAN_GOAL = 0.10
 MFU_MAX_GOAL = 0.35
 # The FP8 / MoE runs (tokens/s per GPU): none silently off by more than 35% either.
 MODERN_MAX_GOAL = 0.35
+# Published runs whose error is explained by physics the model still lacks: their errors count
+# in every median and in the leave-one-source-out score, and a case beyond the per-case goal is
+# a miss whether it is listed here or not - the list only adds the explanation to its note
+# (docs/MODEL.md §17.5).
+KNOWN_GAPS = {
+    "bridge2511_qwen3_30b_a3b_16gpu_fp8": "MoE of hidden 2048",
+    "bridge2602_qwen3_30b_a3b_16gpu_fp8_gbs1024": "MoE of hidden 2048",
+    "bridge2511_gpt_oss_120b_64gpu_bf16": "MoE of hidden 2880",
+    "bridge2602_gpt_oss_120b_64gpu_bf16_gbs1280": "MoE of hidden 2880",
+}
+KNOWN_GAP_NOTE = (
+    "known gap: small-hidden MoE runs are 1.5-2.6x slower than the modelled compute, routing, "
+    "per-expert launches, all-to-all and pipeline explain (the dispatcher's host "
+    "synchronisation and routing imbalance are not modelled, docs/MODEL.md §18.4)"
+)
 DALY_GOAL = 0.01
 # Strong scaling (same global batch, more GPUs): the fall of MFU from the smallest to the largest
 # run of a published series, predicted within 0.06 (the issue's goal for model v3).
@@ -104,6 +119,8 @@ def compute_and_memory_results() -> list[CaseResult]:
         # throughput cases: tokens/s over all the run's GPUs (the published per-GPU figure)
         predicted = result.tokens_per_s / entry["case"]["gpus"] if throughput else result.mfu
         err = _rel(predicted, published)
+        gap = KNOWN_GAPS.get(entry["id"])
+        note = _layout_note(result) + (f"; {KNOWN_GAP_NOTE}" if gap else "")
         out.append(
             CaseResult(
                 entry["id"],
@@ -113,7 +130,7 @@ def compute_and_memory_results() -> list[CaseResult]:
                 err,
                 err <= (MODERN_MAX_GOAL if throughput else MFU_MAX_GOAL),
                 entry["source"],
-                _layout_note(result),
+                note,
             )
         )
     return out
@@ -408,6 +425,12 @@ class Summary:
     scaling_correct: int = 0
 
     @property
+    def beyond_goal(self) -> int:
+        """Compute cases answered beyond the per-case goal (or with no fitting layout where
+        the run fitted), whether or not a known gap explains them."""
+        return self.compute_cases - self.compute_correct
+
+    @property
     def goals_met(self) -> bool:
         return (
             self.mfu_median_error <= MFU_MEDIAN_GOAL
@@ -513,3 +536,175 @@ def strong_scaling(results: list[CaseResult]) -> list[ScalingResult]:
 def run_validation() -> tuple[list[CaseResult], Summary]:
     results = compute_and_memory_results() + failure_results() + bandwidth_results()
     return results, summarise(results)
+
+
+# ---------------------------------------------------------------------------------------------
+# Leave-one-source-out validation (docs/MODEL.md §17)
+
+# Each published case belongs to the source (paper or performance table) it was read from.
+SOURCE_FAMILIES = (
+    ("megatron21_", "Megatron-LM SC'21 (arXiv:2104.04473)"),
+    ("korthikanti22_", "Korthikanti et al. 2022 (arXiv:2205.05198)"),
+    ("llama3_", "Llama 3 (arXiv:2407.21783)"),
+    ("nemo2407_", "NeMo 24.07 performance summary"),
+    ("bridge", "Megatron-Bridge performance summaries"),
+    ("deepseek_v3_report", "DeepSeek-V3 report (arXiv:2412.19437)"),
+)
+# The values each fitted constant may take in a re-fit (calibration.Calibration's fields).
+FIT_GRID: dict[str, tuple[float, ...]] = {
+    "efficiency_scale": (0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2),
+    "shard_half_width_scale": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0),
+    "elementwise_bytes": (0.0, 12.0, 24.0, 36.0, 48.0),
+    "overlap_efficiency": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+    "fp8_gemm_ratio": (0.6, 0.66, 0.7, 0.74, 0.78, 0.82, 0.88, 0.94),
+}
+FIT_ROUNDS = 3
+
+
+def source_family(case_id: str) -> str:
+    for prefix, name in SOURCE_FAMILIES:
+        if case_id.startswith(prefix):
+            return name
+    return "other"
+
+
+def compute_errors() -> dict[str, float]:
+    """Relative error of every answered compute case under the calibration in use (a case
+    with no fitting layout counts 1.0; refused cases are left out: nothing to compare)."""
+    return {
+        r.id: float(r.error if r.error is not None else 1.0)
+        for r in compute_and_memory_results()
+        if r.kind == "compute"
+    }
+
+
+# In a fit's mean, an error counts at most this much: a case whose physics the model lacks
+# (MoE of small hidden size, 2-3x off) must not drag every constant towards itself.
+FIT_ERROR_CAP = 0.5
+
+
+def _objective(errors: dict[str, float], ids: list[str]) -> float:
+    """What a fit minimises: the mean of the median and the mean relative error capped at
+    FIT_ERROR_CAP (the median alone is flat over wide ranges of a constant; the plain mean is
+    led by one outlier)."""
+    values = [errors[i] for i in ids]
+    capped = [min(v, FIT_ERROR_CAP) for v in values]
+    return 0.5 * (statistics.median(values) + statistics.fmean(capped))
+
+
+class _Evaluator:
+    """Errors per calibration, kept: the folds of one validation share many points."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Any, dict[str, float]] = {}
+
+    def __call__(self, values: Any) -> dict[str, float]:
+        from domain.trainmodel.calibration import calibrated
+
+        found = self.seen.get(values)
+        if found is None:
+            with calibrated(values):
+                found = self.seen[values] = compute_errors()
+        return found
+
+
+def fit_calibration(
+    ids: list[str], evaluate: Any = None, grid: dict[str, tuple[float, ...]] | None = None
+) -> Any:
+    """Coordinate descent over FIT_GRID from the shipped values, minimising `_objective` over
+    the cases `ids` only (ties keep the current value)."""
+    from dataclasses import replace
+
+    from domain.trainmodel.calibration import FITTED
+
+    evaluate = evaluate or _Evaluator()
+    grid = grid if grid is not None else FIT_GRID
+    best = FITTED
+    best_score = _objective(evaluate(best), ids)
+    for _round in range(FIT_ROUNDS):
+        moved = False
+        for name, values in grid.items():
+            for value in values:
+                trial = replace(best, **{name: value})
+                score = _objective(evaluate(trial), ids)
+                if score < best_score - 1e-12:
+                    best, best_score, moved = trial, score, True
+        if not moved:
+            break
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyScore:
+    family: str
+    cases: int
+    in_sample_median: float
+    in_sample_worst: float
+    loso_median: float
+    loso_worst: float
+    loso_worst_case: str
+    refit: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class LosoSummary:
+    cases: int
+    in_sample_median: float
+    in_sample_worst: float
+    loso_median: float
+    loso_worst: float
+    loso_worst_case: str
+    families: tuple[FamilyScore, ...]
+
+    @property
+    def family_worst_median(self) -> float:
+        return max((f.loso_median for f in self.families), default=0.0)
+
+
+LOSO_MEDIAN_GOAL = 0.10
+LOSO_FAMILY_MEDIAN_GOAL = 0.25
+
+
+def leave_one_source_out(grid: dict[str, tuple[float, ...]] | None = None) -> LosoSummary:
+    """For each source family: re-fit the fitted constants on every other family's compute
+    cases, predict this family's cases with them. The pooled held-out errors are the figure
+    that says how the model does on runs it has never seen."""
+    from domain.trainmodel.calibration import FITTED
+
+    evaluate = _Evaluator()
+    base = evaluate(FITTED)
+    ids = list(base)
+    by_family: dict[str, list[str]] = {}
+    for case_id in ids:
+        by_family.setdefault(source_family(case_id), []).append(case_id)
+    held_out: dict[str, float] = {}
+    families = []
+    for family, members in by_family.items():
+        train = [i for i in ids if i not in members]
+        values = fit_calibration(train, evaluate, grid) if train else FITTED
+        errors = evaluate(values)
+        for i in members:
+            held_out[i] = errors[i]
+        worst = max(members, key=lambda i: errors[i])
+        families.append(
+            FamilyScore(
+                family,
+                len(members),
+                statistics.median(base[i] for i in members),
+                max(base[i] for i in members),
+                statistics.median(errors[i] for i in members),
+                errors[worst],
+                worst,
+                values.as_dict(),
+            )
+        )
+    worst_id = max(held_out, key=lambda i: held_out[i])
+    return LosoSummary(
+        len(ids),
+        statistics.median(base.values()),
+        max(base.values()),
+        statistics.median(held_out.values()),
+        held_out[worst_id],
+        worst_id,
+        tuple(families),
+    )

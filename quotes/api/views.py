@@ -5,10 +5,10 @@ from rest_framework import viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api import TeamScopedViewSet
 from core.api_schema import PortalAutoSchema
+from core.teams import request_membership
 from domain import money
 
 from ..filters import QuoteFilter, sorts_by_rent, with_monthly_rent

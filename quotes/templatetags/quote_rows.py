@@ -29,8 +29,8 @@ register = template.Library()
 
 _ROW = (
     '<tr{}>\n  <td><input type="checkbox" name="q" value="{}" aria-label="{} {}"></td>\n'
-    '  <td>{}</td>\n  <td><a href="{}">{}</a>{}</td>\n  <td>{}</td>\n  <td>{}</td>\n'
-    '  <td class="num">{}</td>\n  <td>{}</td>\n  <td>{}</td>\n</tr>\n'
+    '  <td>{}</td>\n  <td><a href="{}">{}</a>{}</td>\n  <td class="num rent">{}</td>\n'
+    "  <td>{}</td>\n  <td>{}</td>\n  <td>{}</td>\n  <td>{}</td>\n</tr>\n"
 )
 
 
@@ -42,7 +42,7 @@ _MUTED = SafeString(' class="muted"')  # a constant: nothing of the row's data
 
 
 # The rows' markup: bump when it changes (a shared cache must not serve an older release's rows).
-ROWS_VERSION = 1
+ROWS_VERSION = 2  # 2: the rent follows the quote (deciding columns first)
 
 
 def _address(name: str) -> tuple[str, str]:
@@ -102,8 +102,8 @@ def _quote_row(q: Any, t: _Texts, lang: str, head: str, tail: str) -> str:
     vendor = bilingual_text(q.vendor__name_zh, q.vendor__name_en)
     return fast_html(_ROW, *(
         "" if q.is_current else _MUTED, q.pk, t.compare, q.label, vendor,
-        f"{head}/{q.pk}/{tail}", q.label, "" if q.is_current else t.not_current, gpus, network,
-        rent, measured, version,
+        f"{head}/{q.pk}/{tail}", q.label, "" if q.is_current else t.not_current, rent, gpus,
+        network, measured, version,
     ))  # fmt: skip
 
 

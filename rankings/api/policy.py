@@ -15,9 +15,9 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.middleware import request_membership
 from accounts.permissions import TeamRolePermission
 from core.api_schema import PortalAutoSchema
+from core.teams import request_membership
 from domain import plausibility
 
 from ..decision import policy_note

@@ -21,6 +21,18 @@ class RankingResultSerializer(serializers.ModelSerializer):
     vat_terms = serializers.SerializerMethodField()
     confirmed_outliers = serializers.SerializerMethodField()
     evidence = serializers.SerializerMethodField()
+    # the decision's rank (None: excluded, listed apart without one) and the deciding figure
+    # with its range (risk-adjusted where a premium decides): what every page prints
+    shown_rank = serializers.IntegerField(read_only=True, allow_null=True)
+    deciding_cost_per_eth = serializers.FloatField(read_only=True)
+    deciding_low = serializers.SerializerMethodField()
+    deciding_high = serializers.SerializerMethodField()
+
+    def get_deciding_low(self, r: RankingResult) -> float | None:
+        return r.deciding_range[0]
+
+    def get_deciding_high(self, r: RankingResult) -> float | None:
+        return r.deciding_range[1]
 
     class Meta:
         model = RankingResult

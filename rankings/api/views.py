@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.core.cache import cache
-from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models import F, Prefetch, prefetch_related_objects
 from django.db.models.fields.json import KT
 from django.http import HttpResponse
 from django.utils.translation import get_language
@@ -31,7 +31,9 @@ _RELATED = (
     Prefetch(
         "results",
         # the version's VAT terms and confirmed outliers are part of each result's answer
-        queryset=RankingResult.objects.select_related("quote_version").order_by("rank"),
+        queryset=RankingResult.objects.select_related("quote_version").order_by(
+            F("decision_rank").asc(nulls_last=True), "rank"
+        ),
     ),
     Prefetch("quotes", queryset=Quote.objects.only("pk")),  # listed as ids
 )

@@ -13,6 +13,8 @@ from django.utils.translation import get_language
 
 from domain import formatting as f
 from domain import money as money_rule
+from domain.regions import province_names
+from reports.summary import province as _province
 
 register = template.Library()
 
@@ -102,8 +104,6 @@ def pct_points(value: Any, decimals: int = 1) -> str:
 @register.filter
 def province(code: str | None) -> str:
     """A province in the reader's language only (广东 in Chinese, Guangdong in English)."""
-    from reports.summary import province as _province
-
     return _province(code)
 
 
@@ -122,8 +122,6 @@ def language_name(code: str | None) -> str:
 def regions(codes: Any) -> str:
     """A licence's coverage (["national"] or province codes) in the reader's language only."""
     from django.utils.translation import gettext
-
-    from domain.regions import province_names
 
     names = province_names(get_language())
     words = [gettext("Nationwide") if c == "national" else names.get(c, c) for c in codes or []]

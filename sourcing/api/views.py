@@ -163,7 +163,9 @@ class RfqViewSet(TeamScopedViewSet):
     def evaluation(self, request, pk=None):  # type: ignore[no-untyped-def]
         return Response(_evaluation_payload(self.get_object()))
 
-    @extend_schema(request=s.AwardProposeSerializer, responses={201: s.AwardSerializer})
+    @extend_schema(
+        request=s.AwardProposeSerializer, responses={201: s.AwardSerializer, 409: CONFLICT}
+    )
     @action(detail=True, methods=["post"])
     def awards(self, request, pk=None):  # type: ignore[no-untyped-def]
         rfq = self.get_object()
@@ -173,7 +175,10 @@ class RfqViewSet(TeamScopedViewSet):
         answer = Answer.objects.filter(rfq=rfq, pk=d.pop("answer")).first()
         if answer is None:
             raise ValidationError({"answer": [_("Choose an answer to this RFQ.")]})
-        award = services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
+        try:
+            award = services.award_propose(rfq=rfq, user=request.user, answer=answer, **d)
+        except services.Conflict as exc:  # proposed meanwhile by someone else: nothing recorded
+            return _conflict_response(exc)
         return Response(s.AwardSerializer(award).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.AuditEventSerializer(many=True))

@@ -8,8 +8,7 @@ import io
 
 import pytest
 
-from core.export import csv_bytes
-from reports.xlsx import csv_safe
+from core.export import csv_bytes, csv_safe
 
 ATTACKS = ["=1+1", "＝1+1", "＋1+1", "－1+1", "＠SUM(A1:A9)", "﹦1+1", "﹢1", "﹣1", "﹫A1", "⁼1",
            "₊1", "\u22121+1", "+1", "-1", "@A1"]  # fmt: skip

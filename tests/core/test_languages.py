@@ -23,7 +23,7 @@ from django.db import models
 from django.test import Client
 from django.utils import translation
 
-from core.demo_pages import page_urls
+from demo.pages import page_urls
 
 # Units, acronyms, product, protocol and tool names that Chinese text uses as they are.
 LATIN_OK = {
@@ -119,6 +119,7 @@ LATIN_OK = {
     "nccl",
     "iperf",
     "iperf3",
+    "prometheus",
     "ib_write_bw",
     "ib_read_bw",
     "all_reduce_perf",
@@ -383,7 +384,7 @@ def _pages(demo, lang: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 
 def test_every_page_route_is_walked(demo) -> None:  # type: ignore[no-untyped-def]
-    assert demo["unfilled"] == [], "routes without demo arguments: add them to core.demo_pages"
+    assert demo["unfilled"] == [], "routes without demo arguments: add them to demo.pages"
     assert len(demo["member"]) >= 40 and demo["supplier"]
 
 

@@ -8,8 +8,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from quotes.compare import compare_quotes
 from quotes.testing import make_quote, make_vendor
+from rankings.compare import compare_quotes
 
 pytestmark = pytest.mark.django_db
 

@@ -65,6 +65,23 @@ def test_compose_file_is_accepted_and_has_the_five_services(tmp_path: Path) -> N
     assert {"uploads", "redis", "pgdata"} <= set(cfg["volumes"])
 
 
+def test_every_service_has_a_memory_limit_and_the_web_never_runs_tasks(tmp_path: Path) -> None:
+    """A runaway process is stopped by its container's limit before it takes the host; the web
+    service sends every job to the broker (a request never builds a file in gunicorn)."""
+    services = _config(tmp_path)["services"]
+    limits = {}
+    for name, service in services.items():
+        limit = service.get("mem_limit") or (
+            service.get("deploy", {}).get("resources", {}).get("limits", {}).get("memory")
+        )
+        assert limit, f"{name} has no memory limit"
+        limits[name] = int(limit)
+    assert limits["web"] <= 1024**3, limits  # the page process stays small
+    assert limits["worker"] >= 1024**3, limits  # room for a report build (goal < 400 MB each)
+    for name in ("web", "worker", "beat"):
+        assert services[name]["environment"]["CELERY_TASK_ALWAYS_EAGER"] == "false"
+
+
 def test_remote_worker_overrides_reach_the_services(tmp_path: Path) -> None:
     """A worker on another machine points DATABASE_URL / REDIS_URL at the first machine."""
     env_file = tmp_path / "remote.env"

@@ -29,7 +29,7 @@ def test_an_offer_with_a_critical_finding_is_ranked_after_every_eligible_offer()
     decided = ds.decide(outcome, {"cheap": (CRITICAL,)})
     first, last = decided.results
     assert first.offer_id == "fair" and first.rank == 1 and first.eligible
-    assert last.offer_id == "cheap" and not last.eligible and last.rank == 2
+    assert last.offer_id == "cheap" and not last.eligible and last.rank == 0  # listed, unranked
     assert last.eligibility_reasons[0].code == "risk_excluded"
     assert decided.winner is not None and decided.winner.offer_id == "fair"
 
@@ -48,3 +48,31 @@ def test_an_offer_without_a_bandwidth_price_is_a_problem_not_a_bill_of_zero():
     (problem,) = outcome.problems
     assert problem.offer_id == "unpriced"
     assert [m.code for m in problem.messages] == ["bandwidth_price_unknown"]
+
+
+TRAINING_FLOOR = el.RiskItem(
+    "network_nic_below_training_floor", "critical",
+    Message("network_nic_below_training_floor", "10G: inference only, training will stall.",
+            "10G：只适合推理，训练会卡。"),
+)  # fmt: skip
+
+
+def test_a_finding_about_the_training_fabric_neither_excludes_nor_marks_a_serving_offer():
+    outcome = sv.rank_offers(WORKLOAD, [_offer("ten_g", 4000.0), _offer("fair", 16000.0)])
+    decided = ds.decide(outcome, {"ten_g": (TRAINING_FLOOR,)})
+    ten_g = next(r for r in decided.results if r.offer_id == "ten_g")
+    assert ten_g.eligible and ten_g.rank == 1 and ten_g.risk_premium_pct == 0
+    assert not ten_g.risk_marks and not ten_g.eligibility_reasons
+    # the same finding still excludes the offer for training
+    training = el.assess(
+        el.offer_risks(
+            (TRAINING_FLOOR,),
+            nic_gbps=10.0,
+            nominal_gbps=10.0,
+            bandwidth_measured=True,
+            nodes_used=4,
+            policy=el.DEFAULT_POLICY,
+        ),
+        el.DEFAULT_POLICY,
+    )
+    assert not training.eligible

@@ -50,3 +50,14 @@ def test_token_counts_use_wan_and_yi_in_chinese_and_k_m_b_in_english() -> None:
 def test_durations_name_their_unit_in_the_language() -> None:
     assert f.seconds(0.8421, "en") == "0.84 s" and f.seconds(0.8421, "zh-hans") == "0.84 秒"
     assert f.hours(2131.2, "en") == "2,131 h" and f.hours(2131.2, "zh-hans") == "2,131 小时"
+
+
+def test_money_below_one_unit_keeps_its_cents_and_half_a_cent_rounds_up() -> None:
+    """A 0.125 CNY price was called "0 CNY" (whole amounts) and 0.12 (the float's rounding)."""
+    from domain.formatting import money
+
+    assert money(0.125, "CNY", "en", decimals=0) == "0.13 CNY"
+    assert money(0.125, "CNY", "zh-hans") == "0.13 元"
+    assert money(2.675, "CNY", "en") == "2.68 CNY"
+    assert money(418_999.9999999999, "CNY", "en", decimals=0) == "419,000 CNY"
+    assert money(0, "CNY", "en", decimals=0) == "0 CNY"

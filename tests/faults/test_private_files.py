@@ -79,13 +79,16 @@ def _vendor_evidence(team, user) -> str:  # type: ignore[no-untyped-def]
 def _report(team, user, kind: str = "pdf"):  # type: ignore[no-untyped-def]
     from rankings.models import RankingRun
     from reports.models import Report
+    from reports.services import run_stamp
 
     run = RankingRun.objects.create(
-        team=team, created_by=user, workload=make_workload(team), status=JobStatus.DONE
-    )
+        team=team, created_by=user, workload=make_workload(team), status=JobStatus.DONE,
+        finished_at=timezone.now(),
+    )  # fmt: skip
+    # the file of the run's current results in the client's language: served at once
     report = Report.objects.create(
-        team=team, run=run, kind=kind, language="zh-hans", status=JobStatus.DONE,
-        sha256="c" * 64, size_bytes=len(SECRET), created_by=user,
+        team=team, run=run, kind=kind, language=settings.LANGUAGE_CODE, status=JobStatus.DONE,
+        sha256="c" * 64, size_bytes=len(SECRET), created_by=user, stamp=run_stamp(run),
     )  # fmt: skip
     report.file.save(f"r.{kind}", ContentFile(SECRET), save=True)
     return report
@@ -102,7 +105,13 @@ def _run_report(kind: str) -> Callable[..., str]:
     return build
 
 
+def _page_report(team, user) -> str:  # type: ignore[no-untyped-def]
+    report = _report(team, user, "xlsx")
+    return reverse("reports:ranking-file", args=[report.run_id, "xlsx"])
+
+
 CASES: dict[str, Callable[..., str]] = {
+    "reports:ranking-file": _page_report,
     "benchmarks:download": _benchmark_log,
     "vendors:evidence": _vendor_evidence,
     "reports:download": _report_download,

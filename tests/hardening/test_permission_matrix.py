@@ -96,7 +96,6 @@ ROUTES: dict[str, R] = {
     "javascript-catalog": R({"GET": PUBLIC}),
     # vendors pages
     "vendors:list": R(G_READ),
-    "vendors:export": R(G_READ, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)),
     "vendors:create": R(PAGE_FORM),
     "vendors:detail": R(G_READ, k(pk="vendor"), obj=True),
     "vendors:edit": R(PAGE_FORM, k(pk="vendor"), obj=True),
@@ -131,7 +130,14 @@ ROUTES: dict[str, R] = {
     ),
     # quotes pages
     "quotes:list": R(G_READ),
-    "quotes:export": R(G_READ, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)),
+    # list downloads (reports.lists): a job, 202 until the file is built; POST starts a failed
+    # one again
+    "quotes-export": R(
+        {"GET": READ, "POST": READ}, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)
+    ),
+    "vendors-export": R(
+        {"GET": READ, "POST": READ}, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)
+    ),
     "quotes:import_template": R(G_READ, kwargs=k(fmt="=csv"), variants=(k(fmt="=xlsx"),)),
     "quotes:create": R(PAGE_FORM),
     "quotes:detail": R(G_READ, k(pk="quote"), obj=True),
@@ -166,6 +172,12 @@ ROUTES: dict[str, R] = {
     "reports:ranking": R({"GET": READ, "POST": WRITE}, k(pk="ranking"), obj=True),
     "reports:status": R(G_READ, k(pk="report"), obj=True),
     "reports:download": R(G_READ, k(pk="report"), obj=True, download=True),
+    "reports:ranking-file": R(
+        {"GET": READ, "POST": WRITE},
+        k(pk="ranking", kind="=pdf"),
+        obj=True,
+        variants=(k(pk="ranking", kind="=xlsx"), k(pk="ranking", kind="=csv")),
+    ),
     # sourcing: team pages
     "sourcing:list": R(G_READ),
     "sourcing:create": R(PAGE_FORM),

@@ -22,6 +22,7 @@ from benchmarks.services import test_run_create as make_test_run
 from quotes.models import QuoteVersion
 from quotes.testing import make_quote, make_vendor, make_workload
 from rankings.services import ranking_start
+from tests.reports.downloads import download
 from vendors.models import Certification, DataCentre, IcpFiling, Licence, SlaTerms, Vendor
 
 pytestmark = pytest.mark.django_db
@@ -172,7 +173,7 @@ def _neutral(cell: str) -> bool:
 def test_the_ranking_csv_neutralises_formula_cells(hostile, api_as, analyst_a):  # type: ignore[no-untyped-def]
     import csv
 
-    response = api_as(analyst_a).get(f"/api/v1/rankings/{hostile['ranking'].pk}/report.csv")
+    response = download(api_as(analyst_a), f"/api/v1/rankings/{hostile['ranking'].pk}/report.csv")
     assert response.status_code == 200
     text = b"".join(response.streaming_content if response.streaming else [response.content])
     rows = list(csv.reader(io.StringIO(text.decode("utf-8-sig"))))
@@ -185,7 +186,7 @@ def test_the_ranking_csv_neutralises_formula_cells(hostile, api_as, analyst_a): 
 def test_the_ranking_xlsx_holds_text_not_formulas(hostile, api_as, analyst_a):  # type: ignore[no-untyped-def]
     from openpyxl import load_workbook
 
-    response = api_as(analyst_a).get(f"/api/v1/rankings/{hostile['ranking'].pk}/report.xlsx")
+    response = download(api_as(analyst_a), f"/api/v1/rankings/{hostile['ranking'].pk}/report.xlsx")
     assert response.status_code == 200
     raw = b"".join(response.streaming_content if response.streaming else [response.content])
     wb = load_workbook(io.BytesIO(raw))

@@ -1,4 +1,4 @@
-"""The compare page's offers (quotes.compare.compare_quotes): the chosen quotes (else the
+"""The compare page's offers (rankings.compare.compare_quotes): the chosen quotes (else the
 current ones) in vendor order, every linked instance loaded as the ORM loads it, an absent SLA,
 data centre or network answered without a query, one query in all on either database (the
 README's SQLite and production's PostgreSQL), and nothing of another team."""
@@ -11,9 +11,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from quotes.compare import compare_quotes
 from quotes.models import Quote
 from quotes.testing import make_quote, make_vendor
+from rankings.compare import compare_quotes
 from vendors.models import DataCentre, NetworkProfile, SlaTerms, Vendor
 
 pytestmark = pytest.mark.django_db

@@ -99,8 +99,8 @@ def test_a_second_view_of_the_same_offers_runs_no_model_and_follows_every_input(
     """The compare table is kept in the cache under every value it is written from: a second
     view builds no snapshot (so runs no model); a change of the workload, the SLA's repair
     time or the vendor's findings, by a bulk update that never calls save(), is a new table."""
-    from quotes import compare
     from quotes.models import WorkloadProfile
+    from rankings import compare, views
     from vendors.models import Vendor
 
     quotes = _offers(team_a, analyst_a, 3)
@@ -114,8 +114,8 @@ def test_a_second_view_of_the_same_offers_runs_no_model_and_follows_every_input(
     def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("the table was written again")
 
-    monkeypatch.setattr(compare, "cost_rows", refuse)
-    monkeypatch.setattr("rankings.services.snapshot_build", refuse)
+    monkeypatch.setattr(views, "cost_rows", refuse)  # where the page looks them up
+    monkeypatch.setattr(compare, "snapshot_build", refuse)
     assert _table(client.get(URL, params).content.decode()) == _table(first)
     monkeypatch.undo()
 

@@ -16,6 +16,7 @@ from openpyxl import load_workbook
 from quotes.importing import COLUMNS, quotes_import
 from quotes.models import GpuModel, Quote
 from quotes.testing import make_quote, make_vendor
+from tests.reports.downloads import body, download
 from vendors.models import DataCentre, Vendor
 
 pytestmark = pytest.mark.django_db
@@ -168,7 +169,8 @@ def test_vendor_rows_list_every_data_centre_one_per_line(client_as, analyst_a, w
 
 
 def _csv_rows(response) -> list[list[str]]:  # type: ignore[no-untyped-def]
-    return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert getattr(response, "status_code", 200) == 200, response.status_code
+    return list(csv.reader(io.StringIO(body(response).decode("utf-8-sig"))))
 
 
 def test_quote_export_has_every_page_in_the_pages_order_and_escapes_formulas(  # type: ignore[no-untyped-def]
@@ -176,17 +178,17 @@ def test_quote_export_has_every_page_in_the_pages_order_and_escapes_formulas(  #
 ):
     client = client_as(analyst_a)
     params = {"sort": "-gpus", "fabric": "roce", "page": "1"}
-    rows = _csv_rows(client.get(reverse("quotes:export", args=["csv"]), params))
+    rows = _csv_rows(download(client, reverse("quotes-export", args=["csv"]), params))
     assert rows[0][:2] == ["Vendor", "Quote"]
     assert [r[1] for r in rows[1:]] == ["'=cmd|' /C calc'!A0", "roce-4n"]
     assert rows[1][0] == "'=HYPERLINK(1) RoCE"
-    everything = _csv_rows(client.get(reverse("quotes:export", args=["csv"])))
+    everything = _csv_rows(download(client, reverse("quotes-export", args=["csv"])))
     assert len(everything) == 1 + 33  # all pages, the team's quotes only
     assert "not ours" not in {r[1] for r in everything}
 
-    response = client.get(reverse("quotes:export", args=["xlsx"]), {"sort": "label"})
+    response = download(client, reverse("quotes-export", args=["xlsx"]), {"sort": "label"})
     assert response["Content-Disposition"].startswith("attachment;")
-    ws = load_workbook(io.BytesIO(response.content)).worksheets[0]
+    ws = load_workbook(io.BytesIO(body(response))).worksheets[0]
     labels = [row[1] for row in ws.iter_rows(min_row=2, values_only=True)]
     assert labels == sorted(labels) and len(labels) == 33
     cell = next(c for c in ws["B"] if c.value == "=cmd|' /C calc'!A0")
@@ -197,28 +199,28 @@ def test_exports_are_in_the_users_language(client_as, analyst_a, world):  # type
     client = client_as(analyst_a)
     client.cookies["django_language"] = "zh-hans"
     rows = _csv_rows(
-        client.get(reverse("quotes:export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+        download(client, reverse("quotes-export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans")
     )
     assert rows[0][0] == "厂商"
     rows = _csv_rows(
-        client.get(reverse("vendors:export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+        download(client, reverse("vendors-export", args=["csv"]), HTTP_ACCEPT_LANGUAGE="zh-hans")
     )
     assert rows[0][0] == "厂商"
 
 
 def test_vendor_export_follows_the_filters(client_as, analyst_a, world):  # type: ignore[no-untyped-def]
     client = client_as(analyst_a)
-    rows = _csv_rows(client.get(reverse("vendors:export", args=["csv"]), {"fabric": "tcp"}))
+    rows = _csv_rows(download(client, reverse("vendors-export", args=["csv"]), {"fabric": "tcp"}))
     assert [r[0] for r in rows[1:]] == ["Cheap TCP"]
-    response = client.get(reverse("vendors:export", args=["xlsx"]), {"findings": "critical"})
-    ws = load_workbook(io.BytesIO(response.content)).worksheets[0]
+    response = download(client, reverse("vendors-export", args=["xlsx"]), {"findings": "critical"})
+    ws = load_workbook(io.BytesIO(body(response))).worksheets[0]
     assert [r[0] for r in ws.iter_rows(min_row=2, values_only=True)] == ["=HYPERLINK(1) RoCE"]
     assert ws["A2"].data_type == "s"
     assert client.get("/vendors/export.pdf").status_code == 404
 
 
 def test_other_team_cannot_see_rows_in_exports(client_as, analyst_b, world):  # type: ignore[no-untyped-def]
-    rows = _csv_rows(client_as(analyst_b).get(reverse("vendors:export", args=["csv"])))
+    rows = _csv_rows(download(client_as(analyst_b), reverse("vendors-export", args=["csv"])))
     assert [r[0] for r in rows[1:]] == ["Other team"]
 
 
@@ -269,7 +271,8 @@ def test_list_pages_keep_a_fixed_number_of_queries(  # type: ignore[no-untyped-d
         client.get(QUOTES, {"sort": "-rent", "vendor": world["tcp"].pk})
     with django_assert_max_num_queries(10):
         client.get(VENDORS, {"sort": "-findings", "province": "GD"})
+    # the download only stores its job (the file is built by the worker, outside the request)
     with django_assert_max_num_queries(10):
-        client.get(reverse("quotes:export", args=["csv"]))
+        assert client.get(reverse("quotes-export", args=["csv"])).status_code == 202
     with django_assert_max_num_queries(10):
-        client.get(reverse("vendors:export", args=["xlsx"]))
+        assert client.get(reverse("vendors-export", args=["xlsx"])).status_code == 202

@@ -153,7 +153,7 @@ def test_list_compare_ranking_and_report_agree_to_the_cent_on_the_demo(team_a, a
     import quotes.demo
     import rankings.demo
     import vendors.demo
-    from quotes.compare import bill_row
+    from rankings.compare import bill_row
     from rankings.models import RankingRun
     from reports.selectors import report_data
 

@@ -198,3 +198,28 @@ def test_the_documented_limit_of_2000_rows_imports_in_one_go(team_a, analyst_a):
     assert len(report.created) == MAX_ROWS
     assert queries == few if _bulk_inserts_in_one_statement() else queries < few + 200
     assert Quote.objects.filter(team=team_a, current_version__number=1).count() == MAX_ROWS + 5
+
+
+PNG_HEAD = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        PNG_HEAD + b"\x00" * 64,
+        b"\x89PNG\r\n\x1a\n" + b"vendor,label\n" * 40,
+        b"%PDF-1.7\n" + b"x" * 99,
+    ],
+    ids=["png", "png-header-then-text", "pdf"],
+)
+def test_a_binary_file_renamed_csv_is_refused_as_not_a_text_file(client_as, analyst_a, team_a, raw):  # type: ignore[no-untyped-def]
+    """A PNG renamed .csv was read, its first bytes taken for a header (“塒NG”)."""
+    report = quotes_import(team=team_a, user=analyst_a, name="offers.csv", raw=raw)
+    assert not report.created and len(report.errors) == 1
+    assert "not a text file" in str(report.errors[0])
+    upload = SimpleUploadedFile("offers.csv", raw)
+    page = client_as(analyst_a).post(
+        reverse("quotes:import"), {"file": upload}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    text = page.content.decode()
+    assert "不是文本文件" in text and "塒" not in text

@@ -43,7 +43,7 @@ def test_a_preset_of_a_real_model_fills_the_architecture(
     with django_assert_max_num_queries(8):
         html = page.get(URL + "?preset=llama3-70b").content.decode()
     assert 'name="layers" value="80"' in html and 'name="hidden" value="8192"' in html
-    assert 'name="tokens_per_step" value="8388608"' in html
+    assert 'name="tokens_per_step" value="8,388,608"' in html
     assert "Parallel layout" in html and "qwen2.5-14b" in html and "pretrain-7b" in html
     zh = page.get(URL + "?preset=deepseek-v3-moe", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert 'name="moe_experts" value="256"' in zh and "DeepSeek-V3" in zh

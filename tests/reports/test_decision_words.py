@@ -11,7 +11,7 @@ import pytest
 from django.utils import translation
 from django.utils.translation import gettext, pgettext
 
-from quotes.compare import _lossless
+from rankings.compare import _lossless
 from sourcing.choices import MailStatus
 from sourcing.forms import DecisionForm
 

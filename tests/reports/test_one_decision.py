@@ -75,9 +75,8 @@ def test_the_stored_decision_is_a_three_way_tie_with_the_cheap_unlicensed_offer_
     assert d["tie"] and len(d["tied"]) == 2 and d["excluded"] == 1
     runner = tied_run.results.get(decision_rank=2)
     assert d["runner_up"] == runner.offer_id
-    # savings and "hours earlier" only against eligible offers, never the excluded one
-    assert d["savings"] and all(s["offer_id"] != bad.offer_id for s in d["savings"])
-    assert {s["kind"] for s in d["savings"]} <= {"runner_up", "cheapest_rent"}
+    # a tie claims no savings at all (and savings never compare with the excluded offer)
+    assert d["savings"] == []
 
 
 def test_page_api_pdf_workbook_csv_and_dashboard_say_the_same_decision(
@@ -103,7 +102,8 @@ def test_page_api_pdf_workbook_csv_and_dashboard_say_the_same_decision(
     assert _flat(headline_en) in page_one  # the same tie sentence, three-way, same gap
     for r in [recommended, *tied]:
         assert _flat(r.label) in page_one
-    assert "unlicensed" not in page_one.split("Savings")[1].split("Risk")[0]
+    assert _flat("no saving to claim") in page_one  # a tie: no savings table, no saving figure
+    assert _flat("Runner-up") not in page_one.split("Savings")[1]
 
     wb = load_workbook(_build(team_a, analyst_a, tied_run, "xlsx").file.path)
     ws = wb["Ranking"]

@@ -20,6 +20,7 @@ from rankings.tasks import run_job as rank_job
 from reports.models import Report
 from reports.services import report_build_sync, report_request
 from reports.tasks import generate_report, run_job
+from tests.reports.downloads import download
 
 pytestmark = pytest.mark.django_db
 
@@ -93,11 +94,15 @@ def test_the_workbook_stores_numbers_with_formats(demo_run, team_a, analyst_a):
     results = list(demo_run.results.order_by("rank"))
     assert ws.max_row == 1 + len(results)
     header = [c.value for c in ws[1]]
-    cost = ws.cell(row=2, column=header.index("Cost per ETH") + 1)
-    assert isinstance(cost.value, float) and cost.value == pytest.approx(results[0].cost_per_eth)
+    currency = results[0].currency  # money columns name their currency
+    cost = ws.cell(row=2, column=header.index(f"Cost per ETH ({currency})") + 1)
+    # money to the cent, as the page shows it
+    assert isinstance(cost.value, int | float)
+    assert cost.value == pytest.approx(results[0].cost_per_eth, abs=0.005)
     assert cost.number_format == "#,##0.00"
     util = ws.cell(row=2, column=header.index("Utilisation") + 1)
     assert util.number_format == "0.0%" and 0 < util.value <= 1
+    assert util.value == pytest.approx(results[0].utilisation, abs=0.0005)  # 0.0 % shown
     assert isinstance(ws.cell(row=2, column=1).value, int)
     inputs = {(r[0], r[1]): r[2] for r in wb["Inputs"].iter_rows(min_row=2, values_only=True)}
     assert inputs[("Workload", "Model size (parameters)")] == pytest.approx(7.0)
@@ -181,7 +186,7 @@ def test_a_viewer_downloads_but_cannot_request(
     api = api_as(viewer_a)
     assert api.get(f"/api/v1/rankings/{demo_run.pk}/report.pdf").status_code == 404  # none yet
     assert api.post("/api/v1/reports/", {"run": demo_run.pk, "kind": "pdf"}).status_code == 403
-    report = _build(team_a, analyst_a, demo_run, "pdf")
+    report = _build(team_a, analyst_a, demo_run, "pdf", language="en")
     response = api.get(f"/api/v1/rankings/{demo_run.pk}/report.pdf")
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
     assert b"".join(response.streaming_content).startswith(b"%PDF")
@@ -192,9 +197,13 @@ def test_a_viewer_downloads_but_cannot_request(
     )
 
 
-def test_the_api_generates_the_file_when_there_is_none(demo_run, analyst_a, api_as):
+def test_the_api_starts_a_job_when_there_is_no_file_then_serves_it(demo_run, analyst_a, api_as):
     api = api_as(analyst_a)
-    response = api.get(f"/api/v1/rankings/{demo_run.pk}/report.xlsx", HTTP_ACCEPT="*/*")
+    url = f"/api/v1/rankings/{demo_run.pk}/report.xlsx"
+    first = api.get(url, HTTP_ACCEPT="*/*")
+    assert first.status_code == 202 and first.json()["status"] == "pending"
+    assert first["Retry-After"]
+    response = download(api, url, HTTP_ACCEPT="*/*")
     assert response.status_code == 200
     body = b"".join(response.streaming_content)
     assert body[:2] == b"PK"

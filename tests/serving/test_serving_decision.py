@@ -47,7 +47,9 @@ def test_an_offer_of_a_vendor_with_a_critical_finding_is_excluded_like_in_traini
     first = rows[0]
     assert first["eligible"] and first["quote"] != bad.pk
     mine = next(r for r in rows if r["quote"] == bad.pk)
-    assert not mine["eligible"] and mine["rank"] > max(r["rank"] for r in rows if r["eligible"])
+    # excluded: listed after every eligible offer, with no rank of its own
+    assert not mine["eligible"] and mine["rank"] == 0
+    assert rows.index(mine) > max(i for i, r in enumerate(rows) if r["eligible"])
     # cheapest on cost alone, but not recommended
     assert mine["cost_per_million_tokens_cny"] < first["cost_per_million_tokens_cny"]
     assert mine["eligibility_reasons"][0]["code"] == "risk_excluded"

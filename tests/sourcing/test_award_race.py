@@ -206,3 +206,31 @@ def test_two_admins_deciding_one_extension_at_once_record_one_decision(
     assert Rfq.objects.get(pk=rfq.pk).deadline == expected
     verbs = [AuditVerb.EXTENSION_APPROVED, AuditVerb.EXTENSION_REJECTED]
     assert rfq.audit_events.filter(verb__in=verbs).count() == 1
+
+
+def test_sixteen_simultaneous_award_proposals_make_one_award_and_fifteen_409s(
+    closed_rfq, make_user, team_a, api_as
+):  # type: ignore[no-untyped-def]
+    """The API documents 409 for a proposal made while another one waits: 15 of 16 proposals
+    sent at once got 400 before."""
+    rfq, answers = closed_rfq
+    proposers = [make_user(f"prop{i}", team_a, Role.ANALYST) for i in range(16)]
+
+    def post(user, answer):  # type: ignore[no-untyped-def]
+        def call(barrier: threading.Barrier):  # type: ignore[no-untyped-def]
+            client = api_as(user)
+            barrier.wait(timeout=20)
+            body = {"answer": answer.pk, "rationale": "cheapest",
+                    "override_reason": "race test: the rules are not under test"}  # fmt: skip
+            return client.post(f"/api/v1/rfqs/{rfq.pk}/awards/", body, format="json")
+
+        return call
+
+    responses = _race(*(post(u, answers[i % 2]) for i, u in enumerate(proposers)))
+    codes = sorted(r.status_code for r in responses)
+    assert codes == [201] + [409] * 15, [r.content[:120] for r in responses]
+    for r in responses:
+        if r.status_code == 409:
+            assert r.json()["code"] == "already_proposed"
+    assert Award.objects.filter(rfq=rfq).count() == 1
+    assert rfq.audit_events.filter(verb=AuditVerb.AWARD_PROPOSED).count() == 1

@@ -124,18 +124,34 @@ def test_a_missing_file_exits_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_validate_model_prints_every_case_and_meets_the_goals(capsys):
-    call_command("validate_model")  # exits 1 while a goal is missed
+def test_validate_model_prints_every_case_and_counts_misses_honestly(capsys):
+    with contextlib.suppress(SystemExit):  # exits 1 while a case is beyond its goal
+        call_command("validate_model")
     out = capsys.readouterr().out
     assert "megatron21_t2_zero3_174.6B_1536gpu" in out and "daly2006_case1" in out
     assert "deepseek_v3_report_2048_h800_fp8" in out and "refused with a reason" in out
-    assert "All goals met." in out
     assert "Megatron Table 2 ZeRO-3 174.6B, 384/768/1536 GPUs: TFLOP/s per GPU published " in out
-    call_command("validate_model", "--json")
+    with contextlib.suppress(SystemExit):
+        call_command("validate_model", "--json")
     payload = json.loads(capsys.readouterr().out)
-    assert payload["summary"]["goals_met"] is True
+    summary = payload["summary"]
+    computed = [c for c in payload["cases"] if c["kind"] == "compute"]
+    beyond = [c for c in computed if c["error"] > 0.35]
+    # a case beyond the per-case goal is a miss, with or without a known-gap note
+    assert all(not c["ok"] for c in beyond) and all(c["ok"] for c in computed if c not in beyond)
+    assert summary["beyond_goal"] == len(beyond) == len(computed) - summary["compute_correct"]
+    assert summary["goals_met"] is (not beyond)
+    assert ("All goals met." in out) is (not beyond)
+    assert f"within goal {len(computed) - len(beyond)}/{len(computed)}" in out
+    assert f"beyond the goal {len(beyond)}" in out
+    for c in beyond:
+        row = next(line for line in out.splitlines() if line.startswith(c["id"] + " "))
+        assert " MISS " in row and f"{c['error']:.1%}" in row
     assert payload["summary"]["mfu_median_error"] <= 0.10
-    assert len([c for c in payload["cases"] if c["kind"] == "compute"]) == 48
+    assert len([c for c in payload["cases"] if c["kind"] == "compute"]) == 52
+    assert payload["leave_one_source_out"]["loso_median"] <= 0.10
+    families = payload["leave_one_source_out"]["families"]
+    assert len(families) == 6 and all(f["loso_median"] <= 0.25 for f in families)
     zero3 = payload["table2_tflops"][0]
     assert zero3["published"] == [144, 88, 44]
     assert zero3["predicted"][0] > 2.5 * zero3["predicted"][2]
@@ -163,6 +179,11 @@ def test_validate_model_lists_the_modern_runs_and_the_refused_ones(capsys):
     by_id = {c["id"]: c for c in payload["cases"]}
     assert by_id["deepseek_v3_report_2048_h800_fp8"]["published"] == pytest.approx(1543.2, 1e-3)
     refused = [c for c in payload["cases"] if c["kind"] == "refused"]
-    assert len(refused) == payload["summary"]["refused_cases"] == 4
-    assert all("cannot estimate" in c["note"] for c in refused)
+    assert len(refused) == payload["summary"]["refused_cases"] == 0
+    # v4 answers the MoE runs of hidden 2048 / 2880 (printed as known misses, not refused)
+    small = [by_id[i] for i in by_id if "qwen3_30b" in i or "gpt_oss" in i]
+    assert len(small) == 4 and all(c["kind"] == "compute" for c in small)
+    assert all("known gap" in c["note"] for c in small)
+    # explained or not, a case beyond the per-case goal is not counted within it
+    assert all(c["ok"] is (c["error"] <= 0.35) for c in small)
     assert payload["summary"]["mfu_median_error"] <= 0.10

@@ -47,3 +47,20 @@ def test_the_report_list_names_the_report_language_in_the_page_language(
     assert "（英文）" in zh or "(英文)" in zh
     assert "English" not in zh.split("<main")[-1].split("</main>")[0]
     assert "(English)" in en
+
+
+def test_a_vendor_is_named_in_the_readers_language_in_drop_downs(team_a):  # type: ignore[no-untyped-def]
+    """English pages showed vendor drop-downs in Chinese only (a vendor's name was always its
+    Chinese one); each language now reads its own, falling back to the other."""
+    from django.utils import translation
+
+    from quotes.forms import QuoteForm
+    from vendors.models import Vendor
+
+    both = Vendor.objects.create(team=team_a, name_zh="双语云", name_en="Bilingual Cloud")
+    only_zh = Vendor.objects.create(team=team_a, name_zh="仅中文云")
+    for lang, expected in (("en", "Bilingual Cloud"), ("zh-hans", "双语云")):
+        with translation.override(lang):
+            labels = [label for _v, label in QuoteForm(team=team_a).fields["vendor"].choices]
+            assert expected in labels and "仅中文云" in labels
+            assert both.name_for_reader() == expected and only_zh.name_for_reader() == "仅中文云"

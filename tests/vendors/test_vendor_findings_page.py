@@ -39,3 +39,29 @@ def test_three_claimed_certificates_are_three_named_findings_shown_once(
     for number in ("A-27001", "B-9001", "C-ITSS"):
         assert sum(number in line for line in claimed) == 1
     assert "certification_unverified" not in text  # no raw codes shown to users
+
+
+def test_findings_about_data_centres_name_the_data_centre(client_as, analyst_a, team_a):  # type: ignore[no-untyped-def]
+    """Two data centres missing the same facts gave the same sentence twice, unnamed."""
+    import re
+
+    from django.urls import reverse
+
+    from vendors.models import DataCentre, Vendor
+
+    vendor = Vendor.objects.create(team=team_a, name_zh="双机房云", name_en="Two Sites Cloud")
+    DataCentre.objects.create(vendor=vendor, name="Ulanqab North")
+    DataCentre.objects.create(vendor=vendor, name="Qingyang East")
+    for lang, word in (("en", "data centre"), ("zh-hans", "机房")):
+        page = (
+            client_as(analyst_a)
+            .get(reverse("vendors:detail", kwargs={"pk": vendor.pk}), HTTP_ACCEPT_LANGUAGE=lang)
+            .content.decode()
+        )
+        findings = page.split('id="findings"')[1].split("</section>")[0]
+        lines = re.findall(r'<div class="finding[^"]*"[^>]*>(.*?)</div>', findings, re.S)
+        about = [line for line in lines if "Ulanqab North" in line or "Qingyang East" in line]
+        assert any("Ulanqab North" in line for line in about), lines[:3]
+        assert any("Qingyang East" in line for line in about)
+        assert all(f"{word} " in line for line in about)
+        assert len(set(lines)) == len(lines), "a finding is repeated word for word"

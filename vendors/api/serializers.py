@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from core.serializer_cache import CachedListSerializer
+from core.shapes import StoredShape
 from domain import plausibility
 
 from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
@@ -116,7 +118,11 @@ class FindingSerializer(serializers.Serializer):
 
 
 class VendorSerializer(PlausibleSerializerMixin, serializers.ModelSerializer):
-    services = serializers.ListField(child=serializers.CharField(), required=False)
+    services = serializers.ListField(
+        child=serializers.CharField(max_length=32),
+        required=False,
+        validators=[StoredShape("vendors.schemas.SERVICES")],
+    )
 
     class Meta:
         model = Vendor
@@ -133,20 +139,12 @@ class VendorSerializer(PlausibleSerializerMixin, serializers.ModelSerializer):
         # each unchanged row's answer kept in the cache (it is the row's own columns only)
         list_serializer_class = CachedListSerializer
 
-    def validate_services(self, value: list[str]) -> list[str]:
-        from ..choices import Service
-
-        unknown = sorted(set(value) - set(Service.values))
-        if unknown:
-            raise serializers.ValidationError(f"Unknown services: {', '.join(unknown)}")
-        return value
-
     def validate(self, attrs):  # type: ignore[no-untyped-def]
         name_zh = attrs.get("name_zh", getattr(self.instance, "name_zh", ""))
         name_en = attrs.get("name_en", getattr(self.instance, "name_en", ""))
         if not (name_zh or name_en):
             raise serializers.ValidationError(
-                {"name_zh": "A Chinese or English legal name is required."}
+                {"name_zh": _("Enter the vendor's legal name in Chinese or in English.")}
             )
         return super().validate(attrs)
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from domain.trainmodel import gpu_spec
+from domain.trainmodel.attention import forward_flops
 from domain.trainmodel.inputs import Cluster, Layout, ModelSpec
 from domain.trainmodel.links import links_for
 from domain.trainmodel.steptime import (
@@ -33,8 +34,14 @@ def test_causal_attention_computes_half_the_score_flops_under_flash_attention() 
     full = microbatch_compute_s(LONG, gpu, _layout(flash_attention=False))
     saved = causal_saving_flops_per_token(LONG, "none")
     assert saved == pytest.approx(6 * 32 * 4096 * 131072)
-    # at 128K tokens attention dominates: a third of the work or more goes away
-    assert flash < full * (1 - 0.4 * saved / model_flops_per_token(LONG))
+    # v4: the flash kernel computes only the causal half of the score blocks (the diagonal
+    # blocks in full), at its own measured efficiency (attention.py), which on Hopper with
+    # FlashAttention-2 is below the GEMM efficiency the unfused path runs at
+    lay = _layout()
+    causal = forward_flops(LONG, lay.tp, lay.pp, lay.cp, lay.microbatch)
+    whole = 4 * lay.microbatch * 131072 * 131072 * 4096 / lay.tp * 32 / lay.pp
+    assert causal == pytest.approx(whole * (0.5 + 64 / 131072))
+    assert flash > 0 and full > 0
     # the MFU convention keeps PaLM's 12·L·h·s: the model FLOPs do not change
     assert model_flops_per_token(LONG) == pytest.approx(6 * 8e9 + 12 * 32 * 4096 * 131072)
 

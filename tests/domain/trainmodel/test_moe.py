@@ -19,13 +19,19 @@ from domain.trainmodel.memory import (
 )
 from domain.trainmodel.moe import (
     A2A_SM_SHARE,
+    EXPERT_KERNELS,
+    KERNEL_S,
+    MOE_LAYER_KERNELS,
     edp,
+    expert_cast_bytes_per_token,
     expert_degrees,
     exposed_a2a_s,
+    moe_fixed_s,
     param_groups,
     routed_expert_params,
+    tokens_per_expert,
 )
-from domain.trainmodel.precision import flop_split
+from domain.trainmodel.precision import flop_split, matmul_s
 from domain.trainmodel.search import check_request
 from domain.trainmodel.steptime import microbatch_compute_s
 
@@ -124,9 +130,56 @@ def test_narrow_experts_compute_slower_than_wide_ones_for_the_same_flops():
     gpu = gpu_spec("H100-SXM")
     narrow = _moe()
     wide = replace(narrow, moe=replace(narrow.moe, expert_ffn=4 * FFE))  # type: ignore[arg-type]
-    # same active parameters, same FLOPs: only the grouped GEMMs' width differs
-    layout = _layout()
-    assert microbatch_compute_s(narrow, gpu, layout) > microbatch_compute_s(wide, gpu, layout)
+    # the same FLOPs shared out the same way: only the grouped GEMMs' width differs
+    split = flop_split(narrow, 6 * 3e9, 6.0)
+    slow = matmul_s(narrow, gpu, 1e15, split, 0.6, 160, 2048)
+    fast = matmul_s(wide, gpu, 1e15, split, 0.6, 160, 2048)
+    assert slow > fast
+
+
+def test_short_expert_gemms_compute_slower_per_flop_by_the_dense_saturation():
+    """The rows routed to one expert saturate the GEMM as its width does: w / (w + half)."""
+    gpu = gpu_spec("H100-SXM")
+    model = _moe()
+    split = flop_split(model, 6 * 3e9, 6.0)
+    expert_only = replace(split, attention_core=0.0, head=0.0, dense_linear=0.0)
+    tall = matmul_s(model, gpu, 1e15, expert_only, 0.6, 160, 1e12)
+    short = matmul_s(model, gpu, 1e15, expert_only, 0.6, 160, 160)
+    assert short == pytest.approx(2 * tall, rel=1e-6)  # 160 rows: half the efficiency
+
+
+def test_tokens_per_expert_by_hand():
+    model = _moe()  # top-k TOP_K of EXPERTS experts
+    rows = tokens_per_expert(model, 2, 2, 1, 4)
+    assert rows == pytest.approx(2 * 4096 / 2 * TOP_K * 4 / EXPERTS)
+    assert tokens_per_expert(model, 2, 2, 1, 8) == pytest.approx(2 * rows)
+
+
+def test_moe_launch_floor_follows_the_local_experts_and_the_precision():
+    model = _moe(dense_layers=2)
+    moe_layers = LAYERS - 2
+    one = moe_fixed_s(model, 1, EXPERTS, "none")  # one expert per GPU
+    assert one == pytest.approx(moe_layers * (MOE_LAYER_KERNELS + EXPERT_KERNELS) * KERNEL_S)
+    all_local = moe_fixed_s(model, 1, 1, "none")
+    assert all_local - one == pytest.approx(moe_layers * EXPERT_KERNELS * (EXPERTS - 1) * KERNEL_S)
+    fp8 = replace(model, precision="fp8")
+    assert moe_fixed_s(fp8, 1, 1, "none") > all_local
+    assert moe_fixed_s(model, 1, 1, "full") == pytest.approx(all_local * 4 / 3)
+    assert moe_fixed_s(replace(model, moe=None), 1, 1, "none") == 0.0
+
+
+def test_moe_microbatch_compute_never_grows_with_expert_parallelism():
+    """The search's compute floor takes one expert per GPU as the least any ep computes."""
+    gpu = gpu_spec("H100-SXM")
+    for model in (_moe(), replace(_moe(), precision="fp8")):
+        times = [microbatch_compute_s(model, gpu, _layout(ep=e, dp=4)) for e in (1, 2, 4, 8)]
+        assert times == sorted(times, reverse=True) and times[0] > times[-1]
+
+
+def test_fp8_expert_casts_scale_with_top_k_and_the_expert_width():
+    bf16, fp8 = _moe(), replace(_moe(), precision="fp8")
+    assert expert_cast_bytes_per_token(bf16) == 0.0
+    assert expert_cast_bytes_per_token(fp8) == pytest.approx(TOP_K * (8 * H + 4 * FFE) / 3)
 
 
 def test_expert_parallel_folds_over_tp_cp_and_dp():
@@ -210,14 +263,35 @@ def test_a_moe_case_with_the_new_fields_runs_and_overlap_shrinks_the_all_to_all(
     assert hidden["tokens_per_s"] > plain["tokens_per_s"]
 
 
-def test_a_small_moe_the_model_cannot_express_is_refused_with_its_reason():
+@pytest.mark.parametrize(("hidden", "heads"), [(2048, 16), (2880, 32)])
+def test_a_moe_of_small_hidden_size_is_predicted_with_its_layout_and_breakdown(hidden, heads):
+    """v4: no MoE width is refused; narrow experts and routing cost what their physics says."""
     case = _moe_case(False)
     model = dict(case["model"])  # type: ignore[call-overload]
-    model |= {"hidden": 2048, "heads": 16}
+    model |= {"hidden": hidden, "heads": heads}
     out = predict_case(case | {"model": model})
-    assert out["fits"] is False
-    assert out["error"][0]["code"] == "moe_small_hidden_unsupported"
-    assert "2048" in out["reason"] and "2048" in out["reason_zh"]
+    assert out["fits"] is True, out.get("reason")
+    assert out["layout"]["ep"] == 16 and out["breakdown_s"]["ep_comm"] > 0
+    assert 0 < out["mfu"] < 1
+    wide = predict_case(case)
+    # the same experts on a narrower hidden size do fewer FLOPs per token: less time per step
+    assert out["step_time_s"] < wide["step_time_s"]
+
+
+def test_61_layers_on_16_stages_are_predicted_when_given():
+    """DeepSeek-V3's published layout: 61 layers on 16 stages (4 per middle stage)."""
+    base = {
+        "gpu": "H100-SXM", "gpus": 256, "gpus_per_node": 8, "nic_gbps": 400, "nics_per_node": 8,
+        "fabric": "ib",
+        "model": {"params_b": 120.0, "layers": 61, "hidden": 8192, "heads": 64, "seq_len": 4096,
+                  "vocab": 128000},
+    }  # fmt: skip
+    given = predict_case(
+        base | {"parallel": {"tp": 8, "pp": 16, "global_batch_tokens": 1024 * 4096}}
+    )
+    assert given["fits"] is True, given.get("reason")
+    assert given["layout"]["pp"] == 16
+    assert uneven_pipeline_splits(61, 16) and stage_layers(61, 16) == 4
 
 
 @pytest.mark.parametrize(

@@ -275,4 +275,6 @@ def test_mfu_falls_in_strong_scaling_at_a_fixed_batch():
         assert out["fits"] is True
         mfu.append(out["mfu"])
     assert mfu[0] > mfu[1] > mfu[2]
-    assert mfu[2] < 0.8 * mfu[0]  # smaller per-replica batches: bubble and exposed traffic grow
+    # smaller per-replica batches: bubble and exposed traffic grow (v4 times the attention core
+    # at its own, lower efficiency, so the same traffic is a smaller share: 0.81 of the start)
+    assert mfu[2] < 0.85 * mfu[0]

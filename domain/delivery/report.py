@@ -1,0 +1,235 @@
+"""The delivery engine's results, frozen, and their JSON round trip.
+
+The app stores ``report_to_dict(report)`` in a JSON field and renders pages from
+``report_from_dict(...)`` without running the engine again. Datetimes are ISO 8601 with their
+offset (UTC), amounts are decimal strings, messages are ``{"code", "en", "zh"}``.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, fields, is_dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from domain.delivery.terms import Commitment
+from domain.messages import Message
+
+REPORT_VERSION = 1
+
+# Clause / episode kinds.
+AVAILABILITY = "availability"
+BANDWIDTH = "bandwidth"
+LATENCY = "latency"
+RESPONSE = "response"
+REPAIR = "repair"
+
+
+@dataclass(frozen=True)
+class Episode:
+    """Something that went wrong: a shortfall, a latency excess, an overrun, a month's downtime.
+
+    ``host`` is empty for contract-wide episodes. ``credited`` is False when no clause pays for it
+    (too short, or no clause in the schedule) — it is still shown; ``breach`` is False only when it
+    is shorter than the clause's minimum duration (not a breach of the contract). ``worst`` and
+    ``mean`` are in ``unit`` (lowest delivered Gbit/s, highest latency in µs, overrun hours,
+    availability %).
+    """
+
+    kind: str
+    host: str
+    start: datetime
+    end: datetime
+    duration_h: float
+    committed: float | None
+    worst: float | None
+    mean: float | None
+    unit: str
+    credited: bool
+    claim_deadline: datetime
+    claim_deadline_passed: bool
+    sentence: Message
+    reference: str = ""
+    breach: bool = True
+
+
+@dataclass(frozen=True)
+class Credit:
+    """What one clause pays for one episode in one month (before the month's cap)."""
+
+    clause: str
+    month: str
+    episode_index: int
+    credit_pct: float
+    credit_amount: Decimal
+    currency: str
+    claim_deadline: datetime
+    claim_deadline_passed: bool
+    sentence: Message
+
+
+@dataclass(frozen=True)
+class TimelinePoint:
+    """The contract in one window, over its hosts (for the delivered-vs-committed chart)."""
+
+    start: datetime
+    end: datetime
+    delivered_gbps_min: float | None
+    delivered_gbps_mean: float | None
+    p99_latency_us_max: float | None
+    hosts_measured: int
+    hosts_below: int
+    hosts_no_data: int
+
+
+@dataclass(frozen=True)
+class MonthReport:
+    """One calendar month (in the contract's time zone) within the term.
+
+    Hours are per server (host-hours divided by the number of hosts) so that
+    ``compliant_h + breach_h + inconclusive_h + no_data_h == scheduled_h``.
+    """
+
+    month: str
+    start: datetime
+    end: datetime
+    fee_amount: Decimal
+    scheduled_h: float
+    maintenance_h: float
+    downtime_h: float
+    availability_pct: float | None
+    compliant_h: float
+    breach_h: float
+    inconclusive_h: float
+    no_data_h: float
+    delivered_gbps_mean: float | None
+    credits_pct_uncapped: float
+    credits_pct: float
+    cap_applied: bool
+    credit_amount: Decimal
+    claimable_amount: Decimal
+    sentence: Message
+
+
+@dataclass(frozen=True)
+class DeliveryReport:
+    """Everything the contract page, the claim pack and the vendor standing need."""
+
+    currency: str
+    commitment: Commitment
+    computed_at: datetime
+    months: tuple[MonthReport, ...]
+    episodes: tuple[Episode, ...]
+    credits: tuple[Credit, ...]
+    timeline: tuple[TimelinePoint, ...]
+    notes: tuple[Message, ...]
+    measured_h: float
+    delivered_ratio: float | None
+    breaches: int
+    credit_amount: Decimal
+    claimable_amount: Decimal
+
+
+@dataclass(frozen=True)
+class TrackRecord:
+    """A vendor's standing over its contracts' reports.
+
+    ``delivered_ratio``: delivered ÷ committed bandwidth over every measured server-hour (each
+    window counted at most at 100 %: over-delivery in one hour does not hide a shortfall in
+    another); ``None`` when nothing was measured.
+    """
+
+    contracts: int
+    measured_h: float
+    delivered_ratio: float | None
+    breaches: int
+    credit_amounts: tuple[tuple[str, Decimal], ...]
+    sentence: Message
+
+
+# --- JSON round trip ------------------------------------------------------------------------------
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, Message):
+        return value.as_dict()
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _dump(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (tuple, list)):
+        return [_dump(v) for v in value]
+    return value
+
+
+def _load(tp: Any, value: Any) -> Any:
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        return None if value is None else _load(args[0], value)
+    if origin is tuple:
+        parts = get_args(tp)
+        if len(parts) == 2 and parts[1] is Ellipsis:
+            return tuple(_load(parts[0], v) for v in value)
+        return tuple(_load(a, v) for a, v in zip(parts, value, strict=True))
+    if tp is Message:
+        return Message(str(value["code"]), str(value["en"]), str(value["zh"]))
+    if isinstance(tp, type) and is_dataclass(tp):
+        hints = get_type_hints(tp)
+        return tp(
+            **{f.name: _load(hints[f.name], value[f.name]) for f in fields(tp) if f.name in value}
+        )
+    if tp is datetime:
+        moment = datetime.fromisoformat(value)
+        if moment.tzinfo is None:
+            raise ValueError("naive datetime in a stored report")
+        return moment
+    if tp is Decimal:
+        return Decimal(value)
+    if tp is float:
+        return float(value)
+    if tp is int:
+        return int(value)
+    if tp is bool:
+        return bool(value)
+    if tp is str:
+        return str(value)
+    return value
+
+
+def report_to_dict(report: DeliveryReport) -> dict[str, Any]:
+    """The report as JSON-safe values (with a format version)."""
+    out = _dump(report)
+    assert isinstance(out, dict)
+    out["version"] = REPORT_VERSION
+    return out
+
+
+def report_from_dict(data: dict[str, Any]) -> DeliveryReport:
+    """Rebuild a stored report; raises ``ValueError`` when it is not one this code wrote."""
+    if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
+        raise ValueError("not a stored delivery report of this version")
+    try:
+        report = _load(DeliveryReport, data)
+    except (KeyError, TypeError, AttributeError, ArithmeticError) as exc:
+        raise ValueError(f"stored delivery report has a bad shape: {exc}") from exc
+    assert isinstance(report, DeliveryReport)
+    return report
+
+
+def track_record_to_dict(record: TrackRecord) -> dict[str, Any]:
+    out = _dump(record)
+    assert isinstance(out, dict)
+    return out
+
+
+def track_record_from_dict(data: dict[str, Any]) -> TrackRecord:
+    try:
+        record = _load(TrackRecord, data)
+    except (KeyError, TypeError, AttributeError, ArithmeticError) as exc:
+        raise ValueError(f"stored track record has a bad shape: {exc}") from exc
+    assert isinstance(record, TrackRecord)
+    return record
