@@ -172,6 +172,13 @@ class BenchmarkLog(TeamScoped, Job):
     trust_level = models.CharField(
         _("trust level"), max_length=16, choices=TrustLevel.choices, default=TrustLevel.SUPPLIED
     )
+    # The evidence record's checks (domain/evidence/record.py ``Checks``), the digest of the
+    # log's body (white space and kit lines left out: a re-typed copy has the same), and the
+    # log's admission for its run's offer (domain/evidence/admission.py), written by the run
+    # summary: admitted, or set aside with its reasons.
+    checks = models.JSONField(_("evidence checks"), null=True, blank=True, editable=False)
+    body_sha256 = models.CharField(_("body digest"), max_length=64, blank=True, default="")
+    admission = models.JSONField(_("admission"), null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("benchmark log")
@@ -195,6 +202,7 @@ class BenchmarkLog(TeamScoped, Job):
         indexes = [
             models.Index(fields=["team", "status"]),
             models.Index(fields=["team", "fingerprint"], name="benchlog_team_fingerprint"),
+            models.Index(fields=["team", "body_sha256"], name="benchlog_team_body"),
         ]
 
     def __str__(self) -> str:

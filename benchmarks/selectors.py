@@ -40,7 +40,9 @@ def benchmark_log_list(*, team) -> QuerySet[BenchmarkLog]:  # type: ignore[no-un
 
 def run_logs(run: TestRun) -> list[BenchmarkLog]:
     """The run's logs without their stored results (pages read ``page_data``)."""
-    return list(run.logs.filter(is_archive=False).defer("result").order_by("original_name", "pk"))
+    return list(
+        run.logs.filter(is_archive=False).defer("result", "checks").order_by("original_name", "pk")
+    )
 
 
 def page_data(logs: list[BenchmarkLog]) -> dict[int, dict[str, Any]]:

@@ -24,11 +24,12 @@ from core.queue import enqueue, fault_delay, mark_unqueued
 from domain.benchlogs import catalogue_checks as checks
 from domain.benchlogs.errors import BenchLogError
 from domain.benchlogs.verdict import worst
+from domain.evidence.admission import OfferEvidence, offer_evidence
 from domain.evidence.trust import weakest
 from domain.messages import Message
 from quotes.services import quote_set_measured_bandwidth
 
-from . import parsing, selectors
+from . import admission, parsing, selectors
 from .choices import Verdict
 from .models import AcceptanceThresholds, BenchmarkLog, TestRun
 from .summary import page_summary
@@ -293,7 +294,13 @@ def test_run_summarise(*, run_id: int) -> str:
     run = TestRun.objects.select_related("data_centre__network", "team").get(pk=run_id)
     logs = list(run.logs.filter(is_archive=False))
     line = selectors.run_line_rate_gbps(run)
-    done = [log.result for log in logs if log.status == JobStatus.DONE and log.result]
+    # Only admitted logs feed the run's figures (a forged or loopback log never sets its tail).
+    counting, found = admission.admit_run(logs, run.quote if run.quote_id else None)
+    done = [
+        log.result
+        for log in logs
+        if log.status == JobStatus.DONE and log.result and log.pk in counting
+    ]
     summary = parsing.run_summary(done, line_rate_gbps=line)
     for name in parsing.RUN_FIELDS:
         setattr(run, name, getattr(summary, name))
@@ -305,7 +312,7 @@ def test_run_summarise(*, run_id: int) -> str:
     run.finished_at = run.summarised_at
     run.full_clean(exclude=["vendor", "data_centre"])
     run.save()
-    _push_measured_bandwidth(run)
+    _push_measured_bandwidth(run, found)
     return run.verdict
 
 
@@ -371,46 +378,76 @@ def _part(label: Callable[[Message], Message], reason: dict[str, str]) -> dict[s
     return label(message).as_dict() | {"status": reason.get("status", "")}
 
 
-def _push_measured_bandwidth(run: TestRun) -> None:
+def _push_measured_bandwidth(run: TestRun, found: OfferEvidence | None = None) -> None:
     """Refresh the measured figure of the run's quote, when it has one."""
     if run.quote_id is not None and run.status == JobStatus.DONE:
-        quote_measured_update(quote=run.quote, run=run)
+        quote_measured_update(quote=run.quote, run=run, found=found)
 
 
-def quote_measured_update(*, quote, run: TestRun) -> None:  # type: ignore[no-untyped-def]
-    """Set a quote's measured per-server figure from every log of every run linked to it.
+def quote_measured_update(*, quote, run: TestRun, found: OfferEvidence | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Set a quote's measured per-server figure from the admitted logs of every run linked to it.
 
-    The domain rule (``domain.evidence.offer``) scales per-port results by the quote's NICs,
-    bounds them by tests that ran together, and says how; the quote stores the figure, its range
-    and that sentence. When no log measures capacity, a figure this run had set is cleared.
+    Each log is admitted or set aside by the one rule (``domain.evidence.admission``); the
+    figure is derived once from the admitted ones (``domain.evidence.offer``) and stored with its
+    range and the sentence every surface prints. When no admitted log measures capacity, a
+    figure this run had set is cleared.
     """
-    version = quote.current_version
-    if version is None:
+    if found is None:
+        offer = admission.offer_ports(quote)
+        if offer is None:
+            return
+        logs = admission.offer_logs(quote)
+        found = offer_evidence(admission.records_of(logs), offer)
+        admission.store(logs, found.admissions)
+    figure = found.figure
+    if figure is None and quote.measured_typical_gbps is None:
         return
-    results = BenchmarkLog.objects.filter(
-        test_run__quote=quote, test_run__team_id=quote.team_id, status=JobStatus.DONE
-    ).exclude(is_archive=True)
-    rows = [row for row in results.values_list("test_run_id", "result", "trust_level") if row[1]]
-    derived = parsing.offer_figure(
-        [(str(run_id), r) for run_id, r, _trust in rows],
-        ports=version.nics_per_node,
-        port_gbps=version.nic_gbps,
-        gpus_per_server=version.gpus_per_node,
-    )
-    if derived is not None:
+    derived = figure_json(found)
+    if figure is not None:
         # A figure pooled from several logs is only as trusted as the least trusted of them; the
         # team's risk policy may count a figure resting on supplied logs as a claim.
-        derived["trust"] = weakest([trust for _run, _r, trust in rows])
-    if derived is None and quote.measured_test_run_id != str(run.pk):
-        return
+        levels = BenchmarkLog.objects.filter(pk__in=[a.log_id for a in found.admitted]).values_list(
+            "trust_level", flat=True
+        )
+        derived["trust"] = weakest(list(levels))
     quote_set_measured_bandwidth(
         quote=quote,
-        measured_gbps=derived["gbps"] if derived else None,
-        measured_p50_gbps=derived["high_gbps"] if derived else None,
-        measured_kind=derived["kind"] if derived else "link",
-        test_run_id=run.pk if derived else None,
-        derivation=derived,
+        typical_gbps=figure.gbps if figure else None,
+        worst_gbps=figure.worst_gbps if figure else None,
+        low_gbps=figure.low_gbps if figure else None,
+        high_gbps=figure.high_gbps if figure else None,
+        measured_kind=figure.kind if figure else "link",
+        test_run_id=run.pk if figure else None,
+        derivation=derived if figure else None,
     )
+
+
+def figure_json(found: OfferEvidence) -> dict[str, Any]:
+    """What the quote stores of its evidence: the figure, its range, how it was derived, the
+    sentence every surface prints and each log's admission."""
+    figure = found.figure
+    data: dict[str, Any] = {
+        "sentence": found.sentence.as_dict(),
+        "logs": [a.as_dict() for a in found.admissions],
+    }
+    if figure is None:
+        return data
+    return {
+        **figure.explanation.as_dict(),
+        **data,
+        "notes": [note.as_dict() for note in figure.notes],
+        "gbps": figure.gbps,
+        "typical_gbps": figure.gbps,
+        "worst_gbps": figure.worst_gbps,
+        "low_gbps": figure.low_gbps,
+        "high_gbps": figure.high_gbps,
+        "kind": figure.kind,
+        "evidence_kind": figure.evidence_kind,
+        "ports": figure.ports,
+        "ports_tested": figure.ports_tested,
+        "tested_together": figure.tested_together,
+        "capped": figure.capped,
+    }
 
 
 def _check_links(team, vendor, data_centre, quote=None) -> None:  # type: ignore[no-untyped-def]

@@ -15,9 +15,11 @@ from accounts.models import Membership
 from domain.benchlogs.result import BenchResult
 from domain.evidence import tokens
 from domain.evidence.integrity import check_integrity
+from domain.evidence.record import Checks, SiteFacts, body_digest
 from domain.evidence.reuse import Holder, fingerprint, is_other_offer, reuse_findings
 from domain.evidence.trust import describe, trust_level, weakest
 from domain.evidence.trust_facts import RawFacts, read_head_tail, scan
+from domain.messages import Message
 
 from .models import BenchmarkLog
 
@@ -130,8 +132,26 @@ def after_parse(log: BenchmarkLog, result: BenchResult | None) -> dict[str, Any]
         return {}
 
 
+def _body(log: BenchmarkLog) -> str:
+    try:
+        with log.file.open("rb") as fh:
+            return body_digest(fh)
+    except OSError:
+        return ""
+
+
+def _body_held_by(log: BenchmarkLog, body: str) -> list[int]:
+    """The team's other logs with this body, uploaded before it (the first one counts)."""
+    if not body:
+        return []
+    held = BenchmarkLog.objects.filter(team_id=log.team_id, body_sha256=body, pk__lt=log.pk)
+    return list(held.order_by("pk").values_list("pk", flat=True)[:_OTHERS_LIMIT])
+
+
 def _after_parse(log: BenchmarkLog, result: BenchResult | None) -> dict[str, Any]:
     facts = _facts(log)
+    body = _body(log)
+    held = _body_held_by(log, body)
     integrity = check_integrity(result, exact=facts.is_json).as_dict()
     print_ = fingerprint(result, facts) or ""
     reused, reused_ids = _reuse(log, print_) if print_ else ([], [])
@@ -157,10 +177,34 @@ def _after_parse(log: BenchmarkLog, result: BenchResult | None) -> dict[str, Any
         "uploaded_at": log.uploaded_at.isoformat() if log.uploaded_at else None,
     }
     status = (challenge or {}).get("status")
+    # "Kit-verified" is never granted to a test already held (by body or fingerprint): a token
+    # typed on top of a public log proves nothing about who ran it.
+    if held or reused_ids:
+        status = None if status == "verified" else status
+    level = trust_level(witnessed=log.witnessed, challenge_status=status)
+    checks = Checks(
+        integrity=str(integrity["status"]),
+        findings=tuple(
+            Message(str(m.get("code", "")), str(m.get("en", "")), str(m.get("zh", "")))
+            for m in integrity["findings"]  # type: ignore[attr-defined]
+        ),
+        reused_by=tuple(reused_ids),
+        body_held_by=tuple(held),
+        fingerprint=print_,
+        body=body,
+        trust=level,
+        challenge=status,
+        challenge_codes=tuple(
+            str(f.get("code", "")) for f in (challenge or {}).get("findings") or ()
+        ),
+        site=SiteFacts.of(facts),
+    )
     return {
         "integrity": integrity,
         "provenance": provenance,
         "challenge": challenge,
         "fingerprint": print_,
-        "trust_level": trust_level(witnessed=log.witnessed, challenge_status=status),
+        "trust_level": level,
+        "checks": checks.as_dict(),
+        "body_sha256": body,
     }

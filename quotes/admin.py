@@ -28,7 +28,7 @@ class QuoteVersionInline(admin.TabularInline):
 
 @admin.register(Quote)
 class QuoteAdmin(TeamScopedAdmin):
-    list_display = ("label", "vendor", "is_current", "measured_gbps")
+    list_display = ("label", "vendor", "is_current", "measured_typical_gbps")
     list_filter = ("is_current",)
     search_fields = ("label",)
     inlines = [QuoteVersionInline]

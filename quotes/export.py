@@ -41,8 +41,8 @@ def _rows(quotes: Any) -> Iterator[list[Any]]:
             v.gpus_per_node if v else None, v.nics_per_node if v else None,
             v.nic_gbps if v else None, fabrics.get(v.fabric, v.fabric) if v else None,
             round(q.rent, 2) if q.rent is not None else None, v.currency if v else None,
-            q.measured_gbps,
-            kinds.get(q.measured_kind, q.measured_kind) if q.measured_gbps else None,
+            q.measured_typical_gbps,
+            kinds.get(q.measured_kind, q.measured_kind) if q.measured_typical_gbps else None,
             f"v{v.number}" if v else None,
             timezone.localtime(q.updated_at, tz).strftime("%Y-%m-%d %H:%M"),
         ]  # fmt: skip

@@ -157,7 +157,7 @@ class QuoteFilter(TeamFilterSet):
             ("rent", "rent"),
             ("total_gpus", "gpus"),
             ("current_version__nic_gbps", "nic"),
-            ("measured_gbps", "measured"),
+            ("measured_typical_gbps", "measured"),
             ("updated_at", "updated"),
         ),
         field_labels={
@@ -166,7 +166,7 @@ class QuoteFilter(TeamFilterSet):
             "rent": _("rent per month"),
             "total_gpus": _("GPUs"),
             "current_version__nic_gbps": _("NIC speed"),
-            "measured_gbps": _("measured bandwidth"),
+            "measured_typical_gbps": _("measured bandwidth"),
             "updated_at": _("last change"),
         },
     )
@@ -187,9 +187,9 @@ class QuoteFilter(TeamFilterSet):
 
     def filter_evidence(self, qs, name, value):  # type: ignore[no-untyped-def]
         if value == "measured":
-            return qs.filter(measured_gbps__isnull=False)
+            return qs.filter(measured_typical_gbps__isnull=False)
         if value == "unverified":
-            return qs.filter(measured_gbps__isnull=True)
+            return qs.filter(measured_typical_gbps__isnull=True)
         return qs
 
     def filter_measured(self, qs, name, value):  # type: ignore[no-untyped-def]

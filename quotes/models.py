@@ -110,14 +110,24 @@ class Quote(TeamScoped):
         editable=False,
         verbose_name=_("latest version"),
     )
-    # Per server, derived from every log of the quote's test runs by domain/evidence/offer.py
-    # (per-port results scaled by the NICs, bounded by simultaneous tests); the optimistic end
-    # (``measured_p50_gbps``) is the derivation's high end.
-    measured_gbps = models.FloatField(
-        _("measured bandwidth per server (Gbit/s)"), null=True, blank=True
+    # Per server, derived once from the admitted logs of the quote's test runs
+    # (domain/evidence/admission.py, then offer.py): ``typical`` is the figure the offer is
+    # priced at (the typical test's sustained rate: each test's P5 of its steady intervals, the
+    # tail of tests run together), ``worst`` the lowest test's, ``low``…``high`` the range
+    # (untested ports widen the low end). A set-aside log never feeds any of them.
+    measured_typical_gbps = models.FloatField(
+        _("measured bandwidth per server, typical (Gbit/s)"), null=True, blank=True
     )
-    measured_p50_gbps = models.FloatField(
-        _("measured bandwidth per server, optimistic (Gbit/s)"), null=True, blank=True
+    measured_worst_gbps = models.FloatField(
+        _("measured bandwidth per server, worst test (Gbit/s)"), null=True, blank=True
+    )
+    # Read-only alias of the typical figure under its former name, for readers not yet moved
+    # (a generated column, so it filters and orders like before).
+    measured_gbps = models.GeneratedField(
+        expression=F("measured_typical_gbps"),
+        output_field=models.FloatField(),
+        db_persist=True,
+        verbose_name=_("measured bandwidth per server (Gbit/s)"),
     )
     measured_kind = models.CharField(
         _("measurement kind"), max_length=16, choices=MeasuredKind.choices, default="link"
@@ -152,13 +162,16 @@ class Quote(TeamScoped):
         ordering = ["vendor_id", "label", "pk"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(measured_gbps__isnull=True) | Q(measured_gbps__gt=0),
-                name="quote_measured_positive",
+                condition=Q(measured_typical_gbps__isnull=True) | Q(measured_typical_gbps__gt=0),
+                name="quote_measured_typical_positive",
             ),
             models.CheckConstraint(
-                condition=Q(measured_p50_gbps__isnull=True)
-                | (Q(measured_gbps__isnull=False) & Q(measured_p50_gbps__gte=F("measured_gbps"))),
-                name="quote_measured_p50_at_least_p5",
+                condition=Q(measured_worst_gbps__isnull=True)
+                | (
+                    Q(measured_typical_gbps__isnull=False)
+                    & Q(measured_worst_gbps__lte=F("measured_typical_gbps"))
+                ),
+                name="quote_measured_worst_at_most_typical",
             ),
             models.CheckConstraint(condition=Q(revision__gte=1), name="quote_revision_positive"),
         ]
@@ -166,6 +179,12 @@ class Quote(TeamScoped):
 
     def __str__(self) -> str:
         return self.label
+
+    @property
+    def measured_p50_gbps(self) -> float | None:
+        """Former name of the high end of the measured range (read-only; use
+        ``measured_high_gbps``)."""
+        return self.measured_high_gbps
 
 
 class QuoteVersion(models.Model):

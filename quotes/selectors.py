@@ -31,7 +31,7 @@ def quote_list_rows(*, team) -> QuerySet[Quote]:  # type: ignore[no-untyped-def]
 
 # The columns the quote list prints (quotes.templatetags.quote_rows reads them by name).
 LIST_ROW_FIELDS = (
-    "pk", "label", "is_current", "measured_gbps", "measured_kind", "vendor__name_zh",
+    "pk", "label", "is_current", "measured_typical_gbps", "measured_kind", "vendor__name_zh",
     "vendor__name_en", "current_version_id", "current_version__nodes",
     "current_version__gpus_per_node", "current_version__gpu__key",
     "current_version__nics_per_node", "current_version__nic_gbps", "current_version__fabric",

@@ -33,8 +33,9 @@ VERSION_FIELDS += MONEY_FIELDS + ("outliers_confirmed",)
 
 
 MEASURED_FIELDS = (
-    "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id", "measured_at",
-    "measured_low_gbps", "measured_high_gbps", "measured_ports_tested", "measured_derivation",
+    "measured_typical_gbps", "measured_worst_gbps", "measured_low_gbps", "measured_high_gbps",
+    "measured_kind", "measured_test_run_id", "measured_at", "measured_ports_tested",
+    "measured_derivation",
 )  # fmt: skip
 
 
@@ -182,7 +183,10 @@ def _record(locked: Quote, user, fields: list[str], update_fields: list[str]) ->
 def _refresh(quote: Quote, locked: Quote) -> None:
     """Bring the caller's instance up to the saved row (it may have been read long before)."""
     for f in Quote._meta.concrete_fields:
-        setattr(quote, f.attname, getattr(locked, f.attname))
+        if not f.generated:
+            setattr(quote, f.attname, getattr(locked, f.attname))
+    # The generated alias of the typical figure, as the database computes it (no re-read).
+    quote.measured_gbps = quote.measured_typical_gbps
     quote._state.fields_cache = dict(locked._state.fields_cache)
 
 
@@ -242,47 +246,48 @@ def quote_delete(*, quote: Quote, expected_revision: int | None = None) -> None:
         _lock(quote, expected_revision).delete()
 
 
+def _gbps(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
 def quote_set_measured_bandwidth(
     *,
     quote: Quote,
-    measured_gbps: float | None,
-    measured_p50_gbps: float | None,
+    typical_gbps: float | None,
     measured_kind: str,
     test_run_id: Any,
+    worst_gbps: float | None = None,
+    low_gbps: float | None = None,
+    high_gbps: float | None = None,
     derivation: dict[str, Any] | None = None,
 ) -> Quote:
-    """Record accepted bandwidth evidence on a quote (called by the benchmarks app): a change
-    like any other, so it adds a revision and a concurrent edit of other fields keeps it."""
+    """Record the measured figure derived from a quote's admitted logs (called by the benchmarks
+    app): a change like any other, so it adds a revision and a concurrent edit of other fields
+    keeps it. Clearing ``typical_gbps`` clears the whole figure."""
+    on = typical_gbps is not None
     values = {
-        "measured_gbps": None if measured_gbps is None else float(measured_gbps),
-        "measured_p50_gbps": None if measured_p50_gbps is None else float(measured_p50_gbps),
+        "measured_typical_gbps": _gbps(typical_gbps),
+        "measured_worst_gbps": _gbps(worst_gbps) if on else None,
+        "measured_low_gbps": _gbps(low_gbps) if on else None,
+        "measured_high_gbps": _gbps(high_gbps) if on else None,
         "measured_kind": measured_kind or "link",
         "measured_test_run_id": "" if test_run_id is None else str(test_run_id),
-        "measured_at": timezone.now() if measured_gbps is not None else None,
-        **_derivation_values(measured_gbps, derivation),
+        "measured_at": timezone.now() if on else None,
+        "measured_ports_tested": (derivation or {}).get("ports_tested") if on else None,
+        "measured_derivation": (derivation or None) if on else None,
     }
     with transaction.atomic():
         locked = _lock(quote, None)
         changed = [n for n in MEASURED_FIELDS if getattr(locked, n) != values[n]]
         for name, value in values.items():
             setattr(locked, name, value)
-        locked.full_clean(exclude=["team", "current_version", "vendor", "data_centre"])
+        locked.full_clean(
+            exclude=["team", "current_version", "vendor", "data_centre", "measured_gbps"]
+        )
         if changed:
             _record(locked, None, changed, list(MEASURED_FIELDS))
     _refresh(quote, locked)
     return quote
-
-
-def _derivation_values(measured: float | None, derivation: dict[str, Any] | None) -> dict[str, Any]:
-    """The derivation fields of a measured figure (benchmarks.services.quote_evidence); all
-    empty when the figure is cleared."""
-    found = derivation if measured is not None and derivation else {}
-    return {
-        "measured_low_gbps": found.get("low_gbps"),
-        "measured_high_gbps": found.get("high_gbps"),
-        "measured_ports_tested": found.get("ports_tested"),
-        "measured_derivation": found or None,
-    }
 
 
 def workload_create(*, team, data: dict[str, Any]) -> WorkloadProfile:  # type: ignore[no-untyped-def]

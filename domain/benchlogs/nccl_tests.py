@@ -29,6 +29,8 @@ _PREFIX = re.compile(
     r"(?:\[\d+,\d+\]<std\w+>:\s*)?(?:\[\d+\]\s+)?(?:\d+:\s+)?"
 )
 _NTHREAD = re.compile(r"^#\s*nThread:?\s+(?P<threads>\d+)\s+nGpus:?\s+(?P<gpus>\d+)")
+_BYTES_RANGE = re.compile(r"\bminBytes:?\s+(?P<min>\d+)\s+maxBytes:?\s+(?P<max>\d+)")
+_PID = re.compile(r"\bPid\s+(?P<pid>\d+)")
 _ITERS = re.compile(r"(?<!warmup )(?<!agg )\biters:\s*(?P<iters>\d+)")
 _NOT_VALIDATED = re.compile(r"\bvalidation:\s*0\b")
 _RANK = re.compile(
@@ -64,6 +66,9 @@ class _Log:
     gpus: int | None = None
     iterations: int | None = None
     ranks: set[str] = field(default_factory=set)
+    pids: set[str] = field(default_factory=set)
+    min_bytes: int | None = None
+    max_bytes: int | None = None
     rank_lines: int = 0
     hosts: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
@@ -134,12 +139,16 @@ def _run_mark(line: str) -> int | None:
 def _header_line(log: _Log, line: str) -> None:
     if match := _NTHREAD.match(line):
         log.threads, log.gpus = int(match.group("threads")), int(match.group("gpus"))
+        if found := _BYTES_RANGE.search(line):
+            log.min_bytes, log.max_bytes = int(found.group("min")), int(found.group("max"))
         iters = _ITERS.search(line)
         log.iterations = int(iters.group("iters")) if iters else None
         log.not_validated = _NOT_VALIDATED.search(line) is not None
     elif match := _RANK.match(line):
         log.rank_lines += 1
         log.ranks.add(match.group("rank"))
+        if pid := _PID.search(line):
+            log.pids.add(pid.group("pid"))
         log.hosts.add(match.group("host"))
         if match.group("model").strip():
             log.models.add(match.group("model").strip())
@@ -184,7 +193,10 @@ def _row(log: _Log, line: str) -> None:
     series = log.series.setdefault(key, [])
     # Sizes never shrink within one sweep (tiny all_gather sizes round to 0 several times);
     # a smaller one starts another pass (`-N` cycles), and the first pass is kept.
-    if key in log.cycled or (series and size < series[-1][0]):
+    # A smaller size that is not the sweep's first is a row out of order, not a new pass: it is
+    # kept where it stands, for the integrity check to find (rows ascend from minBytes).
+    restarts = bool(series) and size < series[-1][0] and size <= series[0][0]
+    if key in log.cycled or restarts:
         log.cycled.add(key)
         log.duplicates += 1
         return
@@ -251,7 +263,9 @@ def _build(log: _Log, filename: str) -> BenchResult:
     return BenchResult(
         tool=f"{collective}_perf",
         test=NCCL,
-        throughput_gbps=_largest(sizes).bw_avg_gbps,
+        # The headline is the out-of-place busbw at the largest size (what nccl-tests users
+        # quote; the in-place figure stays beside it in the size table).
+        throughput_gbps=_out_of_place(_largest(sizes)),
         avg_busbw_gbps=average,
         measured_kind=COLLECTIVE,
         sizes=sizes,
@@ -263,6 +277,10 @@ def _build(log: _Log, filename: str) -> BenchResult:
         error=_ranks_not_joined(log) or _validation_error(log),
         truncated=truncated,
     )
+
+
+def _out_of_place(row: SizeRow) -> float | None:
+    return row.nccl.out_of_place.busbw_gbps if row.nccl is not None else row.bw_avg_gbps
 
 
 def _headline_series(log: _Log, warnings: list[Message]) -> list[tuple[int, NcclRow]]:
@@ -352,6 +370,12 @@ def _header(log: _Log) -> tuple[tuple[str, str], ...]:
         pairs.append(("nThread", str(log.threads)))
     if log.gpus is not None:
         pairs.append(("nGpus", str(log.gpus)))
+    if log.min_bytes is not None and log.max_bytes is not None:
+        pairs += [("minBytes", str(log.min_bytes)), ("maxBytes", str(log.max_bytes))]
+    if log.pids:
+        pairs.append(("processes", str(len(log.pids))))
+    if log.ranks:
+        pairs.append(("rank_max", str(max(int(r) for r in log.ranks))))
     if log.hosts:
         pairs.append(("hosts", ",".join(sorted(log.hosts))))
     if log.models:

@@ -56,12 +56,15 @@ class Integrity:
     status: str
     findings: tuple[Message, ...] = ()
     checks: int = 0
+    # Checks that could not be made, with why (never counted as inconsistent).
+    unchecked: tuple[Message, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
             "status": self.status,
             "findings": [m.as_dict() for m in self.findings],
             "checks": self.checks,
+            "unchecked": [m.as_dict() for m in self.unchecked],
         }
 
 
@@ -70,6 +73,7 @@ class _Tally:
     checks: int = 0
     findings: list[Message] = field(default_factory=list)
     more: int = 0
+    unchecked: list[Message] = field(default_factory=list)
 
     def check(self, ok: bool, finding: Message | None = None) -> None:
         self.checks += 1
@@ -97,11 +101,16 @@ def check_integrity(result: BenchResult | None, *, exact: bool = True) -> Integr
     elif result.tool.startswith("ib_"):
         _perftest(result, tally)
     if tally.checks == 0:
-        return Integrity(UNCHECKED)
+        return Integrity(UNCHECKED, unchecked=tuple(tally.unchecked))
     findings = list(tally.findings)
     if tally.more:
         findings.append(msg.more_findings(tally.more))
-    return Integrity(INCONSISTENT if findings else CONSISTENT, tuple(findings), tally.checks)
+    return Integrity(
+        INCONSISTENT if findings else CONSISTENT,
+        tuple(findings),
+        tally.checks,
+        tuple(tally.unchecked),
+    )
 
 
 # --- iperf3 ------------------------------------------------------------------------------------
@@ -243,8 +252,70 @@ def _nccl_halves(rows: tuple[SizeRow, ...]) -> Iterator[tuple[int, str, NcclTimi
         yield row.bytes, "in-place", row.nccl.in_place
 
 
+_MAX_RANKS = 65536
+
+
+def _nccl_ranks(result: BenchResult) -> tuple[int | None, Message | None]:
+    """The rank count the busbw factor is checked for, or None and why it is not established.
+
+    Sources, in the log's own words: the ``#  Rank`` lines (their count and the rank numbers
+    seen), ``nThread`` × ``nGpus`` of one process, and the processes (pids) the lines name. A
+    listing from several processes can be cut (rank 0 prints what it gathered); when the figures
+    fit a larger rank count than the lines list, the count is not established."""
+    listed = result.ranks
+    if not listed:
+        return None, None
+    head = dict(result.header)
+    top = head.get("rank_max")
+    if top is not None and int(top) + 1 != listed:
+        return None, msg.nccl_ranks_unsettled(listed, None, "numbers")
+    if int(head.get("processes") or 1) <= 1:
+        return listed, None
+    fits = _ranks_fitting(result)
+    if fits is not None and fits != listed and fits > listed:
+        return None, msg.nccl_ranks_unsettled(listed, fits, "listing")
+    return listed, None
+
+
+def _ranks_fitting(result: BenchResult) -> int | None:
+    """The rank count whose busbw factor the largest row's busbw / algbw matches, if any."""
+    rows = [r for r in result.sizes if r.nccl is not None and r.nccl.out_of_place.algbw_gbps > 0]
+    if not rows:
+        return None
+    timing = rows[-1].nccl.out_of_place  # type: ignore[union-attr]
+    algbw, busbw = timing.algbw_gbps / 8, timing.busbw_gbps / 8
+    best: int | None = None
+    for n in range(2, _MAX_RANKS + 1):
+        factor = nccl_bus_factor(result.collective, n)
+        if factor is None:
+            return None
+        if _close(busbw, algbw * factor, _NCCL_GBS * (1 + factor)):
+            best = n
+            break
+        if algbw * factor > busbw + _NCCL_GBS * (1 + factor):
+            break
+    return best
+
+
+def _nccl_rows(result: BenchResult, tally: _Tally) -> None:
+    """Rows in ascending size, none beyond the header's maxBytes."""
+    head = dict(result.header)
+    most = int(head["maxBytes"]) if head.get("maxBytes", "").isdigit() else None
+    sizes = [r.bytes for r in result.sizes if r.nccl is not None]
+    # Equal sizes are the tool's own rounding (tiny all_gather sizes round to 0 several times).
+    for before, size in zip(sizes, sizes[1:], strict=False):
+        tally.check(size >= before, msg.nccl_rows_order(size, before))
+    if most is not None:
+        for size in sizes:
+            tally.check(size <= most, msg.nccl_beyond_max(size, most))
+
+
 def _nccl(result: BenchResult, tally: _Tally) -> None:
-    factor = nccl_bus_factor(result.collective, result.ranks or 0) if result.ranks else None
+    _nccl_rows(result, tally)
+    ranks, why = _nccl_ranks(result)
+    if why is not None:
+        tally.unchecked.append(why)
+    factor = nccl_bus_factor(result.collective, ranks) if ranks else None
     for size, half, timing in _nccl_halves(result.sizes):
         algbw = timing.algbw_gbps / 8  # back to the GB/s it printed
         busbw = timing.busbw_gbps / 8

@@ -126,3 +126,38 @@ def perftest_latency_order(
         f"{high:.2f} µs.",
         f"消息大小 {size:,} B：{low_name} 延迟 {low:.2f} 微秒高于 {high_name} {high:.2f} 微秒。",
     )
+
+
+def nccl_ranks_unsettled(listed: int, fits: int | None, why: str) -> Message:
+    """The busbw factor cannot be checked: the log does not establish its rank count."""
+    if why == "numbers":
+        return Message(
+            "integrity.nccl_ranks_unchecked",
+            f"Bus bandwidth factor not checked: the rank lines number up to more ranks than the "
+            f"{listed} they list, so the rank count is not established.",
+            f"未检查总线带宽系数：rank 行的编号超过了所列的 {listed} 个，rank 总数无法确定。",
+        )
+    return Message(
+        "integrity.nccl_ranks_unchecked",
+        f"Bus bandwidth factor not checked: the log lists {listed} rank lines from several "
+        f"processes, but its figures fit {fits} ranks; the listing looks incomplete, so the rank "
+        "count is not established.",
+        f"未检查总线带宽系数：日志列出来自多个进程的 {listed} 行 rank，但数值符合 {fits} 个 rank；"
+        "列表似乎不完整，rank 总数无法确定。",
+    )
+
+
+def nccl_rows_order(size: int, before: int) -> Message:
+    return Message(
+        "integrity.nccl_rows_order",
+        f"Size {size:,} B comes after {before:,} B: nccl-tests prints sizes in ascending order.",
+        f"消息大小 {size:,} B 排在 {before:,} B 之后：nccl-tests 按从小到大的顺序打印。",
+    )
+
+
+def nccl_beyond_max(size: int, max_bytes: int) -> Message:
+    return Message(
+        "integrity.nccl_beyond_max",
+        f"Size {size:,} B is beyond the header's maxBytes {max_bytes:,}.",
+        f"消息大小 {size:,} B 超出了表头的 maxBytes {max_bytes:,}。",
+    )

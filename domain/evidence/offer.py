@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from domain.benchlogs.measures import percentile
 from domain.evidence import texts
+from domain.evidence.linkrates import achievable_gbps
 from domain.evidence.scope import (
     COLLECTIVE_BUSBW,
     ONE_HOST,
@@ -57,17 +58,27 @@ class OfferPorts:
     ports: int
     port_gbps: float
     gpus_per_server: int
+    gpu: str = ""  # the offer's GPU (a key of the GPU table, e.g. "H100-SXM"), when known
+    fabric: str = ""  # ib, roce or tcp, when known
 
     @property
     def nominal_gbps(self) -> float:
         return self.ports * self.port_gbps
+
+    @property
+    def achievable_gbps(self) -> float:
+        """What the offer's ports can carry per server (``linkrates.achievable_gbps``): the
+        most a claim is worth and the most evidence is credited. Without a fabric, nominal."""
+        if not self.fabric:
+            return self.nominal_gbps
+        return self.ports * achievable_gbps(self.fabric, self.port_gbps)
 
 
 @dataclass(frozen=True)
 class OfferFigure:
     """An offer's per-server figure (Gbit/s), its range and how it was derived."""
 
-    gbps: float
+    gbps: float  # typical: the figure the offer is priced at
     low_gbps: float
     high_gbps: float
     kind: str  # LINK or COLLECTIVE (model contract)
@@ -78,6 +89,11 @@ class OfferFigure:
     explanation: Message
     notes: tuple[Message, ...] = ()
     capped: bool = False
+    worst_gbps: float | None = None  # the lowest test's figure, scaled like ``gbps``
+
+    @property
+    def typical_gbps(self) -> float:
+        return self.gbps
 
 
 @dataclass(frozen=True)
@@ -88,6 +104,7 @@ class _Candidate:
     tested: int
     together: bool
     sentence: Message
+    worst: float = 0.0
 
 
 def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | None:
@@ -116,8 +133,9 @@ def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | Non
         tested_together=candidate.together,
         explanation=candidate.sentence,
         notes=tuple(notes),
+        worst_gbps=min(candidate.worst or candidate.gbps, candidate.gbps),
     )
-    return _cap(figure, offer.nominal_gbps)
+    return _cap(figure, offer.achievable_gbps)
 
 
 def _collective(grouped: Grouped, offer: OfferPorts) -> _Candidate:
@@ -137,6 +155,7 @@ def _collective(grouped: Grouped, offer: OfferPorts) -> _Candidate:
         tested=offer.ports if per_host >= gpus else min(offer.ports, per_host),
         together=per_host >= gpus,
         sentence=texts.collective(biggest.typical_gbps, per_host, gpus, first.hosts, first.ranks),
+        worst=biggest.worst_gbps * scale,
     )
 
 
@@ -158,7 +177,12 @@ def _links(grouped: Grouped, offer: OfferPorts) -> _Candidate:
     strongest = max(candidates, key=lambda c: (c.together, c.tested))
     if strongest is not binding and strongest.gbps > binding.gbps:
         sentence = texts.with_bound(strongest.sentence, binding.sentence)
-    return replace(binding, low=min([binding.low, *(c.low for c in others)]), sentence=sentence)
+    return replace(
+        binding,
+        low=min([binding.low, *(c.low for c in others)]),
+        worst=min([binding.worst, *(c.worst for c in others)]),
+        sentence=sentence,
+    )
 
 
 def _from_set(found: ConcurrentSet, ports: int) -> _Candidate:
@@ -173,6 +197,7 @@ def _from_set(found: ConcurrentSet, ports: int) -> _Candidate:
         tested=found.links,
         together=True,
         sentence=texts.ports_together(ports, per_port, found.links, found.aggregate_gbps),
+        worst=min(found.figures) * ports if found.figures else per_port * ports,
     )
 
 
@@ -190,6 +215,7 @@ def _from_separate(repeats: Sequence[Repeats], ports: int) -> _Candidate:
         tested=len(repeats),
         together=False,
         sentence=texts.one_port_at_a_time(ports, per_port, len(repeats), tests),
+        worst=worst * ports,
     )
 
 
@@ -200,8 +226,19 @@ def _margin(ports: int, together: int) -> float:
     return NOT_TOGETHER_MARGIN * max(0, ports - together) / ports
 
 
+def credited_gbps(offer: OfferPorts, figure: OfferFigure | None) -> float:
+    """The per-server bandwidth an offer is credited: a claim at what its ports can carry
+    (data rate after line encoding, less headers: ``OfferPorts.achievable_gbps``), admitted
+    evidence at what it measured, never more than the claim. So clean evidence never costs more
+    than its twin's claim, except by its own shortfall below the achievable rate."""
+    ceiling = offer.achievable_gbps
+    if figure is None:
+        return ceiling
+    return min(figure.gbps, ceiling) if ceiling > 0 else figure.gbps
+
+
 def _cap(figure: OfferFigure, nominal: float) -> OfferFigure:
-    """Evidence cannot show more than the offer quotes: figures above nominal are capped."""
+    """Evidence cannot show more than the offer's ports carry: figures above are capped."""
     if nominal <= 0:
         return figure
     if figure.gbps <= nominal:
@@ -209,6 +246,7 @@ def _cap(figure: OfferFigure, nominal: float) -> OfferFigure:
     return replace(
         figure,
         gbps=nominal,
+        worst_gbps=min(figure.worst_gbps or nominal, nominal),
         low_gbps=min(figure.low_gbps, nominal),
         high_gbps=nominal,
         capped=True,

@@ -54,7 +54,11 @@ def fingerprint(result: BenchResult | None, facts: RawFacts) -> str | None:
             for row in result.sizes[:_SERIES_POINTS]
             if row.nccl is not None
         ]
-        return _digest("nccl", [*sorted(facts.ranks), *times])
+        # Rank, pid and device of every rank line, without its host name: a copy with the hosts
+        # renamed keeps every pid, device and row time.
+        ranks = sorted(" ".join(r.split()[:2] + r.split()[3:]) for r in facts.ranks)
+        buses = sorted(bus for bus, _model in facts.gpus)
+        return _digest("nccl", [*ranks, *buses, *times])
     return None
 
 

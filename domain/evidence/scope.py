@@ -66,6 +66,10 @@ class Evidence:
     streams: int | None = None
     tool: str = ""
     batch: str = ""  # the test run the log came in: its untimed logs are declared together
+    # The tool's clock (s) at the middle of each steady interval, when the log has a start time
+    # and interval times: tests sharing one link are summed second by second on it.
+    interval_at: tuple[float, ...] = ()
+    tests: int = 1  # tests this evidence stands for (several sharing one link at once)
 
     @property
     def window(self) -> tuple[float, float] | None:
@@ -88,6 +92,7 @@ def describe(result: BenchResult, label: str = "", batch: str = "") -> Evidence 
         return None
     steady = steady_intervals(result) if result.interval_gbps else ()
     return Evidence(
+        interval_at=_interval_at(result, len(steady)),
         label=label,
         kind=kind,
         scope=_scope(result, kind),
@@ -131,3 +136,15 @@ def _target_gbps(result: BenchResult) -> float | None:
     except ValueError:
         return None
     return value / 1e9 if value else None
+
+
+def _interval_at(result: BenchResult, steady: int) -> tuple[float, ...]:
+    """Middle of each steady interval on the tool's clock; () when the log cannot say."""
+    starts, ends = result.interval_start_s, result.interval_end_s
+    total = len(result.interval_gbps)
+    if result.start_time_s is None or not steady or len(starts) != total or len(ends) != total:
+        return ()
+    first = total - steady
+    return tuple(
+        result.start_time_s + (a + b) / 2 for a, b in zip(starts[first:], ends[first:], strict=True)
+    )

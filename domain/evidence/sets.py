@@ -1,10 +1,18 @@
 """Which logs ran together and which repeated one another (DOMAIN.md §9, "Concurrency").
 
-Logs of one kind whose time windows (the tool's own start time and duration) overlap on distinct
-links form one *concurrent set*: their figures add up, and fairness and tail say how they shared
-the fabric. Logs on the same link that did not overlap are *repeats* of one measurement: they give
-a typical and a worst figure and are never summed. A log without a start time (perftest,
-nccl-tests) cannot show that it ran with another, so it stands alone.
+Concurrency is by time, not by port. Logs of one kind whose time windows (the tool's own start
+time and duration) overlap ran at the same time, whatever their ports:
+
+- on one link (the same peer address) they shared it: their sum is what the link carried,
+  second by second on the tools' clocks where the logs have interval times (``shared_link``);
+  several iperf3 processes on ports 5401-5404 are one measurement of the link, never a quarter;
+- across links they form one *concurrent set*: their figures add up, and fairness and tail say
+  how they shared the fabric.
+
+Logs on one link that did not overlap are *repeats* of one measurement: they give a typical and a
+worst figure and are never summed. A log without a start time (perftest, nccl-tests, iperf3 text
+without ``--timestamps``) cannot show that it ran with another: it is *unplaced* and stands alone
+(unless its run declares its logs ran together, ``untimed_together``).
 """
 
 from __future__ import annotations
@@ -55,6 +63,10 @@ class ConcurrentSet:
     @property
     def links(self) -> int:
         return len(self.logs)
+
+    @property
+    def figures(self) -> list[float]:
+        return [e.gbps for e in self.logs if e.gbps is not None]
 
     @property
     def means(self) -> list[float]:
@@ -127,7 +139,7 @@ def group(kind: str, logs: Sequence[Evidence], *, untimed_together: bool = False
     if untimed_together:
         sets, singles = _declared_sets(singles)
     for cluster in _overlapping_clusters([e for e in same if e.window is not None]):
-        per_link = _one_per_link(cluster)
+        per_link = _per_link(cluster)
         if len(per_link) >= 2:
             sets.append(ConcurrentSet(tuple(per_link)))
         else:
@@ -178,12 +190,54 @@ def _overlapping_clusters(logs: list[Evidence]) -> list[list[Evidence]]:
     return clusters
 
 
-def _one_per_link(cluster: list[Evidence]) -> list[Evidence]:
-    """Two overlapping logs of one link are one test seen twice (client and server): the lower
-    figure stands for it."""
-    chosen: dict[str, Evidence] = {}
+def _per_link(cluster: list[Evidence]) -> list[Evidence]:
+    """One evidence per link of a cluster of overlapping logs: tests sharing a link at the same
+    time are summed (``shared_link``)."""
+    links: dict[str, list[Evidence]] = {}
     for e in cluster:
-        key = _key(e)
-        if key not in chosen or (e.gbps or 0.0) < (chosen[key].gbps or 0.0):
-            chosen[key] = e
-    return list(chosen.values())
+        links.setdefault(_key(e), []).append(e)
+    return [items[0] if len(items) == 1 else shared_link(items) for items in links.values()]
+
+
+def shared_link(logs: Sequence[Evidence]) -> Evidence:
+    """Tests that ran at the same time on one link, as one measurement of it: second by second,
+    the sum of the rates of the tests running in that second (on the tools' clocks), so the
+    link's figure is what it carried; without interval times, the sum of the tests' figures."""
+    first = logs[0]
+    windows = [e.window for e in logs if e.window is not None]
+    start = min(w[0] for w in windows) if windows else first.start_s
+    end = max(w[1] for w in windows) if windows else None
+    timed = all(e.interval_at and len(e.interval_at) == len(e.intervals) for e in logs)
+    if timed:
+        seconds: dict[int, float] = {}
+        for e in logs:
+            for when, rate in zip(e.interval_at, e.intervals, strict=True):
+                seconds[int(when)] = seconds.get(int(when), 0.0) + rate
+        series = tuple(seconds[k] for k in sorted(seconds))
+        gbps = percentile(series, 0.05)
+        mean = float(statistics.fmean(series)) if series else None
+        at = tuple(float(k) + 0.5 for k in sorted(seconds))
+    else:
+        series, at = (), ()
+        gbps = sum(e.gbps or 0.0 for e in logs)
+        mean = sum(e.mean_gbps or e.gbps or 0.0 for e in logs)
+    return Evidence(
+        label=first.label,
+        kind=first.kind,
+        scope=first.scope,
+        direction=first.direction,
+        gbps=gbps,
+        mean_gbps=mean,
+        intervals=series,
+        link=first.link,
+        hosts=first.hosts,
+        ranks=first.ranks,
+        start_s=start,
+        duration_s=(end - start) if start is not None and end is not None else None,
+        target_gbps=first.target_gbps,
+        streams=sum(e.streams or 1 for e in logs),
+        tool=first.tool,
+        batch=first.batch,
+        interval_at=at,
+        tests=sum(e.tests for e in logs),
+    )

@@ -83,8 +83,9 @@ def with_bound(sentence: Message, bound: Message) -> Message:
 def capped(nominal: float) -> Message:
     return Message(
         "evidence.capped",
-        f"Measured above the quoted {g(nominal)} Gbit/s per server: the quoted figure is used.",
-        f"实测值高于报价的每台 {g(nominal)} Gbit/s：按报价数值计算。",
+        f"Measured above the {g(nominal)} Gbit/s per server the quoted ports can carry: that "
+        "figure is used.",
+        f"实测值高于报价端口所能承载的每台 {g(nominal)} Gbit/s：按该数值计算。",
     )
 
 

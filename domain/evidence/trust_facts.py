@@ -50,6 +50,24 @@ _PERFTEST_VERSION = re.compile(r"Version\s*:\s*(\S{1,20})")
 _NCCL_RANK = re.compile(
     r"Rank\s+(\d{1,6})\s+(?:Group\s+\d+\s+)?Pid\s+(\d{1,10})\s+on\s+(\S{1,100})\s+device\s+(\d{1,4})"
 )
+_NCCL_GPU = re.compile(
+    r"Rank\s+\d{1,6}\s+(?:Group\s+\d+\s+)?Pid\s+\d{1,10}\s+on\s+\S{1,100}\s+device\s+\d{1,4}"
+    r"\s+\[([^\]\n]{1,20})\]\s+([^\n]{1,80})"
+)
+# Port facts printed beside a test: ``ibstatus`` ("rate:  200 Gb/sec (4X HDR)"), ``ibv_devinfo
+# -v`` ("active_width: 4X (2)", "active_speed: 50.0 Gbps (64)"), ``ethtool`` ("Speed: 100000Mb/s").
+_IBSTATUS_RATE = re.compile(r"^\s{0,20}rate:\s{1,20}(\d{1,4}(?:\.\d{1,3})?) Gb/sec", re.MULTILINE)
+_DEVINFO_WIDTH = re.compile(r"active_width:\s{1,20}(\d{1,2})X")
+_DEVINFO_SPEED = re.compile(r"active_speed:\s{1,20}(\d{1,4}(?:\.\d{1,3})?) Gbps")
+_ETHTOOL_SPEED = re.compile(r"^\s{0,20}Speed:\s{0,5}(\d{1,7})Mb/s", re.MULTILINE)
+_RDMA_END = re.compile(
+    r"(local|remote) address: LID\s+(\S{1,10})\s+QPN[^\n]{0,200}"
+    r"(?:\n\s{0,20}GID:\s{0,5}(\S{1,60}))?"
+)
+_JSON_ENDS = re.compile(
+    r'"local_host"\s*:\s*"([^"\s]{1,100})"\s*,\s*"local_port"\s*:\s*\d{1,5}\s*,'
+    r'\s*"remote_host"\s*:\s*"([^"\s]{1,100})"'
+)
 _NCCL_VERSION = re.compile(r"NCCL version (\S{1,40})|nccl-tests version (\S{1,40})")
 
 
@@ -67,6 +85,12 @@ class RawFacts:
     dates: tuple[float, ...] = ()
     queue_pairs: tuple[str, ...] = ()
     ranks: tuple[str, ...] = ()
+    # Where the two ends of the test were: iperf3 (local, remote) addresses, perftest
+    # (side, LID, GID); the GPUs nccl-tests ran on (bus id, model); the port rates printed.
+    ends: tuple[tuple[str, str], ...] = ()
+    rdma_ends: tuple[tuple[str, str, str], ...] = ()
+    gpus: tuple[tuple[str, str], ...] = ()
+    port_rates_gbps: tuple[float, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -80,6 +104,10 @@ class RawFacts:
             "dates": list(self.dates),
             "queue_pairs": list(self.queue_pairs)[:16],
             "ranks": list(self.ranks)[:64],
+            "ends": [list(e) for e in self.ends[:16]],
+            "rdma_ends": [list(e) for e in self.rdma_ends[:16]],
+            "gpus": [list(g) for g in self.gpus[:64]],
+            "port_rates_gbps": list(self.port_rates_gbps[:16]),
         }
 
 
@@ -128,9 +156,18 @@ def scan(text: str) -> RawFacts:
     queue_pairs = _unique([" ".join(m.groups()) for m in _QP.finditer(text)][:64])
     ranks = [m.groups() for m in _NCCL_RANK.finditer(text)][:1024]
     rank_ids = _unique([" ".join(r) for r in ranks])
+    site = {
+        "rdma_ends": tuple(dict.fromkeys(m.groups() for m in _RDMA_END.finditer(text)))[:16],
+        "gpus": tuple(dict.fromkeys((b.strip(), n.strip()) for b, n in _NCCL_GPU.findall(text)))[
+            :64
+        ],
+        "port_rates_gbps": port_rates(text),
+    }
     if is_json:
         timesecs = _first(_TIMESECS, text)
         return RawFacts(
+            ends=tuple(dict.fromkeys(_JSON_ENDS.findall(text)))[:16],
+            **site,  # type: ignore[arg-type]
             is_json=True,
             cookie=_first(_JSON["cookie"], text),
             start_epoch_s=float(timesecs) if timesecs else None,
@@ -145,12 +182,15 @@ def scan(text: str) -> RawFacts:
             ranks=rank_ids,
         )
     hosts = _TEXT_CONNECTING.findall(text)[:16]
-    for local, remote in _TEXT_CONNECTED.findall(text)[:64]:
+    ends = _TEXT_CONNECTED.findall(text)[:64]
+    for local, remote in ends:
         hosts += [local, remote]
     hosts += [host for _rank, _pid, host, _device in ranks]
     time_text = _first(_TEXT_TIME, text)
     version = _first(_TEXT_VERSION, text) or _first(_NCCL_VERSION, text)
     return RawFacts(
+        ends=tuple(dict.fromkeys(ends))[:16],
+        **site,  # type: ignore[arg-type]
         cookie=_first(_TEXT_COOKIE, text),
         start_epoch_s=_epoch(time_text) if time_text else None,
         version=version or _first(_PERFTEST_VERSION, text),
@@ -160,3 +200,13 @@ def scan(text: str) -> RawFacts:
         queue_pairs=queue_pairs,
         ranks=rank_ids,
     )
+
+
+def port_rates(text: str) -> tuple[float, ...]:
+    """Every port rate (Gbit/s) the log prints from ``ibstatus``, ``ibv_devinfo`` or ``ethtool``."""
+    found = [float(r) for r in _IBSTATUS_RATE.findall(text)[:16]]
+    widths = [int(w) for w in _DEVINFO_WIDTH.findall(text)[:16]]
+    speeds = [float(s) for s in _DEVINFO_SPEED.findall(text)[:16]]
+    found += [w * s for w, s in zip(widths, speeds, strict=False)]
+    found += [int(m) / 1000 for m in _ETHTOOL_SPEED.findall(text)[:16]]
+    return tuple(dict.fromkeys(r for r in found if r > 0))

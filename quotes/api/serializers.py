@@ -90,12 +90,14 @@ class QuoteSerializer(serializers.ModelSerializer):
         model = Quote
         fields = (
             "id", "vendor", "data_centre", "label", "is_current", "terms", "measured_gbps",
-            "measured_p50_gbps", "measured_kind", "measured_test_run_id", "measured_at",
+            "measured_typical_gbps", "measured_worst_gbps", "measured_p50_gbps", "measured_kind",
+            "measured_test_run_id", "measured_at",
             "measured_low_gbps", "measured_high_gbps", "measured_ports_tested",
             "measured_derivation", "revision", "created_at", "updated_at", "confirm_outliers",
         )  # fmt: skip
         read_only_fields = (
-            "measured_gbps", "measured_p50_gbps", "measured_kind", "measured_test_run_id",
+            "measured_gbps", "measured_typical_gbps", "measured_worst_gbps", "measured_p50_gbps",
+            "measured_kind", "measured_test_run_id",
             "measured_at", "measured_low_gbps", "measured_high_gbps", "measured_ports_tested",
             "measured_derivation", "revision", "created_at", "updated_at",
         )  # fmt: skip

@@ -40,7 +40,9 @@ class QuoteViewSet(TeamScopedViewSet):
     # The list page's FilterSet (quotes.filters): the same parameters give the same rows;
     # ``search=`` and ``sort=`` are its own, ``ordering=`` (DRF's) is kept for older callers.
     filterset_class = QuoteFilter
-    ordering_fields = ["pk", "label", "measured_gbps", "updated_at", "current_version__nic_gbps"]
+    ordering_fields = [
+        "pk", "label", "measured_typical_gbps", "updated_at", "current_version__nic_gbps",
+    ]  # fmt: skip
     schema = cc.QuoteAutoSchema()
 
     def get_queryset(self):  # type: ignore[no-untyped-def]

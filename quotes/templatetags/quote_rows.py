@@ -94,9 +94,9 @@ def _quote_row(q: Any, t: _Texts, lang: str, head: str, tail: str) -> str:
         version = f"v{q.current_version__number}"
     else:
         gpus = network = rent = version = ""
-    if q.measured_gbps:
+    if q.measured_typical_gbps:
         kind = t.kinds.get(q.measured_kind, q.measured_kind)
-        measured = fast_html("{} Gbit/s ({})", floatformat(q.measured_gbps, 1), kind)
+        measured = fast_html("{} Gbit/s ({})", floatformat(q.measured_typical_gbps, 1), kind)
     else:
         measured = t.unverified
     vendor = bilingual_text(q.vendor__name_zh, q.vendor__name_en)

@@ -12,6 +12,7 @@ from .conftest import upload
 pytestmark = pytest.mark.django_db
 
 P4 = "iperf3-json/local_3.12_tcp_P4.json"
+RECORDED = "../recorded/simultaneous_pair1.json"
 
 
 @pytest.fixture
@@ -132,7 +133,8 @@ def test_api_upload_then_summary(api_as, analyst_a, vendor_a, django_capture_on_
     assert run.status_code == 201, run.json()
     run_id = run.json()["id"]
     with django_capture_on_commit_callbacks(execute=True):
-        resp = api.post("/api/v1/benchmarks/", {"test_run": run_id, "files": [upload(P4)]})
+        # A log recorded between two network namespaces: a loopback one gives no pair.
+        resp = api.post("/api/v1/benchmarks/", {"test_run": run_id, "files": [upload(RECORDED)]})
     assert resp.status_code == 201 and len(resp.json()["created"]) == 1
     summary = api.get(f"/api/v1/test-runs/{run_id}/").json()
     assert summary["pairs"] == 1 and summary["effective_line_rate_gbps"] == 20.0

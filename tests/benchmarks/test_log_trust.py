@@ -100,7 +100,11 @@ def test_the_same_test_in_another_team_is_never_compared(
 def test_a_log_marked_as_run_by_the_team_is_witnessed_and_shown_so(
     run_a, analyst_a, client_as, django_capture_on_commit_callbacks
 ):
-    _ingest(run_a, analyst_a, upload(P4), django_capture_on_commit_callbacks, witnessed=True)
+    # A log recorded between two network namespaces (a loopback log would be set aside and give
+    # the run no figure to badge).
+    recorded = corpus(P4).parents[2] / "recorded" / "simultaneous_pair1.json"
+    f = SimpleUploadedFile(recorded.name, recorded.read_bytes())
+    _ingest(run_a, analyst_a, f, django_capture_on_commit_callbacks, witnessed=True)
     log = BenchmarkLog.objects.get(test_run=run_a)
     assert log.trust_level == "witnessed"
     page = client_as(analyst_a).get(reverse("benchmarks:log", args=[log.pk]))

@@ -31,7 +31,7 @@ def test_quote_list_rows_follow_bulk_updates_and_new_versions(team_a, analyst_a,
     assert _by_id(api.get("/api/v1/quotes/").json())[quote.pk] == first  # kept, same answer
     detail = api.get(f"/api/v1/quotes/{quote.pk}/").json()
     assert detail == first  # the list row reads as the detail
-    Quote.objects.filter(pk=quote.pk).update(measured_gbps=Decimal("87.5"), label="memo-2")
+    Quote.objects.filter(pk=quote.pk).update(measured_typical_gbps=Decimal("87.5"), label="memo-2")
     again = _by_id(api.get("/api/v1/quotes/").json())[quote.pk]
     assert again["measured_gbps"] == 87.5 and again["label"] == "memo-2"
     # a new version (an edit through the API) shows its terms
@@ -78,7 +78,7 @@ def test_the_value_row_list_answers_as_the_serializer_does(
     make_quote(team_a, analyst_a, vendors[0], label="vr-usd", currency="USD",
                fx_to_cny=Decimal("7.1"), data_centre=None)  # fmt: skip
     Quote.objects.filter(pk=quotes[1].pk).update(
-        measured_gbps=Decimal("93.4"), measured_kind="link"
+        measured_typical_gbps=Decimal("93.4"), measured_kind="link"
     )
     api = api_as(analyst_a)
 

@@ -46,7 +46,7 @@ def test_quote_list_rows_follow_every_change_and_language(team_a, analyst_a, cli
     assert "Row Cache Cloud" in first and "unverified" in first
     assert _rows(get("/quotes/", "en").content.decode()) == _rows(first)
     # bulk updates (no save(), no signal) of the quote and of its vendor
-    Quote.objects.filter(pk=quote.pk).update(measured_gbps=Decimal("87.5"), label="rm-2")
+    Quote.objects.filter(pk=quote.pk).update(measured_typical_gbps=Decimal("87.5"), label="rm-2")
     Vendor.objects.filter(pk=vendor.pk).update(name_en="Renamed Row Cloud")
     again = "".join(_rows(get("/quotes/", "en").content.decode()))
     assert "87.5 Gbit/s" in again and "rm-2" in again and "Renamed Row Cloud" in again

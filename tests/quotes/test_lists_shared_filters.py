@@ -36,7 +36,7 @@ def world(team_a, team_b, analyst_a, analyst_b):  # type: ignore[no-untyped-def]
     quotes.append(make_quote(team_a, analyst_a, roce, label="roce-4n", nodes=4, gpu=h800))
     quotes.append(make_quote(team_a, analyst_a, roce, label="=cmd|' /C calc'!A0", nodes=16,
                              is_current=False))  # fmt: skip
-    Quote.objects.filter(pk=quotes[1].pk).update(measured_gbps=Decimal("90"))
+    Quote.objects.filter(pk=quotes[1].pk).update(measured_typical_gbps=Decimal("90"))
     for i in range(30):  # more than one page (25) of the list
         make_quote(team_a, analyst_a, tcp, label=f"bulk-{i:02d}", nodes=1 + i % 5)
     other = make_vendor(team_b, "Other team", fabric="tcp", gbps=10)

@@ -152,7 +152,7 @@ def test_writes_from_stale_copies_merge_instead_of_reverting(team_a, analyst_a, 
     quote_update(quote=first, user=analyst_a, data={"label": "new label", "nodes": 6})
     quote_update(quote=second, user=analyst_a, data={"price_per_node_month": Decimal("39000")})
     quote_set_measured_bandwidth(
-        quote=Quote.objects.get(pk=quote.pk), measured_gbps=80.0, measured_p50_gbps=90.0,
+        quote=Quote.objects.get(pk=quote.pk), typical_gbps=80.0, high_gbps=90.0,
         measured_kind="link", test_run_id=5,
     )  # fmt: skip
     quote_update(quote=second, user=analyst_a, data={"is_current": False})
@@ -164,14 +164,14 @@ def test_writes_from_stale_copies_merge_instead_of_reverting(team_a, analyst_a, 
     assert list(quote.changes.values_list("revision", "fields")) == [
         (2, ["label", "nodes"]),
         (3, ["price_per_node_month"]),
-        (4, ["measured_gbps", "measured_p50_gbps", "measured_test_run_id", "measured_at"]),
+        (4, ["measured_typical_gbps", "measured_high_gbps", "measured_test_run_id", "measured_at"]),
         (5, ["is_current"]),
     ]
     with pytest.raises(QuoteConflict) as stale:
         quote_update(quote=quote, user=analyst_a, data={"nodes": 1}, expected_revision=3)
     assert stale.value.changed_fields == [
-        "measured_gbps",
-        "measured_p50_gbps",
+        "measured_typical_gbps",
+        "measured_high_gbps",
         "measured_test_run_id",
         "measured_at",
         "is_current",

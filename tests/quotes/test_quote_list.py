@@ -73,7 +73,9 @@ def test_rent_annotation_matches_the_models_monthly_rent(quotes):  # type: ignor
     ],
 )
 def test_filters_and_sorting(client_as, analyst_a, quotes, query, expected):  # type: ignore[no-untyped-def]
-    Quote.objects.filter(pk=quotes["roce"].pk).update(measured_gbps=91.07, measured_kind="rdma")
+    Quote.objects.filter(pk=quotes["roce"].pk).update(
+        measured_typical_gbps=91.07, measured_kind="rdma"
+    )
     labels = _labels(client_as(analyst_a).get(URL, query))
     if "sort" in query:
         assert labels == expected
@@ -172,7 +174,9 @@ def test_viewer_reads_without_write_buttons(make_user, team_a, client_as, quotes
 
 
 def test_the_api_filters_searches_and_orders_the_same_quotes(api_as, analyst_a, quotes):  # type: ignore[no-untyped-def]
-    Quote.objects.filter(pk=quotes["roce"].pk).update(measured_gbps=91.07, measured_kind="rdma")
+    Quote.objects.filter(pk=quotes["roce"].pk).update(
+        measured_typical_gbps=91.07, measured_kind="rdma"
+    )
     api = api_as(analyst_a)
 
     def labels(**query):  # type: ignore[no-untyped-def]

@@ -119,8 +119,8 @@ def test_measured_bandwidth_is_set_by_the_service(team_a, analyst_a):
     quote = make_quote(team_a, analyst_a, make_vendor(team_a, "V"))
     quote_set_measured_bandwidth(
         quote=quote,
-        measured_gbps=80.0,
-        measured_p50_gbps=90.0,
+        typical_gbps=80.0,
+        high_gbps=90.0,
         measured_kind="link",
         test_run_id=12,
     )

@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
+from benchmarks.models import BenchmarkLog
 from benchmarks.services import benchmark_ingest
 from benchmarks.services import test_run_create as run_create
 from quotes.models import GpuModel, Quote
@@ -28,7 +29,9 @@ from reports.selectors import report_data
 pytestmark = pytest.mark.django_db
 CORPUS = Path(__file__).resolve().parents[1] / "domain" / "data" / "corpus" / "ib_write_bw"
 IB_400G = CORPUS / "ru_cloud_numa_table_only_gbits.txt"  # 394.4 Gbit/s, one port
-ROCE_200G = CORPUS / "roce_xrc_server_client_interleaved.txt"  # 190.5 Gbit/s, one port
+# ConnectX-7 NDR between two hosts (390.5 Gbit/s, one port). The RoCE XRC log used before ran
+# server and client on one host (the same GID at both ends): loopback, set aside.
+NDR_CX7 = CORPUS.parent / "ib_send_bw" / "cx7_ndr_session_send_bw_lat_read_write.txt"
 
 
 def _quote(team, user, vendor, label: str, nic_gbps: float, fabric: str) -> Quote:  # type: ignore[no-untyped-def]
@@ -61,7 +64,7 @@ def _rank(team, user, quotes, capture):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     ("log", "fabric", "claim", "per_port"),
-    [(IB_400G, "ib", 400.0, 394.4), (ROCE_200G, "roce", 200.0, 190.5)],
+    [(IB_400G, "ib", 400.0, 394.4), (NDR_CX7, "ib", 400.0, 390.55)],
 )
 def test_a_clean_one_port_log_costs_exactly_its_shortfall(  # type: ignore[no-untyped-def]
     team_a,
@@ -118,13 +121,15 @@ def test_a_clean_one_port_log_costs_exactly_its_shortfall(  # type: ignore[no-un
 def test_evidence_at_line_rate_never_ranks_worse(
     team_a, analyst_a, django_capture_on_commit_callbacks
 ):  # type: ignore[no-untyped-def]
-    # 394.4 Gbit/s on a 200G IB claim: evidence cannot show more than the quote, so it costs
-    # exactly what the claim costs, never more.
+    # 394.4 Gbit/s on one port of a 200G IB claim is more than such a port carries: the log is
+    # set aside (never priced), so the quote costs exactly what the claim costs, never more.
     vendor = make_vendor(team_a, "Twin 200G IB", fabric="ib", gbps=200)
     plain = _quote(team_a, analyst_a, vendor, "claim only", 200.0, "ib")
     evidenced = _quote(team_a, analyst_a, vendor, "with evidence", 200.0, "ib")
     evidenced = _attach(team_a, analyst_a, evidenced, IB_400G, django_capture_on_commit_callbacks)
-    assert evidenced.measured_gbps == 1600.0
+    assert evidenced.measured_gbps is None
+    log = BenchmarkLog.objects.get(test_run__quote=evidenced)
+    assert [r["code"] for r in log.admission["reasons"]] == ["admission.above_line_rate"]
     _run, by_version = _rank(
         team_a, analyst_a, [plain, evidenced], django_capture_on_commit_callbacks
     )

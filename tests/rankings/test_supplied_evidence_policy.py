@@ -23,6 +23,10 @@ IB_400G = (
     Path(__file__).resolve().parents[1]
     / "domain/data/corpus/ib_write_bw/ru_cloud_numa_table_only_gbits.txt"
 )
+NDR_CX7 = (
+    Path(__file__).resolve().parents[1]
+    / "domain/data/corpus/ib_send_bw/cx7_ndr_session_send_bw_lat_read_write.txt"
+)
 
 
 def _quote(team, user, vendor, label: str) -> Quote:  # type: ignore[no-untyped-def]
@@ -35,7 +39,9 @@ def _quote(team, user, vendor, label: str) -> Quote:  # type: ignore[no-untyped-
 
 def _attach(team, user, quote: Quote, witnessed: bool, capture) -> Quote:  # type: ignore[no-untyped-def]
     run = run_create(team=team, user=user, vendor=quote.vendor, quote=quote, name=quote.label)
-    data = IB_400G.read_bytes() + (b"\n" if witnessed else b"\n\n")  # two distinct files
+    # Two distinct real NDR tests (394.4 and 390.5 Gbit/s): one log re-typed for a second quote
+    # would be set aside as re-used (one test cannot prove two offers).
+    data = (IB_400G if witnessed else NDR_CX7).read_bytes()
     with capture(execute=True):
         benchmark_ingest(
             team=team, user=user, test_run=run, witnessed=witnessed,
@@ -64,10 +70,11 @@ def test_supplied_evidence_counts_as_a_claim_only_when_the_policy_says_so(  # ty
     theirs = _attach(team_a, analyst_a, _quote(team_a, analyst_a, vendor, "supplied"), False, cap)
     assert ours.measured_derivation["trust"] == "witnessed"
     assert theirs.measured_derivation["trust"] == "supplied"
-    assert ours.measured_gbps == pytest.approx(theirs.measured_gbps)
+    assert ours.measured_gbps == pytest.approx(theirs.measured_gbps, rel=0.011)
     results = _rank(team_a, analyst_a, [ours, theirs], cap)
     a, b = results[ours.current_version_id], results[theirs.current_version_id]
-    assert a.cost_per_eth == pytest.approx(b.cost_per_eth)  # the same figure, the same model
+    # Figures within 1 %: the same model gives costs within that.
+    assert a.cost_per_eth == pytest.approx(b.cost_per_eth, rel=0.011)
     codes_b = {m.get("code") for m in b.risk_marks}
     assert "bandwidth_supplied_only" not in {m.get("code") for m in a.risk_marks}
     if claim:
@@ -75,7 +82,10 @@ def test_supplied_evidence_counts_as_a_claim_only_when_the_policy_says_so(  # ty
         assert b.risk_adjusted_cost_per_eth > a.risk_adjusted_cost_per_eth
     else:
         assert "bandwidth_supplied_only" not in codes_b
-        assert b.risk_adjusted_cost_per_eth == pytest.approx(a.risk_adjusted_cost_per_eth)
+        # The same premium on both (none for supplied evidence).
+        assert b.risk_adjusted_cost_per_eth / b.cost_per_eth == pytest.approx(
+            a.risk_adjusted_cost_per_eth / a.cost_per_eth
+        )
 
 
 def test_the_policy_api_takes_the_flag_and_refuses_what_is_not_a_boolean(  # type: ignore[no-untyped-def]

@@ -17,14 +17,14 @@ from sourcing.testing import answer_terms, pass_deadline
 pytestmark = pytest.mark.django_db
 LOG = (
     Path(__file__).resolve().parents[1]
-    / "domain/data/corpus/ib_write_bw/roce_xrc_server_client_interleaved.txt"
+    / "domain/data/corpus/ib_write_bw/ru_cloud_numa_table_only_gbits.txt"
 )
 
 
 def test_the_rfq_ranking_costs_evidence_by_its_shortfall_only(
     rfq, suppliers, django_capture_on_commit_callbacks
 ):
-    terms = answer_terms(nic_gbps=200, nics_per_node=8, fabric="roce")
+    terms = answer_terms(nic_gbps=400, nics_per_node=8, fabric="ib")
     evidenced = answer_submit(rfq=rfq, account=suppliers[0], terms=terms)
     plain = answer_submit(rfq=rfq, account=suppliers[1], terms=terms)
     upload = SimpleUploadedFile(LOG.name, LOG.read_bytes())
@@ -37,13 +37,13 @@ def test_the_rfq_ranking_costs_evidence_by_its_shortfall_only(
     evidenced.refresh_from_db()
     plain.refresh_from_db()
     quote = evidenced.quote
-    assert quote.measured_gbps == pytest.approx(8 * 190.46, rel=1e-3)
-    assert quote.measured_derivation["en"].startswith("8 ports × 190 Gbit/s measured on 1 port")
+    assert quote.measured_gbps == pytest.approx(8 * 394.4, rel=1e-3)
+    assert quote.measured_derivation["en"].startswith("8 ports × 394 Gbit/s measured on 1 port")
     results = {r.quote_version_id: r for r in rfq.ranking_run.results.all()}
     mine = results[quote.current_version_id].cost_per_eth
     theirs = results[plain.quote.current_version_id].cost_per_eth
-    assert theirs <= mine <= theirs * 200 / 190.46
-    # Exactly the shortfall: the same snapshot with the evidence replaced by a 190.46 G claim.
+    assert theirs <= mine <= theirs * 400 / 394.4
+    # Exactly the shortfall: the same snapshot with the evidence replaced by a 394.4 G claim.
     snapshot = dict(rfq.ranking_run.snapshot)
     per_port = quote.measured_gbps / 8
     snapshot["offers"] = [

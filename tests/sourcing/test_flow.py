@@ -30,6 +30,7 @@ from sourcing.tasks import close_due_rfqs
 from sourcing.testing import (
     CONCURRENT_PAIRS,
     IPERF_PAIRS,
+    NAMESPACE_REPEATS,
     answer_terms,
     demo_log,
     pass_deadline,
@@ -255,8 +256,10 @@ def test_acceptance_logs_below_line_rate_flag_the_award_with_evidence(
     closed, analyst_a, approver_a, django_capture_on_commit_callbacks
 ):
     rfq, (a1, _a2) = closed
-    award = _approved(rfq, a1, analyst_a, approver_a, nic_gbps=25)  # 13.3 of 25 = 53 %
-    award = _upload_acceptance(award, analyst_a, django_capture_on_commit_callbacks)
+    award = _approved(rfq, a1, analyst_a, approver_a, nic_gbps=25)  # 1.8 of 25 = 7 %
+    award = _upload_acceptance(
+        award, analyst_a, django_capture_on_commit_callbacks, NAMESPACE_REPEATS
+    )
     assert award.state == AwardState.FLAGGED
     assert any("slowest pair" in r for r in award.acceptance_evidence["reasons"])
     assert len(award.acceptance_evidence["logs"]) == 3
@@ -268,7 +271,9 @@ def test_acceptance_logs_after_the_trial_period_flag_the_award(
     rfq, (a1, _a2) = closed
     award = _approved(rfq, a1, analyst_a, approver_a, nic_gbps=14)
     Award.objects.filter(pk=award.pk).update(trial_ends_at=timezone.now() - timedelta(days=1))
-    award = _upload_acceptance(award, analyst_a, django_capture_on_commit_callbacks)
+    award = _upload_acceptance(
+        award, analyst_a, django_capture_on_commit_callbacks, NAMESPACE_REPEATS
+    )
     assert award.state == AwardState.FLAGGED
     assert any("trial period" in r for r in award.acceptance_evidence["reasons"])
 
@@ -279,13 +284,13 @@ def test_supplier_evidence_is_parsed_and_feeds_the_ranking(
     answer = answer_submit(
         rfq=rfq, account=suppliers[0], terms=answer_terms(nic_gbps=25, fabric="tcp")
     )
-    for name in IPERF_PAIRS:
+    for name in NAMESPACE_REPEATS:
         with django_capture_on_commit_callbacks(execute=True):
             answer_upload_evidence(answer=answer, account=suppliers[0], upload=demo_log(name))
     answer.refresh_from_db()
     # Three tests one after another on one pair are repeats of one pair, not three pairs.
     assert answer.evidence_run.pairs == 1 and answer.evidence_run.verdict
-    assert answer.evidence_run.aggregate_gbps == pytest.approx(14.4, abs=0.1)
+    assert answer.evidence_run.aggregate_gbps == pytest.approx(1.876, abs=0.01)
     pass_deadline(rfq)
     with django_capture_on_commit_callbacks(execute=True):
         close_due_rfqs()

@@ -197,3 +197,29 @@ def _run_last_attempt(award_id: int) -> str:
         return task.run(award_id)
     finally:
         task.pop_request()
+
+
+def test_a_token_typed_on_top_of_a_log_the_team_holds_is_never_kit_verified(
+    rfq, suppliers, client_as, analyst_a, django_capture_on_commit_callbacks
+):
+    from benchmarks.services import benchmark_ingest
+    from benchmarks.services import test_run_create as run_create
+    from quotes.testing import make_vendor
+
+    # The team already holds the public log (another vendor's run).
+    vendor = make_vendor(rfq.team, "Earlier vendor")
+    run = run_create(team=rfq.team, user=analyst_a, vendor=vendor, name="earlier")
+    held = (P4 / "local_3.12_tcp_P4.json").read_bytes()
+    with django_capture_on_commit_callbacks(execute=True):
+        benchmark_ingest(
+            team=rfq.team, user=analyst_a, test_run=run,
+            upload=SimpleUploadedFile("public.json", held),
+        )  # fmt: skip
+    answer = answer_submit(rfq=rfq, account=suppliers[0], terms=answer_terms())
+    client = client_as(suppliers[0].user)
+    token = _token_on_page(client, rfq)
+    _upload(client, answer, _kit_log(token), django_capture_on_commit_callbacks)
+    log = BenchmarkLog.objects.get(original_name="pair1.json")
+    assert log.challenge["status"] == "verified"  # the token itself is right…
+    assert log.trust_level == "supplied"  # …but the test is one the team already holds
+    assert log.checks["reused_by"] or log.checks["body_held_by"]

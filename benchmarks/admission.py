@@ -1,0 +1,113 @@
+"""Logs as evidence records, and each one's admission for its offer (rules: domain/evidence).
+
+The one place stored logs become domain evidence records (``records_of``); the admission rule,
+the figure and its sentence are ``domain.evidence.admission``'s. This module only reads the rows,
+builds the offer's hardware from the quote's current terms and writes each log's admission back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from core.models import JobStatus
+from domain.evidence.admission import Admission, OfferEvidence, admit_all, offer_evidence
+from domain.evidence.offer import OfferPorts
+from domain.evidence.record import EvidenceRecord
+
+from .models import BenchmarkLog
+
+RECORD_FIELDS = (
+    "pk", "original_name", "test_run_id", "result", "checks", "integrity", "provenance",
+    "challenge", "fingerprint", "trust_level", "admission",
+)  # fmt: skip
+
+
+def _legacy_checks(log: BenchmarkLog) -> dict[str, Any]:
+    """The checks of a log parsed before records were stored, from its trust fields."""
+    integrity = log.integrity or {}
+    return {
+        "integrity": integrity.get("status") or "unchecked",
+        "findings": integrity.get("findings") or [],
+        "reused_by": integrity.get("reused") or [],
+        "fingerprint": log.fingerprint,
+        "trust": log.trust_level,
+        "challenge": (log.challenge or {}).get("status"),
+        "site": {"hosts": (log.provenance or {}).get("hosts") or []},
+    }
+
+
+def record_of(log: BenchmarkLog) -> EvidenceRecord:
+    return EvidenceRecord.from_stored(
+        log_id=log.pk,
+        name=log.original_name,
+        batch=str(log.test_run_id),
+        result=log.result or {},
+        checks=log.checks if log.checks is not None else _legacy_checks(log),
+    )
+
+
+def records_of(logs: Iterable[BenchmarkLog]) -> list[EvidenceRecord]:
+    """Every parsed log as an evidence record (logs without a result are left out)."""
+    return [record_of(log) for log in logs if log.status == JobStatus.DONE and log.result]
+
+
+def offer_ports(quote: Any) -> OfferPorts | None:
+    """The quote's network as its current terms state it; None without terms."""
+    version = getattr(quote, "current_version", None) if quote is not None else None
+    if version is None:
+        return None
+    return OfferPorts(
+        ports=version.nics_per_node,
+        port_gbps=float(version.nic_gbps),
+        gpus_per_server=version.gpus_per_node,
+        gpu=getattr(version.gpu, "key", "") or "",
+        fabric=version.fabric or "",
+    )
+
+
+def offer_logs(quote: Any) -> list[BenchmarkLog]:
+    """Every parsed log of every run linked to the quote (its team's runs only)."""
+    return list(
+        BenchmarkLog.objects.filter(
+            test_run__quote=quote, test_run__team_id=quote.team_id, status=JobStatus.DONE
+        )
+        .exclude(is_archive=True)
+        .only(*RECORD_FIELDS, "status", "team_id")
+        .order_by("pk")
+    )
+
+
+def store(logs: Sequence[BenchmarkLog], admissions: Iterable[Admission]) -> None:
+    """Write each log's admission (only those that changed)."""
+    by_id = {a.log_id: a.as_dict() for a in admissions}
+    changed = []
+    for log in logs:
+        value = by_id.get(log.pk)
+        if value is not None and log.admission != value:
+            log.admission = value
+            changed.append(log)
+    if changed:
+        BenchmarkLog.objects.bulk_update(changed, ["admission"])
+
+
+def admit_run(logs: Sequence[BenchmarkLog], quote: Any) -> tuple[set[int], OfferEvidence | None]:
+    """Admit a run's logs: for its quote (with every other log of that quote) when it has one,
+    else with the checks that need no offer. Returns the ids of the logs that may count for the
+    run's figures (admitted, or set aside only as a kind that never counts: UDP at a set rate,
+    latency, a collective inside one server) and, with a quote, the quote's evidence."""
+    offer = offer_ports(quote)
+    if offer is not None:
+        everything = offer_logs(quote)
+        found = offer_evidence(records_of(everything), offer)
+        store(everything, found.admissions)
+        admissions: Sequence[Admission] = found.admissions
+    else:
+        found = None
+        done = [log for log in logs if log.status == JobStatus.DONE and log.result]
+        admissions = admit_all(records_of(done), None)
+        store(done, admissions)
+    # Kinds that never count as capacity anyway (the run summary says why in its notes).
+    kinds_only = {"udp_at_rate", "latency", "no_figure", "one_host"}
+    counting = {a.log_id for a in admissions if set(a.codes) <= kinds_only}
+    return counting, found
