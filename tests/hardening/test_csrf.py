@@ -28,7 +28,8 @@ MUST_COVER = {
     "rankings:start", "sourcing:create", "sourcing:action", "serving:workload_create",
     "serving:plan_create",
 }  # fmt: skip
-DUMMY = {"pk": "1", "vendor_pk": "1", "dc_pk": "1", "kind": "licence", "op": "publish"}
+DUMMY = {"pk": "1", "vendor_pk": "1", "dc_pk": "1", "kind": "licence", "op": "publish",
+         "quote_pk": "1", "award_pk": "1", "pack_pk": "1"}  # fmt: skip
 
 
 def _walk(patterns, prefix: str = "", namespace: str = ""):  # type: ignore[no-untyped-def]
@@ -44,8 +45,18 @@ def _concrete(route: str) -> str:
     def fill(match: re.Match) -> str:  # type: ignore[type-arg]
         return DUMMY.get(match.group("name"), "x" * 24)
 
-    path = re.sub(r"<(?:\w+:)?(?P<name>\w+)>", fill, route)
-    return "/" + path.lstrip("^").rstrip("$")
+    def fill_group(match: re.Match) -> str:  # type: ignore[type-arg]
+        """A regular-expression route's named group: a number for a digit class, else its
+        first alternative (`(?P<fmt>csv|xlsx)` -> csv)."""
+        body = match.group("body")
+        if body.startswith("[0-9]") or body.startswith("\\d"):
+            return "1"
+        return body.split("|")[0]
+
+    path = re.sub(r"\(\?P<(?P<name>\w+)>(?P<body>[^)]*)\)", fill_group, route)
+    path = re.sub(r"<(?:\w+:)?(?P<name>\w+)>", fill, path)
+    path = path.replace("\\.", ".")
+    return "/" + path.replace("^", "").rstrip("$")
 
 
 def form_views() -> dict[str, str]:
