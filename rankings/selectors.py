@@ -129,12 +129,14 @@ def ranking_lesson(results: list[RankingResult]) -> dict[str, Any]:
     best = next((r for r in results if r.recommended and r.eligible), None)
     if best is None:
         return {"cheapest_rent": None, "cheapest_eth": None, "recommended": None,
-                "result_rows": rows}  # fmt: skip
-    # the cheapest rent among the offers the decision admits: an excluded or knocked-out offer
-    # is no alternative, so it never makes the "cheapest rent" lesson
-    admitted = [r for r in results if r.eligible] or [best]
+                "rent_lesson": False, "result_rows": rows}  # fmt: skip
+    cheapest = min(results, key=lambda r: (r.hourly_cost, r.rank))
     return {
-        "cheapest_rent": min(admitted, key=lambda r: (r.hourly_cost, r.rank)),
+        "cheapest_rent": cheapest,
+        # the lesson ("cheapest rent is not the cheapest way to train") only where it is true:
+        # an excluded or knocked-out offer that is cheaper per ETH teaches nothing of the kind
+        "rent_lesson": cheapest.offer_id != best.offer_id
+        and cheapest.deciding_cost_per_eth > best.deciding_cost_per_eth,
         "cheapest_eth": best,
         "recommended": best,
         "result_rows": rows,

@@ -110,7 +110,25 @@ def _page_report(team, user) -> str:  # type: ignore[no-untyped-def]
     return reverse("reports:ranking-file", args=[report.run_id, "xlsx"])
 
 
+def _claim_pack(team, user) -> str:  # type: ignore[no-untyped-def]
+    from contracts.models import ClaimPack, DeliveryEvaluation
+    from contracts.services import contract_create_from_quote
+    from quotes.testing import make_quote, make_vendor
+
+    quote = make_quote(team, user, make_vendor(team, "乙方厂商"))
+    contract = contract_create_from_quote(team=team, user=user, quote=quote,
+                                          overrides={"committed_gbps": 10.0})  # fmt: skip
+    evaluation = DeliveryEvaluation.objects.create(
+        contract=contract, status=JobStatus.DONE, computed_at=timezone.now()
+    )
+    pack = ClaimPack.objects.create(contract=contract, evaluation=evaluation,
+                                    status=JobStatus.DONE)  # fmt: skip
+    pack.pdf.save("claim.pdf", ContentFile(SECRET), save=True)
+    return reverse("contracts:claim-file", args=[contract.pk, pack.pk, "pdf"])
+
+
 CASES: dict[str, Callable[..., str]] = {
+    "contracts:claim-file": _claim_pack,
     "reports:ranking-file": _page_report,
     "benchmarks:download": _benchmark_log,
     "vendors:evidence": _vendor_evidence,

@@ -39,6 +39,7 @@ SUP_ANY = "sup-any"  # any supplier (a list of its own invitations/answers); tea
 TOKEN = "token"  # the invitation link: anyone with the token, no 5xx; a bogus token 404
 NOT_FOUND = "404"  # an API catch-all: JSON 404 for everyone
 SIGNED_IN = "signed-in"  # any logged-in user (team member, supplier, no team); anonymous refused
+KIT = "kit"  # a contract's delivery-kit token only: no session counts, so without it 401 for all
 
 # Each route: {method: access class}, the URL kwargs (a function of the data set, giving team A's
 # objects), whether those kwargs name a team-A object (other team → 404), and whether it is a
@@ -164,11 +165,12 @@ ROUTES: dict[str, R] = {
     "rankings:whatif": R(G_READ, k(pk="ranking"), obj=True),
     "rankings:whatif_save": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "rankings:recompute": R({"POST": WRITE}, k(pk="ranking"), obj=True),
+    "rankings:rerank": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "rankings:policy": R({"GET": READ, "POST": ADMIN}),
     "rankings:policy_history": R(G_READ),
     # reports pages
     "reports:list": R(G_READ),
-    "reports:dashboard": R(G_READ),
+    "reports:dashboard": R(G_READ, supplier_home=True),  # the home page under its other name
     "reports:ranking": R({"GET": READ, "POST": WRITE}, k(pk="ranking"), obj=True),
     "reports:status": R(G_READ, k(pk="report"), obj=True),
     "reports:download": R(G_READ, k(pk="report"), obj=True, download=True),
@@ -213,6 +215,26 @@ ROUTES: dict[str, R] = {
     "serving:plan_create": R(PAGE_FORM),
     "serving:plan": R(G_READ, k(pk="plan"), obj=True),
     "serving:plan_edit": R(PAGE_FORM, k(pk="plan"), obj=True),
+    # contracts pages (after the signature): suppliers see nothing of them
+    "contracts:list": R(G_READ),
+    "contracts:create": R(PAGE_FORM),
+    "contracts:from-quote": R({"POST": WRITE}, k(quote_pk="quote"), obj=True),
+    "contracts:from-award": R({"POST": WRITE}, k(award_pk="award"), obj=True),
+    "contracts:detail": R(G_READ, k(pk="contract"), obj=True),
+    "contracts:edit": R(PAGE_FORM, k(pk="contract"), obj=True),
+    "contracts:incident-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contracts:upload-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contracts:evaluate": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    # the delivery kit of one host: a script carrying the contract's kit token
+    "contracts:kit": R(G_READ, k(pk="contract", host="=gpu-01"), obj=True, download=True),
+    "contracts:claim-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contracts:claim-file": R(
+        G_READ,
+        k(pk="contract", pack_pk="claim_pack", part="=pdf"),
+        obj=True,
+        download=True,
+        variants=(k(pk="contract", pack_pk="claim_pack", part="=zip"),),
+    ),
     # API: root, schema, docs
     "api-root": R(G_READ),
     "schema": R({"GET": SIGNED_IN}),
@@ -294,6 +316,19 @@ ROUTES: dict[str, R] = {
     "mixed-plan-detail": R(API_DETAIL, k(pk="plan"), obj=True),
     "mixed-plan-evaluation": R(G_READ, k(pk="plan"), obj=True),
     "mixed-plan-traffic": R(TRAFFIC, k(pk="plan"), obj=True),
+    # API: contracts (team-scoped like the other viewsets) and the kit's upload
+    "contract-list": R(API_LIST),
+    "contract-detail": R({**API_DETAIL, "PUT": WRITE}, k(pk="contract"), obj=True),
+    "contract-uploads": R(API_LIST, k(pk="contract"), obj=True),
+    "contract-incidents": R(API_LIST, k(pk="contract"), obj=True),
+    "contract-maintenance": R(API_LIST, k(pk="contract"), obj=True),
+    "contract-breaches": R(G_READ, k(pk="contract"), obj=True),
+    "contract-credits": R(G_READ, k(pk="contract"), obj=True),
+    "contract-prometheus": R({"GET": READ, "PUT": WRITE}, k(pk="contract"), obj=True),
+    "contract-prometheus-pull": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contract-evaluate": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "vendor-record-list": R(G_READ),
+    "contract-kit-upload": R({"POST": KIT}),
     # API catch-alls: a JSON 404 for paths no route takes
     r"api/v1/^vendors/.*$": catch_all("vendors"),
     r"api/v1/^quotes/.*$": catch_all("quotes"),
@@ -308,6 +343,7 @@ ROUTES: dict[str, R] = {
     r"api/v1/^supplier/.*$": catch_all("supplier"),
     r"api/v1/^serving-workloads/.*$": catch_all("serving-workloads"),
     r"api/v1/^mixed-plans/.*$": catch_all("mixed-plans"),
+    r"api/v1/^contracts/.*$": catch_all("contracts"),
 }
 
 # Cells where the portal is known to answer wrongly, in code this suite's owner may not change:
@@ -426,7 +462,42 @@ def _build_team(team: Team, user, prefix: str) -> TeamData:  # type: ignore[no-u
     d.report = Report.objects.filter(team=team).exclude(file="").first()
     d.serving_workload = ServingWorkload.objects.filter(team=team).first()
     d.plan = MixedPlan.objects.filter(team=team).first()
+    _build_contract(d, user)
     return d
+
+
+def _build_contract(d: TeamData, user) -> None:  # type: ignore[no-untyped-def]
+    """A signed contract of the team's quote with its servers, a Prometheus source, an
+    evaluation of its (empty) evidence and a built claim pack (PDF and ZIP)."""
+    from contracts.models import ClaimPack, DeliveryEvaluation
+    from contracts.services import (
+        contract_create_from_quote,
+        contract_servers_set,
+        prometheus_source_set,
+    )
+    from core import jobs
+    from core.models import JobStatus
+
+    d.contract = contract_create_from_quote(
+        team=d.team, user=user, quote=d.quote,
+        overrides={"title": f"{d.prefix} contract", "committed_gbps": 10.0},
+    )  # fmt: skip
+    contract_servers_set(contract=d.contract, servers=[{"hostname": "gpu-01"},
+                                                       {"hostname": "gpu-02"}])  # fmt: skip
+    prometheus_source_set(
+        contract=d.contract, url="https://prometheus.example.com",
+        queries={"tx": "rate(node_network_transmit_bytes_total[5m])"},
+    )  # fmt: skip
+    evaluation = DeliveryEvaluation.objects.create(contract=d.contract, requested_by=user)
+    jobs.run("delivery_evaluate", evaluation.pk)
+    d.claim_pack = ClaimPack.objects.create(
+        contract=d.contract, evaluation=evaluation, requested_by=user, status=JobStatus.DONE,
+        progress=100, finished_at=timezone.now(),
+    )  # fmt: skip
+    d.claim_pack.pdf.save("claim.pdf", ContentFile(b"%PDF-1.4 " + d.prefix.encode()), save=False)
+    d.claim_pack.evidence_zip.save("evidence.zip", ContentFile(b"PK\x05\x06" + bytes(18)),
+                                   save=False)  # fmt: skip
+    d.claim_pack.save()
 
 
 def _build_sourcing(d: TeamData, user, supplier_name: str) -> Any:  # type: ignore[no-untyped-def]
@@ -527,7 +598,8 @@ def test_the_data_set_has_every_object(world):  # type: ignore[no-untyped-def]
     for side in (world.a, world.b):
         for name in ("vendor", "licence", "icp", "cert", "dc", "network", "sla", "quote",
                      "workload", "test_run", "log", "ranking", "report", "serving_workload",
-                     "plan", "rfq", "draft_rfq", "answer", "evidence_log", "award"):  # fmt: skip
+                     "plan", "contract", "claim_pack", "rfq", "draft_rfq", "answer",
+                     "evidence_log", "award"):  # fmt: skip
             assert getattr(side, name, None) is not None, f"{side.team.slug} has no {name}"
 
 
@@ -594,6 +666,8 @@ def _expect(access: str, actor: str, spec: R, is_api: bool, method: str) -> Expe
         return "404", status(404)
     if access == TOKEN:
         return "no 401/403/5xx", lambda r: r.status_code < 500 and r.status_code not in (401, 403)
+    if access == KIT:  # the matrix sends no kit token: a session, any session, is not one
+        return "401", status(401)
     if actor == "anonymous":
         return anon
     if access == SIGNED_IN:
@@ -706,6 +780,40 @@ def test_a_bogus_invitation_token_is_404(world, actor):  # type: ignore[no-untyp
     url = reverse("sourcing:invite", kwargs={"token": "not-a-token"})
     codes = {m: _request(client, m, url, False).status_code for m in ("GET", "POST")}
     assert codes == {"GET": 404, "POST": 404}
+
+
+def test_the_kit_upload_takes_a_contracts_kit_token_and_nothing_else(world):  # type: ignore[no-untyped-def]
+    """The matrix sends no kit token (401 for every actor, a session counts for nothing); here
+    the token itself: the contract's own is taken (400 for the missing file, not a refusal),
+    a bogus one is 401, an expired one 403."""
+    from contracts.models import Contract
+
+    client = Client(raise_request_exception=False)
+    client.force_login(world.users["admin_a"])
+    url = reverse("contract-kit-upload")
+    token = world.a.contract.kit_token
+
+    def post(header: str, expire: bool = False) -> int:
+        response = None
+        try:
+            with transaction.atomic():
+                if expire:
+                    past = timezone.now() - timedelta(days=1)
+                    Contract.objects.filter(pk=world.a.contract.pk).update(
+                        kit_token_expires_at=past
+                    )
+                response = client.post(url, {}, HTTP_AUTHORIZATION=header)
+                raise _Rollback
+        except _Rollback:
+            pass
+        return response.status_code
+
+    got = {
+        "none": post(""), "bogus": post("Kit not-a-token"),
+        "session scheme": post(f"Token {token}"), "own": post(f"Kit {token}"),
+        "expired": post(f"Kit {token}", expire=True),
+    }  # fmt: skip
+    assert got == {"none": 401, "bogus": 401, "session scheme": 401, "own": 400, "expired": 403}
 
 
 def test_team_b_lists_show_none_of_team_a(world):  # type: ignore[no-untyped-def]

@@ -97,7 +97,7 @@ def test_vat_inclusive_and_exclusive_cost_the_same_on_the_quote_list(
     _pair(team_a, analyst_a)
     page = client_as(analyst_a).get(reverse("quotes:list"), {"sort": "rent"})
     html = page.content.decode()
-    rents = re.findall(r'<td class="num">([^<]+)</td>', html)
+    rents = re.findall(r'<td class="num rent">([^<]+)</td>', html)
     # 8 x 40,000 + 3,000 + 12,000 / 12 = 324,000 either way
     assert rents == ["324,000 CNY", "324,000 CNY"], rents
     assert "Prices compared excluding VAT" in html

@@ -60,6 +60,8 @@ def test_every_page_names_the_conforming_bid_as_the_recommendation(
     knocked_row = page.split(f'data-offer="{run.results.get(recommended=False).offer_id}"')[1]
     knocked_row = knocked_row.split("</tr>")[0]
     assert "recommended-badge" not in knocked_row and "excluded" in knocked_row
+    # the knocked-out bid is cheaper per ETH: no "cheapest rent is not the cheapest" lesson
+    assert "Cheapest rent is not the cheapest way to train." not in page
     board = client_a.get(reverse("dashboard")).content.decode()
     leader = board.split('id="leaders"')[1].split("</section>")[0]
     assert kept.label in leader and str(short.vendor) not in leader
