@@ -231,9 +231,7 @@ def _loopback(record: EvidenceRecord, evidence: Evidence | None) -> list[Message
     sides = {side for side, _lid, _gid in site.rdma_ends}
     lids = {lid for _s, lid, _g in site.rdma_ends if lid.lower() not in _NO_LID}
     gids = {gid for _s, _l, gid in site.rdma_ends if gid}
-    one_lid = len(lids) == 1 and all(
-        lid.lower() not in _NO_LID for _s, lid, _g in site.rdma_ends
-    )
+    one_lid = len(lids) == 1 and all(lid.lower() not in _NO_LID for _s, lid, _g in site.rdma_ends)
     if sides == {"local", "remote"} and (one_lid or len(gids) == 1):
         what = f"LID {next(iter(lids))}" if one_lid else f"GID {next(iter(gids))}"
         return [

@@ -36,7 +36,7 @@ EVIDENCE = {  # real tool output from the corpus (../shared/corpus/SOURCES.md)
     1: ("ib_write_bw/dgx_spark_roce_q4_gbits.txt", "iperf3-json/local_3.12_tcp_bidir.json"),
     2: ("ib_write_bw/cx3_ib_a_MBsec.txt", "iperf3-json/iperf3-python_results_tcp_3.0.11.json"),
 }
-ACCEPTANCE_PASS = (  # 201.8 and 195.0 Gbit/s on a 200 Gbit/s line: ≥ 97 %
+ACCEPTANCE_PASS = (  # 201.8 and 195.0 Gbit/s, but on one HCA (loopback): set aside
     "ib_write_bw/superbench_ib_loopback_8M_size.log",
     "ib_write_bw/superbench_ib_loopback_all_sizes.log",
 )
@@ -267,19 +267,21 @@ def test_a_whole_sourcing_event_in_the_browser(  # type: ignore[no-untyped-def]
     assert "Agreed: price and fabric fit" in approver.inner_text("main")
     shot(approver, "sourcing-11-approved")
 
-    # --- acceptance logs at line rate confirm the award ----------------------------------------
+    # --- acceptance logs: these superbench runs are one HCA talking to itself (the same LID at
+    # both ends), which proves nothing about the network between servers: set aside as loopback,
+    # so the award is flagged, not confirmed ------------------------------------------------
     for relative in ACCEPTANCE_PASS:
         _upload(approver, "form.acceptance", relative)
     award.refresh_from_db()
-    assert award.state == AwardState.CONFIRMED, award.acceptance_evidence
-    assert award.acceptance_evidence["pairs"] == 2
-    assert "All criteria met" in approver.inner_text("main")
-    assert "Confirmed" in approver.inner_text("main")
-    shot(approver, "sourcing-12-confirmed")
+    assert award.state == AwardState.FLAGGED, award.acceptance_evidence
+    assert award.acceptance_evidence["pairs"] == 0
+    assert "2 required" in str(award.acceptance_evidence)
+    assert "All criteria met" not in approver.inner_text("main")
+    shot(approver, "sourcing-12-flagged")
     verbs = list(rfq.audit_events.values_list("verb", flat=True))
     for verb in ("created", "edited", "published", "invited", "invitation_accepted",
                  "answer_revised", "evidence_uploaded", "closed", "ranking_started",
-                 "award_proposed", "award_approved", "acceptance_confirmed"):  # fmt: skip
+                 "award_proposed", "award_approved", "acceptance_flagged"):  # fmt: skip
         assert verb in verbs, verb
     assert approver.locator("#audit table tr").count() == len(verbs)
     assert not [u for u in failed if not u.startswith(live_server.url)]

@@ -29,7 +29,7 @@ CORPUS = next(
      if (p / "shared" / "corpus").is_dir()),
     Path("/nonexistent"),
 )  # fmt: skip
-ACCEPTANCE_PASS = (  # 201.8 and 195.0 Gbit/s on a 200 Gbit/s port: ≥ 97 %
+ACCEPTANCE_PASS = (  # 201.8 and 195.0 Gbit/s, but one HCA talking to itself (loopback)
     "ib_write_bw/superbench_ib_loopback_8M_size.log",
     "ib_write_bw/superbench_ib_loopback_all_sizes.log",
 )
@@ -225,12 +225,13 @@ def test_a_sourcing_event_on_the_teams_rules_in_both_languages_and_widths(  # ty
     card = second.inner_text(".card.award")
     assert OVERRIDE in card and "Override approved by the second admin demo2" in card
 
-    # --- acceptance logs at line rate confirm the award -----------------------------------------
+    # --- acceptance logs from one HCA talking to itself prove nothing about the network between
+    # servers: set aside as loopback, the award is flagged, not confirmed -----------------------
     for relative in ACCEPTANCE_PASS:
         second.set_input_files("form.acceptance input[type=file]", str(CORPUS / relative))
         _submit(second, "form.acceptance")
     award.refresh_from_db()
-    assert award.state == AwardState.CONFIRMED, award.acceptance_evidence
+    assert award.state == AwardState.FLAGGED, award.acceptance_evidence
     _looks(second, live_server, "06-override-approved-accepted")
     verbs = set(rfq.audit_events.values_list("verb", flat=True))
     assert {AuditVerb.AWARD_OVERRIDE_PROPOSED, AuditVerb.AWARD_OVERRIDE_APPROVED} <= verbs
