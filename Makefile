@@ -62,7 +62,7 @@ test: install sysdeps
 # in-process); tests that need the real worker, PostgreSQL or a browser are left out or skip.
 # Two processes (pytest-xdist), each with its own in-memory test database.
 SQLITE_LANE := tests/quotes tests/vendors tests/rankings tests/benchmarks tests/reports \
-	tests/sourcing tests/serving tests/accounts tests/core
+	tests/sourcing tests/serving tests/accounts tests/core tests/contracts
 SQLITE_JOBS ?= 2
 test-sqlite: install
 	env -u REDIS_URL DATABASE_URL=sqlite:///$(CURDIR)/var/test-sqlite.sqlite3 \

@@ -169,7 +169,7 @@ def _risks(data: ReportData, refs: dict[int, OfferFindings]) -> list[dict[str, s
         if len(marks) > PAGE_ONE_MARKS:
             listed += " · " + _("%(n)d more in appendix A") % {"n": len(marks) - PAGE_ONE_MARKS}
         risks.append({"severity": "warning", "text": ngettext(
-            "The team's risk policy marks the recommended offer once: %(list)s",
+            "The team's risk policy marks the recommended offer %(n)d time: %(list)s",
             "The team's risk policy marks the recommended offer %(n)d times: %(list)s",
             len(marks),
         ) % {"n": len(marks), "list": listed}})  # fmt: skip
@@ -337,6 +337,7 @@ def workload_rows(data: ReportData) -> list[tuple[str, str]]:
 
 OFFER_LABELS: dict[str, Any] = {
     "evidence": gettext_lazy("Bandwidth evidence"),
+    "delivered_ratio": gettext_lazy("Vendor's delivered ÷ committed bandwidth on past contracts"),
     "gpu": gettext_lazy("GPU"),
     "nodes": gettext_lazy("Nodes"),
     "gpus_per_node": gettext_lazy("GPUs per node"),
