@@ -231,7 +231,7 @@ def _finished_section(request, run: RankingRun) -> str:  # type: ignore[no-untyp
     number = _page_number(request)
     stamp = run.finished_at.timestamp() if run.finished_at else 0
     key = (
-        f"ranking-section:v10:{run.team_id}:{run.pk}:{run.status}:{stamp}:{number}:{get_language()}"
+        f"ranking-section:v11:{run.team_id}:{run.pk}:{run.status}:{stamp}:{number}:{get_language()}"
     )
     html = cache.get(key)
     if html is not None:
