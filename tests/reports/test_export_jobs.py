@@ -194,7 +194,6 @@ def test_the_re_sender_fails_a_build_past_its_time_limit_or_out_of_attempts(
 
 @pytest.mark.django_db(transaction=True)
 def test_two_requests_at_once_start_one_build(demo_run_committed, monkeypatch):
-    from django.db import connection
 
     if connection.vendor != "postgresql":
         pytest.skip("racing requests need PostgreSQL's row locks (SQLite locks the whole file)")
