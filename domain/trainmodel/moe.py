@@ -35,7 +35,9 @@ kernels take (DeepSeek-V3 gives 20 of the H800's 132 SMs to communication: A2A_S
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
+from statistics import NormalDist
 
 from domain.trainmodel.inputs import Layout, ModelSpec
 from domain.trainmodel.links import Links, collective_s, placement
@@ -64,6 +66,16 @@ EXPERT_KERNELS_FP8 = 10.0
 # precision): written by the router GEMM, read and written by the softmax, read by the top-k,
 # and the same again backward - ROUTER_BYTES per token, expert and layer over HBM.
 ROUTER_BYTES = 4.0 * 6
+# Host synchronisation of the token dispatcher (docs/MODEL.md §19.2). Megatron-Core's all-to-all
+# dispatcher needs the number of tokens each rank sends and receives on the host to size the
+# all-to-all and the expert GEMMs' splits, so it copies the token counts to the CPU once per MoE
+# layer and forward pass (the backward reuses the counts). The copy waits for the GPU queue to
+# drain; the host then issues the dispatcher's next kernels one at a time, each reaching the GPU
+# only after its launch latency (KERNEL_S), until the expert GEMMs are queued: the permute (index
+# computation and gather), the all-to-all, the chunk sort of the received tokens - SYNC_KERNELS,
+# read off that structure. (NVIDIA lists "moe_preprocess" as a CUDA-graph scope of Megatron-Core
+# for this host work; Megatron-Bridge's H100 recipes of the validation runs do not use it.)
+SYNC_KERNELS = 4.0
 EXPERT_MATRICES = 3  # gated (SwiGLU) experts: gate, up and down projections
 MAX_EP = 64  # searched expert-parallel sizes stop here (a given ep may be larger)
 
@@ -169,11 +181,59 @@ def expert_kernels(model: ModelSpec, ep: int) -> float:
 
 def moe_fixed_s(model: ModelSpec, pp: int, ep: int, recompute: str) -> float:
     """Launch-bound time of the MoE layers of one stage for one microbatch: KERNEL_S per
-    MoE-specific kernel (a full recomputation runs the forward third again)."""
+    MoE-specific kernel (a full recomputation runs the forward third again), plus the GPU idle
+    after each forward pass's host synchronisation of the dispatcher (SYNC_KERNELS launches
+    issued one by one; twice per layer under full recomputation)."""
     if model.moe is None:
         return 0.0
     again = 4.0 / 3.0 if recompute == "full" else 1.0
-    return a2a_layers(model, pp) * expert_kernels(model, ep) * KERNEL_S * again
+    forwards = 2.0 if recompute == "full" else 1.0
+    per_layer = expert_kernels(model, ep) * again + SYNC_KERNELS * forwards
+    return a2a_layers(model, pp) * per_layer * KERNEL_S
+
+
+def routing_imbalance(model: ModelSpec, microbatch: int, tp: int, cp: int, ep: int) -> float:
+    """How much more than its mean share the fullest rank of an expert-parallel group receives
+    (docs/MODEL.md §19.1): the expected maximum over the `ep` ranks of the routed copies each
+    receives, over the mean. Under routing that spreads tokens uniformly at random over the
+    experts (a router at initialisation, or a load-balanced one: the published recipes' aux
+    loss or forced balance), a rank's load is a sum over the group's T tokens of hypergeometric
+    draws (each token picks top_k distinct experts of E, experts/ep of them on the rank): mean
+    mu = T x top_k / ep, variance mu x (1 - 1/ep) x (E - top_k) / (E - 1). The expected maximum
+    of ep such (nearly normal) loads is mu + sigma x z(ep), z the expected largest of ep standard
+    normal draws, taken by Blom's formula z = Phi^-1((n - 0.375) / (n + 0.25)) (Blom 1958;
+    Royston, Applied Statistics 31, 1982: within 0.01 of the exact value for n <= 100). The
+    slowest rank sets the pace of the expert GEMMs and of the all-to-all that feeds them. A
+    statistical fact of the routing, not fitted; a trained router less balanced than uniform
+    is slower still (not modelled)."""
+    moe = model.moe
+    if moe is None or ep <= 1:
+        return 1.0
+    mean = microbatch * model.seq_len / (cp * tp) * moe.top_k  # copies one rank receives
+    if mean <= 0:
+        return 1.0
+    finite = (moe.experts - moe.top_k) / max(1, moe.experts - 1)
+    cv = math.sqrt((1.0 - 1.0 / ep) * finite / mean)
+    return 1.0 + cv * _expected_max_normal(ep)
+
+
+@lru_cache(maxsize=256)
+def _expected_max_normal(n: int) -> float:
+    """Blom's approximation of the expected largest of n standard normal draws."""
+    return NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
+
+
+def sort_bytes_per_token(model: ModelSpec, ep: int) -> float:
+    """HBM bytes per token, MoE layer and pass of the dispatcher's chunk sort (docs/MODEL.md
+    §19.3): with expert parallelism and more than one local expert, the all-to-all delivers the
+    copies grouped by source rank, and Megatron-Core's all-to-all dispatcher re-orders them by
+    local expert before the grouped GEMM and back before the combine (`sort_chunks_by_idxs`):
+    each routed copy read and written twice more, ROUTE_BYTES per hidden unit as permute and
+    un-permute move (averaged over all layers like routing_bytes_per_hidden)."""
+    moe = model.moe
+    if moe is None or ep <= 1 or local_experts(model, ep) <= 1:
+        return 0.0
+    return routing_bytes_per_hidden(model) * model.hidden
 
 
 def router_bytes_per_token(model: ModelSpec) -> float:

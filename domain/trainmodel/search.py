@@ -27,6 +27,7 @@ from domain.trainmodel.steptime import (
     StepTime,
     dp_exposed_floor_s,
     lower_bound_s,
+    microbatch_compute_floor_s,
     microbatch_compute_s,
     pp_comm_s,
     step_time,
@@ -559,14 +560,15 @@ class _Bounds:
             self.per_mb[key] = least
         return least
 
-    def compute_max(self, tp: int, pp: int, cp: int, b: int) -> float:
-        """One microbatch's compute at these degrees with the most recomputation tried."""
-        key = ("compute-max", tp, pp, cp, b)
+    def compute_max(self, tp: int, pp: int, cp: int, b: int, ep: int = 1) -> float:
+        """One microbatch's compute at these degrees (ep included: a MoE's routing imbalance
+        and chunk sort grow with it) with the most recomputation tried."""
+        key = ("compute-max", tp, pp, cp, b, ep)
         most: float | None = self.per_mb.get(key)
         if most is None:
             model, cluster, _links = self.args
             rc = self.rc0 if self.given_rc else RECOMPUTE_ORDER[-1]
-            heaviest = Layout(tp, pp, 1, cp, 1, 0, b, rc, 1, tp > 1, self.flash)
+            heaviest = Layout(tp, pp, 1, cp, ep, 0, b, rc, 1, tp > 1, self.flash)
             most = self.per_mb[key] = microbatch_compute_s(model, cluster.gpu, heaviest)
         return most
 
@@ -579,11 +581,12 @@ class _Bounds:
         if least is None:
             model, cluster, _links = self.args
             rc, flash = self.rc0, self.flash
-            # a MoE microbatch computes no slower at a larger ep (steptime._mb_compute_s): one
-            # expert per GPU bounds every expert-parallel size below
+            # a MoE microbatch computes no slower at a larger ep when its routing imbalance
+            # is left out (steptime._mb_compute_s; the imbalance only adds): one expert per
+            # GPU, balanced, bounds every expert-parallel size below
             most_ep = model.moe.experts if model.moe is not None else 1
             least = self.per_mb[key] = min(
-                microbatch_compute_s(
+                microbatch_compute_floor_s(
                     model, cluster.gpu, Layout(tp, pp, 1, cp, most_ep, 0, b, rc, 1, tp > 1, flash)
                 ) / b
                 for b in self.sizes
@@ -605,7 +608,7 @@ class _Bounds:
             # the most one microbatch of these degrees computes: the biggest microbatch tried,
             # the most recomputation
             b = max(_microbatches(req, seqs, dp))
-            compute = self.compute_max(tp, pp, cp, b)
+            compute = self.compute_max(tp, pp, cp, b, ep)
             layout = Layout(tp, pp, dp, cp, ep, 0, 1, "none", 1, False, True)
             fewest = microbatches or -(-seqs // (dp * b))  # microbatches at the biggest size
             floor = self.per_mb[key] = dp_exposed_floor_s(

@@ -30,6 +30,8 @@ from domain.trainmodel.moe import (
     moe_fixed_s,
     router_bytes_per_token,
     routing_bytes_per_hidden,
+    routing_imbalance,
+    sort_bytes_per_token,
     tokens_per_expert,
 )
 from domain.trainmodel.peft import adapter_bytes_per_token, is_lora, lora_params, trainable_share
@@ -122,21 +124,37 @@ def microbatch_compute_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> floa
     )  # fmt: skip
 
 
+def microbatch_compute_floor_s(model: ModelSpec, gpu: GpuSpec, layout: Layout) -> float:
+    """microbatch_compute_s with the routing imbalance left out: a bound below every ep's
+    compute when taken at one expert per GPU (the search's compute floor)."""
+    return _mb_compute_s(
+        model, gpu, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute,
+        layout.flash_attention, layout.ep, balanced=True,
+    )  # fmt: skip
+
+
 def _mb_compute_s(
     model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, cp: int, microbatch: int, recompute: str,
-    causal: bool = True, ep: int = 1,
+    causal: bool = True, ep: int = 1, balanced: bool = False,
 ) -> float:  # fmt: skip
-    """One microbatch's compute on one GPU of the fullest stage. It does not grow with ep: a
-    larger expert-parallel group gives each local expert more rows and each GPU fewer experts
-    to launch (the search's compute floor relies on that). The ep-free part is cached; the
-    expert rows' saturation and the MoE launch floor are added here (docs/MODEL.md §18)."""
+    """One microbatch's compute on one GPU of the fullest stage. Without the routing imbalance
+    (`balanced`) it does not grow with ep: a larger expert-parallel group gives each local
+    expert more rows and each GPU fewer experts to launch (the search's compute floor relies on
+    that); the imbalance only adds. The ep-free part is cached; the expert rows' saturation,
+    the fullest rank's extra expert work (moe.routing_imbalance), the chunk sort and the MoE
+    launch floor are added here (docs/MODEL.md §18, §19)."""
     base, expert_s, imbalance = _mb_compute_parts(
         model, gpu, tp, pp, cp, microbatch, recompute, causal
     )
     if model.moe is None:
         return base
     rows = tokens_per_expert(model, microbatch, tp, cp, ep)
-    extra = expert_s * shard_half_width(gpu) / rows + moe_fixed_s(model, pp, ep, recompute)
+    skew = 1.0 if balanced else routing_imbalance(model, microbatch, tp, cp, ep)
+    experts = expert_s * (1.0 + shard_half_width(gpu) / rows)  # the expert GEMMs of one rank
+    tokens = microbatch * model.seq_len / cp
+    sort = sort_bytes_per_token(model, ep) * tokens * model.layers / pp * _passes(recompute)
+    sort_s = sort / tp / (gpu.hbm_tbps * 1e12)
+    extra = experts * skew - expert_s + sort_s * skew + moe_fixed_s(model, pp, ep, recompute)
     return base + extra * imbalance
 
 
@@ -270,6 +288,8 @@ def _mb_comm_s(
         size = routed * model.hidden * model.moe.top_k * ACT_BYTES
         moe_layers = a2a_layers(model, pp) * stage_imbalance(model.layers, pp)
         ep_s = (4 + 2 * extra) * moe_layers * a2a_s(model, size, ep, links)
+        # the fullest rank receives and returns more than its share (moe.routing_imbalance)
+        ep_s *= routing_imbalance(model, microbatch, tp, cp, ep)
     return tp_s, ep_s
 
 
@@ -299,12 +319,14 @@ def _dp_exposed_s(
     reduce_bytes: float,
     overlap: bool,
     gathers_per_layer: int = 1,
+    shard_ranks: int | None = None,
 ) -> float:
     held = params_per_rank(model, layout)
     params = held * trainable_share(model)
     n, stride = layout.dp * layout.cp, layout.tp  # gradients are reduced over dp x cp
     if n <= 1:
         return 0.0
+    shard = _shard_group(n, shard_ranks, layout.zero_stage)
     grads = params * reduce_bytes
     weights = params * PARAM_BYTES
     if layout.zero_stage == 3:
@@ -322,6 +344,16 @@ def _dp_exposed_s(
     if layout.zero_stage == 0:
         traffic = collective_s("ar", grads / buckets, n, stride, links) * buckets
         gather = 0.0
+    elif shard < n:
+        # optimizer sharded over `shard` ranks only (one per server's share), replicated
+        # across the n / shard groups: reduce-scatter inside the group, all-reduce of each
+        # rank's shard with its peers of the other groups (all groups' ranks at once, each
+        # on its own share of the NICs), all-gather inside the group (docs/MODEL.md §19.5)
+        bucket = grads / buckets
+        inside = collective_s("rs", bucket, shard, stride, links)
+        across = collective_s("ar", bucket / shard, n // shard, stride * shard, links)
+        traffic = (inside + across) * buckets
+        gather = collective_s("ag", weights / buckets, shard, stride, links) * buckets
     else:
         traffic = collective_s("rs", grads / buckets, n, stride, links) * buckets
         gather = collective_s("ag", weights / buckets, n, stride, links) * buckets
@@ -340,6 +372,15 @@ def _dp_exposed_s(
         fwd_c = (1 - bwd_share) * mb_compute_s
         exposed += max(gather / buckets, _overlapped(fwd_c, gather) - fwd_c)
     return exposed
+
+
+def _shard_group(n: int, shard_ranks: int | None, zero_stage: int) -> int:
+    """Ranks the optimizer (ZeRO-1/2) is sharded over: all n data-parallel ranks unless a
+    smaller group that divides n is given (Megatron-Core's --num-distributed-optimizer-instances
+    n / shard, FSDP's hybrid sharding); ZeRO-0 and ZeRO-3 keep n."""
+    if not shard_ranks or zero_stage not in (1, 2) or shard_ranks >= n or n % shard_ranks:
+        return n
+    return max(1, shard_ranks)
 
 
 def dp_exposed_floor_s(
@@ -472,10 +513,13 @@ def step_time(
     reduce_bytes: float | None = None,
     dp_overlap: bool = True,
     gathers_per_layer: int = 1,
+    shard_ranks: int | None = None,
 ) -> StepTime:
+    """`shard_ranks`: ZeRO-1/2 optimizer sharded over that many data-parallel ranks only and
+    replicated across the groups (default: over all of them, _shard_group)."""
     return _step_time(
         model, cluster.gpu, links, layout, global_batch_sequences, reduce_bytes, dp_overlap,
-        gathers_per_layer,
+        gathers_per_layer, shard_ranks,
     )  # fmt: skip
 
 
@@ -492,6 +536,7 @@ def _step_time(
     reduce_bytes: float | None,
     dp_overlap: bool,
     gathers_per_layer: int,
+    shard_ranks: int | None = None,
 ) -> StepTime:
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
@@ -502,7 +547,9 @@ def _step_time(
         model, links, layout.tp, layout.pp, layout.cp, layout.microbatch, layout.recompute, c_mb
     )
     rb = grad_bytes(layout, reduce_bytes)
-    dp = _dp_exposed_s(model, layout, links, c_mb, m, rb, dp_overlap, gathers_per_layer)
+    dp = _dp_exposed_s(
+        model, layout, links, c_mb, m, rb, dp_overlap, gathers_per_layer, shard_ranks
+    )
     zero3_mb = dp / m if layout.zero_stage == 3 else 0.0
     t_mb = c_mb + tpcp_mb + ep_mb + zero3_mb
     p, v = layout.pp, layout.interleave
@@ -510,7 +557,7 @@ def _step_time(
     pp_comm = pp_comm_s(model, layout, m, links)
     opt_params = params_per_rank(model, layout) * trainable_share(model)
     if layout.zero_stage >= 1:
-        opt_params /= layout.dp * layout.cp
+        opt_params /= _shard_group(layout.dp * layout.cp, shard_ranks, layout.zero_stage)
     optimizer = OPTIMIZER_BYTES_PER_PARAM * opt_params / (gpu.hbm_tbps * 1e12)
     compute = m * c_mb
     step = compute + m * (tpcp_mb + ep_mb) + dp + bubble + pp_comm + optimizer

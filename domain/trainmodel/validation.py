@@ -37,9 +37,10 @@ KNOWN_GAPS = {
     "bridge2602_gpt_oss_120b_64gpu_bf16_gbs1280": "MoE of hidden 2880",
 }
 KNOWN_GAP_NOTE = (
-    "known gap: small-hidden MoE runs are 1.5-2.6x slower than the modelled compute, routing, "
-    "per-expert launches, all-to-all and pipeline explain (the dispatcher's host "
-    "synchronisation and routing imbalance are not modelled, docs/MODEL.md §18.4)"
+    "known gap: small-hidden MoE runs are 1.4-2.4x slower than the modelled compute, routing "
+    "and its imbalance, per-expert launches, the dispatcher's host synchronisation, chunk "
+    "sort, all-to-all and pipeline explain; the rest, about 1.5-2.4 us per token and MoE "
+    "layer, grows with the tokens, not with the layers or launches (docs/MODEL.md §19.4)"
 )
 DALY_GOAL = 0.01
 # Strong scaling (same global batch, more GPUs): the fall of MFU from the smallest to the largest

@@ -48,3 +48,50 @@ def test_the_same_bytes_inside_one_server_expose_less_than_over_a_thousand_ranks
     inside, _ = _step(8)  # one server: NVLink, 7 ring steps
     spread, _ = _step(1024)
     assert inside.dp_exposed_s < spread.dp_exposed_s / 3
+
+
+# Issue 37 item 9: a published 7B series on 8 -> 1,024 A100 whose tokens/s per GPU falls 44%
+# with the optimizer sharded over every rank and holds with it sharded inside each server. The
+# series is not in the shared validation set; its figures are the issue's. Per-rank batch:
+# 8 sequences of 2,048 tokens, a step of ~3.8 s on 8 GPUs - what the issue's 3.2 s of exposed
+# communication at a 44% fall implies (3.2 s / (1 / 0.56 - 1) = 4.1 s).
+SERIES_MODEL = ModelSpec(params_b=6.7, layers=32, hidden=4096, heads=32, seq_len=2048, vocab=32000)
+SERIES_RANKS = (8, 64, 256, 1024)
+
+
+def _series(shard_ranks: int | None) -> list[float]:
+    """Tokens/s per GPU over SERIES_RANKS, ZeRO-1, 200G IB x 8 per server."""
+    rates = []
+    for n in SERIES_RANKS:
+        cluster = Cluster(
+            gpu=gpu_spec("A100-SXM4-80GB"), gpus=n, gpus_per_node=8, nic_gbps=200,
+            nics_per_node=8, fabric="ib",
+        )  # fmt: skip
+        layout = Layout(1, 1, n, 1, 1, 1, 1, "none", 1, False, True)
+        step = step_time(
+            SERIES_MODEL, cluster, links_for(cluster), layout, 8 * n, shard_ranks=shard_ranks
+        )
+        rates.append(8 * SERIES_MODEL.seq_len / step.step_s)
+    return rates
+
+
+def _fall(rates: list[float]) -> float:
+    return 1.0 - rates[-1] / rates[0]
+
+
+def test_sharding_inside_a_server_loses_far_less_than_sharding_over_every_rank():
+    everywhere, inside = _series(None), _series(8)
+    assert everywhere == sorted(everywhere, reverse=True)  # more ranks, more exposed latency
+    assert _fall(everywhere) > 0.10  # the model: 11.5% (published: 44%)
+    assert _fall(inside) < _fall(everywhere) / 2  # the model: 3.9% (published: it holds)
+    # at 1,024 ranks the intra-server optimizer is the faster layout
+    assert inside[-1] > everywhere[-1]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Known gap (docs/MODEL.md §19.5): the published all-rank ZeRO-1 series falls 44% from "
+    "8 to 1,024 A100; ring latency per bucket and NIC sharing give the model 11.5%.",
+)
+def test_all_rank_zero1_falls_as_much_as_the_published_series():
+    assert _fall(_series(None)) >= 0.35

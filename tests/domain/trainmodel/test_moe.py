@@ -22,6 +22,8 @@ from domain.trainmodel.moe import (
     EXPERT_KERNELS,
     KERNEL_S,
     MOE_LAYER_KERNELS,
+    ROUTE_BYTES,
+    SYNC_KERNELS,
     edp,
     expert_cast_bytes_per_token,
     expert_degrees,
@@ -29,11 +31,13 @@ from domain.trainmodel.moe import (
     moe_fixed_s,
     param_groups,
     routed_expert_params,
+    routing_imbalance,
+    sort_bytes_per_token,
     tokens_per_expert,
 )
 from domain.trainmodel.precision import flop_split, matmul_s
 from domain.trainmodel.search import check_request
-from domain.trainmodel.steptime import microbatch_compute_s
+from domain.trainmodel.steptime import microbatch_compute_floor_s, microbatch_compute_s
 
 H, FFE, LAYERS, EXPERTS, TOP_K = 4096, 1024, 12, 16, 2
 ROUTED_PER_LAYER = EXPERTS * 3 * H * FFE
@@ -159,21 +163,50 @@ def test_moe_launch_floor_follows_the_local_experts_and_the_precision():
     model = _moe(dense_layers=2)
     moe_layers = LAYERS - 2
     one = moe_fixed_s(model, 1, EXPERTS, "none")  # one expert per GPU
-    assert one == pytest.approx(moe_layers * (MOE_LAYER_KERNELS + EXPERT_KERNELS) * KERNEL_S)
+    kernels = MOE_LAYER_KERNELS + EXPERT_KERNELS + SYNC_KERNELS  # + the dispatcher's host sync
+    assert one == pytest.approx(moe_layers * kernels * KERNEL_S)
     all_local = moe_fixed_s(model, 1, 1, "none")
     assert all_local - one == pytest.approx(moe_layers * EXPERT_KERNELS * (EXPERTS - 1) * KERNEL_S)
     fp8 = replace(model, precision="fp8")
     assert moe_fixed_s(fp8, 1, 1, "none") > all_local
-    assert moe_fixed_s(model, 1, 1, "full") == pytest.approx(all_local * 4 / 3)
+    # full recomputation: the launches of the forward again, and a second host sync per layer
+    launches = (MOE_LAYER_KERNELS + EXPERT_KERNELS * EXPERTS) * 4 / 3 + 2 * SYNC_KERNELS
+    assert moe_fixed_s(model, 1, 1, "full") == pytest.approx(moe_layers * launches * KERNEL_S)
     assert moe_fixed_s(replace(model, moe=None), 1, 1, "none") == 0.0
 
 
-def test_moe_microbatch_compute_never_grows_with_expert_parallelism():
-    """The search's compute floor takes one expert per GPU as the least any ep computes."""
+def test_moe_microbatch_compute_never_grows_with_expert_parallelism_when_balanced():
+    """The search's compute floor takes one expert per GPU, balanced, as the least any ep
+    computes; the routing imbalance only adds to it."""
     gpu = gpu_spec("H100-SXM")
     for model in (_moe(), replace(_moe(), precision="fp8")):
-        times = [microbatch_compute_s(model, gpu, _layout(ep=e, dp=4)) for e in (1, 2, 4, 8)]
+        eps = (1, 2, 4, 8)
+        times = [microbatch_compute_floor_s(model, gpu, _layout(ep=e, dp=4)) for e in eps]
         assert times == sorted(times, reverse=True) and times[0] > times[-1]
+        for e, floor in zip(eps, times, strict=True):
+            assert microbatch_compute_s(model, gpu, _layout(ep=e, dp=4)) >= floor
+
+
+def test_routing_imbalance_is_the_expected_fullest_rank_of_a_uniform_routing():
+    model = _moe()  # 16 experts, top-2, 4096 tokens
+    assert routing_imbalance(model, 1, 1, 1, 1) == 1.0  # one rank: nobody to wait for
+    # by hand: each of 4 ranks receives mu = 4096 x 2 copies on average, variance
+    # mu (1 - 1/4) (16 - 2) / 15; Blom: z(4) = Phi^-1(3.625 / 4.25) = 1.0491 (exact 1.0294)
+    mu = 4096 * TOP_K
+    sigma = (mu * 0.75 * 14 / 15) ** 0.5
+    assert routing_imbalance(model, 1, 1, 1, 4) == pytest.approx(1 + 1.0491 * sigma / mu, rel=1e-3)
+    # more ranks wait for a fuller one; more tokens per rank even the loads out (1/sqrt(mu))
+    assert routing_imbalance(model, 1, 1, 1, 8) > routing_imbalance(model, 1, 1, 1, 4)
+    small, big = routing_imbalance(model, 1, 1, 1, 8), routing_imbalance(model, 4, 1, 1, 8)
+    assert big - 1 == pytest.approx((small - 1) / 2)
+    assert routing_imbalance(replace(model, moe=None), 1, 1, 1, 8) == 1.0
+
+
+def test_chunk_sort_only_with_several_local_experts_under_expert_parallelism():
+    model = _moe()
+    assert sort_bytes_per_token(model, 1) == 0.0  # no all-to-all: tokens are permuted once
+    assert sort_bytes_per_token(model, EXPERTS) == 0.0  # one expert per GPU: nothing to sort
+    assert sort_bytes_per_token(model, 4) == pytest.approx(ROUTE_BYTES * TOP_K * H)
 
 
 def test_fp8_expert_casts_scale_with_top_k_and_the_expert_width():
