@@ -12,10 +12,12 @@ T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _point(i: int, value: float | None, measured: int = 4) -> TimelinePoint:
-    return TimelinePoint(start=T0 + timedelta(hours=i), end=T0 + timedelta(hours=i + 1),
-                         delivered_gbps_min=value, delivered_gbps_mean=value,
-                         p99_latency_us_max=None, hosts_measured=measured if value is not None
-                         else 0, hosts_below=0, hosts_no_data=0 if value is not None else 4)  # fmt: skip
+    known = value is not None
+    return TimelinePoint(
+        start=T0 + timedelta(hours=i), end=T0 + timedelta(hours=i + 1),
+        delivered_gbps_min=value, delivered_gbps_mean=value, p99_latency_us_max=None,
+        hosts_measured=measured if known else 0, hosts_below=0, hosts_no_data=0 if known else 4,
+    )  # fmt: skip
 
 
 def test_a_90_day_term_becomes_at_most_1000_points_and_keeps_its_span_and_dip() -> None:
