@@ -31,7 +31,8 @@ def _rule(team, minimum, mode):  # type: ignore[no-untyped-def]
 
 
 def _invite_on_page(client, rfq, vendor, lang):  # type: ignore[no-untyped-def]
-    r = client.post(f"/sourcing/{rfq.pk}/invite/", {"vendor": vendor.pk, "email": "s@example.com"},
+    email = f"v{vendor.pk}@example.com"
+    r = client.post(f"/sourcing/{rfq.pk}/invite/", {"vendor": vendor.pk, "email": email},
                     HTTP_ACCEPT_LANGUAGE=lang)  # fmt: skip
     assert r.status_code == 302, r.status_code
     return [str(m) for m in get_messages(r.wsgi_request)]
