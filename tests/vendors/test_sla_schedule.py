@@ -34,7 +34,8 @@ def _form(**over: str) -> dict[str, str]:
             "has_schedule": "on", "band_0_below": "99.5", "band_0_credit": "10",
             "band_1_below": "99", "band_1_credit": "25", "bw_threshold_pct": "80",
             "bw_min_minutes": "60", "bw_credit_pct_per_hour": "0.5",
-            "repair_credit_pct_per_hour": "1", "cap_pct": "30", "claim_window_days": "30"}  # fmt: skip
+            "repair_credit_pct_per_hour": "1", "cap_pct": "30",
+            "claim_window_days": "30"}  # fmt: skip
     data.update(over)
     return data
 
