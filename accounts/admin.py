@@ -11,7 +11,8 @@ from .services import username_taken
 
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "is_demo", "tax_basis", "created_at")
+    list_display = ("name", "slug", "is_demo", "tax_basis", "min_delivered_ratio",
+                    "standing_rule_mode", "created_at")  # fmt: skip
     prepopulated_fields = {"slug": ("name",)}
 
     def get_queryset(self, request):  # type: ignore[no-untyped-def]

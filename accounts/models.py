@@ -26,12 +26,33 @@ class Team(models.Model):
         ],
         help_text=_("Every quote list, ranking and report converts prices to this basis."),
     )
+    # The team's rule for inviting a vendor to an RFQ by its delivery record (Vendor.
+    # delivered_ratio, written by the contracts' evaluation): below the minimum, an invitation
+    # is sent with a warning or refused (domain.rfq_rules.invitation_standing).
+    min_delivered_ratio = models.FloatField(
+        _("minimum delivered ÷ committed bandwidth to invite"), null=True, blank=True,
+        help_text=_("0–1, e.g. 0.8. Empty: no rule. Vendors without an evaluated contract are "
+                    "not held back."),
+    )  # fmt: skip
+    standing_rule_mode = models.CharField(
+        _("below the minimum"), max_length=8, default="warn",
+        choices=[("warn", _("warn, and invite")), ("block", _("refuse the invitation"))],
+    )  # fmt: skip
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("team")
         verbose_name_plural = _("teams")
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(min_delivered_ratio__isnull=True)
+                | (models.Q(min_delivered_ratio__gt=0) & models.Q(min_delivered_ratio__lte=1)),
+                name="team_min_delivered_ratio_0_1",
+            ),
+            models.CheckConstraint(condition=models.Q(standing_rule_mode__in=["warn", "block"]),
+                                   name="team_standing_rule_mode_valid"),
+        ]  # fmt: skip
 
     def __str__(self) -> str:
         return self.name

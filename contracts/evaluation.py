@@ -109,7 +109,8 @@ def evaluation_compute(
 def vendor_track_record_refresh(*, team, vendor_id: int) -> VendorTrackRecord:  # type: ignore[no-untyped-def]
     """Recompute the vendor's standing from its contracts' latest stored reports."""
     reports = []
-    for contract in Contract.objects.for_team(team).filter(vendor_id=vendor_id):
+    basis: list[dict[str, object]] = []
+    for contract in Contract.objects.for_team(team).filter(vendor_id=vendor_id).order_by("pk"):
         latest = (contract.evaluations.filter(status=JobStatus.DONE).exclude(report={})
                   .order_by("-computed_at", "-pk").first())  # fmt: skip
         if latest is None:
@@ -118,6 +119,9 @@ def vendor_track_record_refresh(*, team, vendor_id: int) -> VendorTrackRecord:  
             reports.append(engine.report_from_dict(latest.report))
         except ValueError:
             continue  # a report of an older format: the next evaluation replaces it
+        if latest.delivered_ratio is not None:
+            basis.append({"id": contract.pk, "title": contract.title,
+                          "ratio": latest.delivered_ratio})  # fmt: skip
     record = engine.track_record(reports)
 
     row, _ = VendorTrackRecord.objects.update_or_create(
@@ -127,5 +131,8 @@ def vendor_track_record_refresh(*, team, vendor_id: int) -> VendorTrackRecord:  
                   "record": track_record_to_dict(record)},
     )  # fmt: skip
     # the ranking reads the standing from the vendor row (vendors sit below contracts)
-    Vendor.objects.filter(pk=vendor_id, team=team).update(delivered_ratio=record.delivered_ratio)
+    Vendor.objects.filter(pk=vendor_id, team=team).update(
+        delivered_ratio=record.delivered_ratio,
+        delivered_basis=basis if record.delivered_ratio is not None else [],
+    )
     return row

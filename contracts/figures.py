@@ -8,42 +8,57 @@ from __future__ import annotations
 from typing import Any
 
 import plotly.graph_objects as go
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.figures import figure_block
-from domain.delivery.report import DeliveryReport, report_from_dict
+from domain.delivery.report import DeliveryReport, downsample_timeline
 from domain.svgcharts import Chart, nice_ticks, text_width, tick_text
 
 DELIVERED = "#2f6db5"
 LOWEST = "#d9534f"
 COMMITTED = "#333333"
 NO_DATA = "#b0b7c3"
+MAX_CHART_POINTS = 1000
+"""Points per series on the page: a 90-day term of hourly windows (2,160) is merged pairwise
+(``domain.delivery.report.downsample_timeline`` keeps the lowest figure of each pair)."""
+
+
+def _x(moment: Any) -> str:
+    """A window's start as the page's other times show it (local time, minutes): plotly.js
+    ignores a written offset, so an ISO time in UTC would be drawn eight hours early, and the
+    short form keeps the payload small."""
+    return f"{timezone.localtime(moment):%Y-%m-%d %H:%M}"
+
+
+def _y(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)  # Mbit/s: finer is noise on a chart
 
 
 def delivery_figure(report: DeliveryReport, *, threshold_fraction: float | None) -> go.Figure:
     """Per window: the mean and the lowest server's delivered Gbit/s, the committed figure and
     the breach threshold; windows without any data marked apart along the bottom."""
-    points = report.timeline
-    x = [p.start for p in points]
+    points = downsample_timeline(report.timeline, MAX_CHART_POINTS)
+    x = [_x(p.start) for p in points]
     committed = report.commitment.bandwidth_gbps_per_server
     fig = go.Figure()
-    fig.add_scatter(x=x, y=[p.delivered_gbps_mean for p in points], mode="lines",
+    fig.add_scatter(x=x, y=[_y(p.delivered_gbps_mean) for p in points], mode="lines",
                     name=_("delivered, mean per server"), line={"color": DELIVERED},
                     connectgaps=False)  # fmt: skip
-    fig.add_scatter(x=x, y=[p.delivered_gbps_min for p in points], mode="lines",
+    fig.add_scatter(x=x, y=[_y(p.delivered_gbps_min) for p in points], mode="lines",
                     name=_("delivered, lowest server"), line={"color": LOWEST, "width": 1},
                     connectgaps=False)  # fmt: skip
-    no_data = [p.start for p in points if p.hosts_measured == 0]
+    no_data = [_x(p.start) for p in points if p.hosts_measured == 0]
     if no_data:
         fig.add_scatter(x=no_data, y=[0] * len(no_data), mode="markers",
                         name=_("no data"), marker={"color": NO_DATA, "symbol": "line-ns-open",
                                                    "size": 8})  # fmt: skip
     if committed and x:
-        fig.add_scatter(x=[x[0], points[-1].end], y=[committed, committed], mode="lines",
+        fig.add_scatter(x=[x[0], _x(points[-1].end)], y=[committed, committed], mode="lines",
                         name=_("committed"), line={"color": COMMITTED, "dash": "dash"})  # fmt: skip
         if threshold_fraction:
             level = committed * threshold_fraction
-            fig.add_scatter(x=[x[0], points[-1].end], y=[level, level], mode="lines",
+            fig.add_scatter(x=[x[0], _x(points[-1].end)], y=[level, level], mode="lines",
                             name=_("breach threshold"),
                             line={"color": LOWEST, "dash": "dot", "width": 1})  # fmt: skip
     # the title is the page's own heading: a figure title is cut on a phone
@@ -61,12 +76,8 @@ def _threshold(contract: Any) -> float | None:
     return bw.get("threshold_fraction")
 
 
-def delivery_chart(evaluation: Any, contract: Any) -> str:
+def delivery_chart(report: DeliveryReport, contract: Any) -> str:
     """The page's chart block from the stored report ("" when there is nothing to draw)."""
-    try:
-        report = report_from_dict(evaluation.report)
-    except ValueError:
-        return ""
     if not report.timeline:
         return ""
     fig = delivery_figure(report, threshold_fraction=_threshold(contract))

@@ -4,22 +4,23 @@ rows) and turned into the domain's stored shape; its rules are domain.delivery.t
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import forms
+from django.core.validators import URLValidator
 from django.utils.translation import gettext_lazy as _
 
+from core.schedule_forms import ScheduleFieldsMixin
 from vendors.models import Vendor
 
 from .choices import UploadKind
-from .engine import schedule_errors
-from .models import Contract, Incident
+from .models import Contract, Incident, MaintenanceWindow
 
 CONTRACT_FORM_FIELDS = (
     "title", "vendor", "status", "starts_on", "ends_on", "monthly_fee", "currency",
     "fee_includes_vat", "committed_gbps", "committed_gbps_source", "availability_pct",
     "p99_latency_us", "response_minutes", "repair_hours", "notes",
 )  # fmt: skip
-BAND_ROWS = 4
 
 
 class DateInput(forms.DateInput):
@@ -27,13 +28,18 @@ class DateInput(forms.DateInput):
 
 
 class DateTimeInput(forms.DateTimeInput):
+    """A datetime-local box that keeps seconds: the value is written with them and ``step=1``
+    lets the browser show and send them back, so a form submitted unchanged changes nothing (a
+    time imported as 10:15:30 is not cut to 10:15)."""
+
     input_type = "datetime-local"
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(format="%Y-%m-%dT%H:%M", **kwargs)
+        attrs = {"step": "1", **(kwargs.pop("attrs", None) or {})}
+        super().__init__(format="%Y-%m-%dT%H:%M:%S", attrs=attrs, **kwargs)
 
 
-class ContractForm(forms.ModelForm):
+class ContractForm(ScheduleFieldsMixin, forms.ModelForm):
     """The contract's figures, its servers (one per line) and its compensation schedule."""
 
     servers = forms.CharField(
@@ -41,33 +47,6 @@ class ContractForm(forms.ModelForm):
         help_text=_("One per line: host name, then rack and leaf switch if known "
                     "(separated by spaces or commas)."),
     )  # fmt: skip
-    has_schedule = forms.BooleanField(label=_("The contract has a compensation schedule"),
-                                      required=False, initial=True)  # fmt: skip
-    bw_threshold_pct = forms.FloatField(
-        label=_("Bandwidth breach below this share of the committed figure (%)"), required=False,
-        help_text=_("Empty: no bandwidth clause."),
-    )  # fmt: skip
-    bw_min_minutes = forms.FloatField(label=_("…for at least (minutes)"), required=False)
-    bw_credit_pct_per_hour = forms.FloatField(
-        label=_("Bandwidth credit per server-hour (share of the monthly fee, %)"), required=False
-    )
-    lat_min_minutes = forms.FloatField(
-        label=_("Latency above commitment for at least (minutes)"), required=False,
-        help_text=_("Empty: no latency clause."),
-    )  # fmt: skip
-    lat_credit_pct_per_hour = forms.FloatField(
-        label=_("Latency credit per server-hour (share of the monthly fee, %)"), required=False
-    )
-    response_credit_pct_per_hour = forms.FloatField(
-        label=_("Late response credit per hour late (share of the monthly fee, %)"), required=False
-    )
-    repair_credit_pct_per_hour = forms.FloatField(
-        label=_("Late repair credit per hour late (share of the monthly fee, %)"), required=False
-    )
-    cap_pct = forms.FloatField(label=_("Cap (share of the monthly fee, %)"), required=False,
-                               initial=100)  # fmt: skip
-    claim_window_days = forms.IntegerField(label=_("Claim window (days)"), required=False,
-                                           initial=30)  # fmt: skip
 
     class Meta:
         model = Contract
@@ -80,72 +59,19 @@ class ContractForm(forms.ModelForm):
         self.fields["vendor"].queryset = Vendor.objects.for_team(team).order_by(
             "name_zh", "name_en", "pk"
         )
-        for i in range(BAND_ROWS):
-            self.fields[f"band_{i}_below"] = forms.FloatField(
-                label=_("Availability below (%)"), required=False)  # fmt: skip
-            self.fields[f"band_{i}_credit"] = forms.FloatField(
-                label=_("credit (share of the monthly fee, %)"), required=False)  # fmt: skip
-        if self.instance.pk:
-            self._initial_from(self.instance)
-
-    def _initial_from(self, contract: Contract) -> None:
-        self.initial["servers"] = "\n".join(
-            " ".join(x for x in (s.hostname, s.rack, s.leaf) if x) for s in contract.servers.all()
+        self.add_schedule_fields(
+            self.instance.schedule if self.instance.pk else None,
+            has_label=_("The contract has a compensation schedule"),
+            default_on=True,
         )
-        sched = contract.schedule or {}
-        self.initial["has_schedule"] = bool(sched)
-        for i, band in enumerate((sched.get("availability_bands") or [])[:BAND_ROWS]):
-            self.initial[f"band_{i}_below"] = band["below_pct"]
-            self.initial[f"band_{i}_credit"] = band["credit_pct"]
-        if bw := sched.get("bandwidth"):
-            self.initial.update(bw_threshold_pct=bw["threshold_fraction"] * 100,
-                                bw_min_minutes=bw["min_duration_minutes"],
-                                bw_credit_pct_per_hour=bw["credit_pct_per_hour"])  # fmt: skip
-        if lat := sched.get("latency"):
-            self.initial.update(lat_min_minutes=lat["min_duration_minutes"],
-                                lat_credit_pct_per_hour=lat["credit_pct_per_hour"])  # fmt: skip
-        for o in sched.get("overruns") or []:
-            self.initial[f"{o['kind']}_credit_pct_per_hour"] = o["credit_pct_per_hour"]
-        for key in ("cap_pct", "claim_window_days"):
-            if key in sched:
-                self.initial[key] = sched[key]
-
-    def band_rows(self) -> list[tuple[Any, Any]]:
-        return [(self[f"band_{i}_below"], self[f"band_{i}_credit"]) for i in range(BAND_ROWS)]
-
-    def schedule_fields(self) -> list[Any]:
-        names = ("bw_threshold_pct", "bw_min_minutes", "bw_credit_pct_per_hour",
-                 "lat_min_minutes", "lat_credit_pct_per_hour", "response_credit_pct_per_hour",
-                 "repair_credit_pct_per_hour", "cap_pct", "claim_window_days")  # fmt: skip
-        return [self[n] for n in names]
+        if self.instance.pk:
+            self.initial["servers"] = "\n".join(
+                " ".join(x for x in (s.hostname, s.rack, s.leaf) if x)
+                for s in self.instance.servers.all()
+            )
 
     def contract_fields(self) -> list[Any]:
         return [self[n] for n in CONTRACT_FORM_FIELDS]
-
-    def schedule_data(self) -> dict[str, Any]:
-        """The schedule as the domain's JSON shape (unchecked: the domain checks it)."""
-        d = self.cleaned_data
-        if not d.get("has_schedule"):
-            return {}
-        bands = [{"below_pct": d[f"band_{i}_below"], "credit_pct": d[f"band_{i}_credit"]}
-                 for i in range(BAND_ROWS)
-                 if d.get(f"band_{i}_below") is not None
-                 or d.get(f"band_{i}_credit") is not None]  # fmt: skip
-        out: dict[str, Any] = {"availability_bands": bands, "overruns": []}
-        if d.get("bw_threshold_pct") is not None:
-            out["bandwidth"] = {"threshold_fraction": d["bw_threshold_pct"] / 100,
-                                "min_duration_minutes": d.get("bw_min_minutes"),
-                                "credit_pct_per_hour": d.get("bw_credit_pct_per_hour")}  # fmt: skip
-        if d.get("lat_min_minutes") is not None:
-            out["latency"] = {"min_duration_minutes": d["lat_min_minutes"],
-                              "credit_pct_per_hour": d.get("lat_credit_pct_per_hour")}  # fmt: skip
-        for kind in ("response", "repair"):
-            rate = d.get(f"{kind}_credit_pct_per_hour")
-            if rate is not None:
-                out["overruns"].append({"kind": kind, "credit_pct_per_hour": rate})
-        out["cap_pct"] = d["cap_pct"] if d.get("cap_pct") is not None else 100.0
-        out["claim_window_days"] = d.get("claim_window_days") or 30
-        return out
 
     def server_rows(self) -> list[dict[str, str]]:
         rows = []
@@ -159,8 +85,7 @@ class ContractForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         if not self.errors:
-            problems = schedule_errors(self.schedule_data())
-            for p in problems:
+            for p in self.schedule_problems():
                 self.add_error(None, p)
         return data
 
@@ -194,3 +119,75 @@ class UploadForm(forms.Form):
     source_timezone = forms.CharField(
         label=_("Time zone of times without an offset"), initial="Asia/Shanghai", max_length=64
     )
+
+
+class PrometheusSourceForm(forms.Form):
+    """The contract's Prometheus on its page: the URL and the queries, one per line as
+    ``name: PromQL`` (the API takes the same as a JSON object)."""
+
+    url = forms.CharField(label=_("Prometheus URL"), max_length=300,
+                          help_text=_("The server's base address, e.g. "
+                                      "http://prometheus.internal:9090"))  # fmt: skip
+    queries_text = forms.CharField(
+        label=_("Queries"), widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("One per line: a name, a colon, the PromQL selector, e.g. "
+                    "bytes_rx: node_network_receive_bytes_total{device=~\"ib.*\"}"),
+    )  # fmt: skip
+    step_s = forms.IntegerField(label=_("Step (seconds)"), initial=60, min_value=1,
+                                max_value=3600)  # fmt: skip
+    enabled = forms.BooleanField(label=_("Pull on a schedule"), required=False, initial=True)
+
+    @staticmethod
+    def initial_for(source: Any) -> dict[str, Any]:
+        if source is None:
+            return {}
+        text = "\n".join(f"{k}: {v}" for k, v in (source.queries or {}).items())
+        return {"url": source.url, "queries_text": text, "step_s": source.step_s,
+                "enabled": source.enabled}  # fmt: skip
+
+    def clean_url(self) -> str:
+        url = (self.cleaned_data.get("url") or "").strip()
+        if urlsplit(url).scheme.lower() not in ("http", "https") or not urlsplit(url).netloc:
+            raise forms.ValidationError(
+                _("The Prometheus URL must start with http:// or https://."), code="scheme"
+            )
+        URLValidator(schemes=["http", "https"], message=_("Enter a valid URL."))(url)
+        return url
+
+    def clean_queries_text(self) -> dict[str, str]:
+        queries: dict[str, str] = {}
+        bad: list[int] = []
+        for number, line in enumerate((self.cleaned_data.get("queries_text") or "").splitlines(),
+                                      start=1):  # fmt: skip
+            if not line.strip():
+                continue
+            name, sep, promql = line.partition(":")
+            if not sep or not name.strip() or not promql.strip():
+                bad.append(number)
+                continue
+            queries[name.strip()] = promql.strip()
+        if bad:
+            raise forms.ValidationError(
+                _("Lines %(lines)s are not \"name: PromQL\".") % {
+                    "lines": ", ".join(str(n) for n in bad)}, code="line")  # fmt: skip
+        if not queries:
+            raise forms.ValidationError(_("Give at least one query, as name: PromQL."),
+                                        code="empty")  # fmt: skip
+        return queries
+
+
+class MaintenanceWindowForm(forms.ModelForm):
+    class Meta:
+        model = MaintenanceWindow
+        fields = ("starts_at", "ends_at", "note")
+        widgets = {"starts_at": DateTimeInput(), "ends_at": DateTimeInput()}
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        start, end = data.get("starts_at"), data.get("ends_at")
+        if start and end and end <= start:
+            self.add_error("ends_at", _("A maintenance window must end after it starts."))
+        return data
+
+    def _post_clean(self) -> None:  # the service checks the term and runs the model's clean
+        pass

@@ -18,11 +18,12 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.compensation import schedule_outline
 from core.models import Job, TeamScoped
 from quotes.choices import CURRENCY_CHOICES
 
 from .choices import BandwidthSource, ContractStatus, IncidentKind, UploadKind, UploadOrigin
-from .engine import SCHEDULE_KEYS
+from .engine import schedule_errors
 
 KIT_TOKEN_DAYS = 400  # a year's term and a little more; a new token can be issued at any time
 
@@ -129,9 +130,7 @@ class Contract(TeamScoped):
             ),
             # The schedule's outline: empty (nothing agreed) or the domain's stored shape with
             # every key (the domain checks the values at the door and stores them normalised).
-            models.CheckConstraint(condition=Q(schedule={})
-                                   | Q(schedule__has_keys=list(SCHEDULE_KEYS)),
-                                   name="contract_schedule_outline"),
+            models.CheckConstraint(condition=schedule_outline(), name="contract_schedule_outline"),
         ]  # fmt: skip
         indexes = [models.Index(fields=["team", "status"]), models.Index(fields=["vendor"])]
 
@@ -139,8 +138,6 @@ class Contract(TeamScoped):
         return self.title
 
     def clean(self) -> None:
-        from .engine import schedule_errors
-
         errors: dict[str, list[str]] = {}
         if self.starts_on and self.ends_on and self.ends_on <= self.starts_on:
             errors["ends_on"] = [str(_("The term must end after it starts."))]

@@ -37,11 +37,11 @@ def contract_list(*, team) -> QuerySet[Contract]:  # type: ignore[no-untyped-def
 
 
 def contract_get(*, team, pk: int) -> Contract | None:  # type: ignore[no-untyped-def]
+    """The contract with its vendor and Prometheus source (one-to-one). Its quote and award are
+    read only where shown (the terms card, kept rendered by the page): joining them on every
+    request cost more than the rest of the page's queries together."""
     return (
-        Contract.objects.for_team(team)
-        .select_related("vendor", "quote", "quote_version", "award__rfq")
-        .filter(pk=pk)
-        .first()
+        Contract.objects.for_team(team).select_related("vendor", "prometheus").filter(pk=pk).first()
     )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.core.files import File
@@ -72,6 +73,10 @@ def _quote_prefill(quote) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             data["response_minutes"] = sla.response_minutes
         if data.get("repair_hours") is None and sla.hw_replacement_hours:
             data["repair_hours"] = float(sla.hw_replacement_hours)
+        if sla.schedule:
+            # the vendor's structured schedule is the starting point; the contract keeps its own
+            # copy (a later change to the vendor's SLA does not rewrite a signed contract)
+            data["schedule"] = dict(sla.schedule)
     return data
 
 
@@ -192,12 +197,42 @@ def incident_update(*, incident: Incident, data: dict[str, Any]) -> Incident:
     return incident
 
 
+def _term_bounds(contract: Contract) -> tuple[datetime, datetime]:
+    """The term as the engine counts it: from the first day's midnight to the last day's, in the
+    portal's time zone (``contracts.evaluation.contract_terms``)."""
+    zone = timezone.get_default_timezone()
+    return (datetime.combine(contract.starts_on, time(), zone),
+            datetime.combine(contract.ends_on, time(), zone))  # fmt: skip
+
+
 def maintenance_window_create(*, contract: Contract, data: dict[str, Any]) -> MaintenanceWindow:
+    """An agreed maintenance window: it must end after it starts and lie inside the term (time
+    outside the term is not counted anyway, so a window there is a typing mistake)."""
     row = MaintenanceWindow(contract=contract, **data)
+    errors: dict[str, str] = {}
+    if row.starts_at and row.ends_at:
+        if row.ends_at <= row.starts_at:
+            errors["ends_at"] = _("A maintenance window must end after it starts.")
+        else:
+            first, last = _term_bounds(contract)
+            if row.starts_at < first or row.ends_at > last:
+                errors["starts_at"] = _(
+                    "A maintenance window must lie inside the term (%(start)s to %(end)s)."
+                ) % {"start": f"{timezone.localtime(first):%Y-%m-%d %H:%M}",
+                     "end": f"{timezone.localtime(last):%Y-%m-%d %H:%M}"}  # fmt: skip
+    if errors:
+        raise ValidationError(errors)
     row.full_clean()
     with transaction.atomic():
         row.save()
     return row
+
+
+def maintenance_window_delete(*, contract: Contract, pk: int) -> bool:
+    """Remove one of the contract's maintenance windows (False: no such window)."""
+    with transaction.atomic():
+        deleted, _rows = MaintenanceWindow.objects.filter(contract=contract, pk=pk).delete()
+    return deleted > 0
 
 
 def _check_incident(incident: Incident) -> None:
@@ -314,6 +349,8 @@ def prometheus_source_set(  # type: ignore[no-untyped-def]
         )
     ):
         raise ValidationError({"queries": _("Give at least one query, as name: PromQL.")})
+    if urlsplit(url or "").scheme.lower() not in ("http", "https"):
+        raise ValidationError({"url": _("The Prometheus URL must start with http:// or https://.")})
     source = getattr(contract, "prometheus", None) or PrometheusSource(contract=contract)
     source.url, source.queries, source.step_s, source.enabled = url, queries, step_s, enabled
     source.full_clean()

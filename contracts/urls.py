@@ -12,6 +12,13 @@ urlpatterns = [
     path("<int:pk>/edit/", views.ContractFormView.as_view(), name="edit"),
     path("<int:pk>/incidents/", views.IncidentCreateView.as_view(), name="incident-create"),
     path("<int:pk>/uploads/", views.UploadCreateView.as_view(), name="upload-create"),
+    path("<int:pk>/prometheus/", views.PrometheusSourceView.as_view(), name="prometheus-set"),
+    path("<int:pk>/maintenance/", views.MaintenanceCreateView.as_view(), name="maintenance-create"),
+    path(
+        "<int:pk>/maintenance/<int:window_pk>/delete/",
+        views.MaintenanceDeleteView.as_view(),
+        name="maintenance-delete",
+    ),
     path("<int:pk>/evaluate/", views.EvaluateView.as_view(), name="evaluate"),
     path("<int:pk>/kit/<str:host>.sh", views.KitView.as_view(), name="kit"),
     path("<int:pk>/claims/", views.ClaimPackCreateView.as_view(), name="claim-create"),

@@ -3,12 +3,17 @@ forms, and the actions that start jobs. No page runs the engine or builds a file
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
+from django.core.cache import cache as shared_cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import View
@@ -19,9 +24,16 @@ from quotes.models import Quote
 from sourcing.models import Award
 
 from . import figures, selectors, services
-from .forms import CONTRACT_FORM_FIELDS, ContractForm, IncidentForm, UploadForm
+from .forms import (
+    CONTRACT_FORM_FIELDS,
+    ContractForm,
+    IncidentForm,
+    MaintenanceWindowForm,
+    PrometheusSourceForm,
+    UploadForm,
+)
 from .kit import kit_cron_line, kit_script
-from .models import ClaimPack, PrometheusSource
+from .models import ClaimPack
 
 
 def _contract_or_404(team, pk: int):  # type: ignore[no-untyped-def]
@@ -31,26 +43,64 @@ def _contract_or_404(team, pk: int):  # type: ignore[no-untyped-def]
     return contract
 
 
-def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untyped-def]
+def _apply_errors(form, exc: ValidationError, rename=None) -> None:  # type: ignore[no-untyped-def]
     items = exc.message_dict.items() if hasattr(exc, "error_dict") else [(None, exc.messages)]
     for field, msgs in items:
+        name = (rename or {}).get(field, field)
         for m in msgs:
-            form.add_error(field if field in form.fields else None, m)
+            form.add_error(name if name in form.fields else None, m)
 
 
-def _stored_view(evaluation, contract):  # type: ignore[no-untyped-def]
-    """The stored report as the page shows it and its chart, kept in the cache under the
-    evaluation's own identity (a finished evaluation never changes), the schedule's threshold,
-    the language and the day (days left to each claim deadline are counted from today)."""
+PAGE_CACHE_VERSION = 1
+
+
+class _Kept:
+    """The page's rendered fragments, each kept (Django's cache, ``core.cache`` keys) under the
+    digest of everything it shows plus the language and the time zone, so a change is a new key
+    and nothing is invalidated; all are read in one round trip and the missing ones rendered and
+    stored in one more."""
+
+    def __init__(self) -> None:
+        self.lang, self.tz = get_language(), timezone.get_current_timezone_name()
+        self.items: dict[str, tuple[str, Any]] = {}
+
+    def add(self, slot: str, parts: tuple[Any, ...], make) -> None:  # type: ignore[no-untyped-def]
+        key = cache.key(f"contracts.page.{slot}", PAGE_CACHE_VERSION, *parts, self.lang, self.tz)
+        self.items[slot] = (key, make)
+
+    def resolve(self) -> dict[str, Any]:
+        found = shared_cache.get_many([k for k, _make in self.items.values()])
+        fresh: dict[str, Any] = {}
+        out: dict[str, Any] = {}
+        for slot, (key, make) in self.items.items():
+            if key not in found:
+                fresh[key] = found[key] = make()
+            value = found[key]
+            out[slot] = mark_safe(value) if isinstance(value, str) else value  # noqa: S308
+        if fresh:
+            shared_cache.set_many(fresh)
+        return out
+
+
+def _fragments(kept: _Kept, contract, evaluation) -> None:  # type: ignore[no-untyped-def]
+    """The terms card and the stored report's summary, chart and tables. Keys: the contract's
+    change stamp, the evaluation's identity (a finished evaluation never changes) and the day
+    (days left to each deadline count from today). A hit reads no report, builds no figure and
+    runs no template loop."""
+    kept.add("terms", (contract.pk, contract.updated_at, contract.quote_id, contract.award_id),
+             lambda: render_to_string("contracts/_terms.html", {"contract": contract}))  # fmt: skip
     if evaluation is None:
-        return None, ""
-    now = timezone.now()
-    parts = (evaluation.pk, evaluation.computed_at, evaluation.status, contract.schedule,
-             get_language(), timezone.localdate(now))  # fmt: skip
-    return cache.get_or_set("contracts.page", 1, parts, lambda: (
-        selectors.evaluation_view(evaluation, now=now),
-        figures.delivery_chart(evaluation, contract),
-    ))  # fmt: skip
+        return
+
+    def make() -> tuple[str, str, bool]:
+        view = selectors.evaluation_view(evaluation, now=timezone.now())
+        chart = figures.delivery_chart(view.report, contract) if view else ""
+        ctx = {"contract": contract, "evaluation": evaluation, "view": view, "chart": chart}
+        return (render_to_string("contracts/_report_head.html", ctx),
+                render_to_string("contracts/_report_tables.html", ctx), bool(chart))  # fmt: skip
+
+    kept.add("report", (evaluation.pk, evaluation.computed_at, evaluation.status, contract.pk,
+                        contract.updated_at, timezone.localdate()), make)  # fmt: skip
 
 
 class ContractListView(TeamRequiredMixin, View):
@@ -61,28 +111,83 @@ class ContractListView(TeamRequiredMixin, View):
         })  # fmt: skip
 
 
+def _fields(kept: _Kept, slot: str, form, parts: tuple[Any, ...] = ()) -> str | None:  # type: ignore[no-untyped-def]
+    """A form's fields: an empty form is the same for every reader of a language (kept); a
+    submitted one carries the reader's values and errors (rendered now)."""
+
+    def make() -> str:
+        return render_to_string("contracts/_fields.html", {"form": form})
+
+    if form.is_bound:
+        return mark_safe(make())  # noqa: S308 (our own rendering)
+    kept.add(slot, parts, make)
+    return None
+
+
+UPLOAD_SHOWN = ("pk", "original_name", "kind", "origin", "uploaded_at", "status", "progress",
+                "window_count", "error_message", "notes")  # fmt: skip
+INCIDENT_SHOWN = ("pk", "kind", "started_at", "ended_at", "hosts", "vendor_ticket", "responded_at",
+                  "repaired_at")  # fmt: skip
+SOURCE_SHOWN = ("pk", "url", "queries", "step_s", "enabled", "pulled_until", "status", "error")
+
+
 class ContractDetailView(TeamRequiredMixin, View):
+    """The contract's page from stored results only. Each table is read as the values it shows
+    (one query each, no per-row query) and rendered only when those values, the language or the
+    zone changed (``_kept``); the stored report's parts are kept under the evaluation's identity
+    (``_fragments``). Only the forms' CSRF tokens and the job progress lines are live."""
+
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         return self.page(request, _contract_or_404(self.team, pk))
 
-    def page(self, request, contract, upload_form=None, incident_form=None, status=200):  # type: ignore[no-untyped-def]
+    def page(self, request, contract, upload_form=None, incident_form=None,  # type: ignore[no-untyped-def]
+             prometheus_form=None, maintenance_form=None, status=200):  # fmt: skip
         evaluation = selectors.latest_evaluation(contract, with_report=False)
-        view, chart = _stored_view(evaluation, contract)
+        uploads = list(selectors.contract_uploads(contract).values_list(*UPLOAD_SHOWN)[:20])
+        incidents = list(selectors.contract_incidents(contract).values_list(*INCIDENT_SHOWN)[:50])
+        src = getattr(contract, "prometheus", None)  # read with the contract
+        source = [tuple(getattr(src, f) for f in SOURCE_SHOWN)] if src else []
+        hosts = list(contract.servers.values_list("hostname", flat=True))
+        cron_line = kit_cron_line(contract, request)
+        if prometheus_form is None:
+            initial = PrometheusSourceForm.initial_for(src)
+            prometheus_form = PrometheusSourceForm(prefix="prom", initial=initial)
+        kept = _Kept()
+        _fragments(kept, contract, evaluation)
+        kept.add("evidence", (contract.pk, uploads), lambda: render_to_string(
+            "contracts/_evidence.html",
+            {"uploads": list(selectors.contract_uploads(contract)[:20])}))  # fmt: skip
+        kept.add("incidents", (contract.pk, incidents), lambda: render_to_string(
+            "contracts/_incidents.html",
+            {"incidents": list(selectors.contract_incidents(contract)[:50])}))  # fmt: skip
+        kept.add(
+            "sources", (contract.pk, source, hosts, contract.kit_token_expires_at, cron_line),
+            lambda: render_to_string("contracts/_sources.html", {
+                "contract": contract, "hosts": hosts, "cron_line": cron_line,
+                "prometheus": src}),
+        )  # fmt: skip
+        live = {
+            "upload_fields": _fields(kept, "form.upload", upload_form or UploadForm()),
+            "incident_fields": _fields(kept, "form.incident", incident_form or IncidentForm()),
+            "prometheus_fields": _fields(kept, "form.prometheus", prometheus_form,
+                                         (contract.pk, source)),
+            "maintenance_fields": _fields(kept, "form.maintenance",
+                                          maintenance_form or MaintenanceWindowForm(prefix="mw")),
+        }  # fmt: skip
+        html = kept.resolve()
         ctx = {
             "contract": contract, "evaluation": evaluation,
             "pending": selectors.pending_evaluation(contract),
-            "view": view,
-            "servers": list(contract.servers.all()),
+            "fragments": html, "claimable": bool(evaluation and (evaluation.breach_count
+                                                                 or evaluation.credit_total)),
             "maintenance": list(contract.maintenance_windows.all()),
-            "incidents": list(selectors.contract_incidents(contract)[:50]),
-            "uploads": list(selectors.contract_uploads(contract)[:20]),
-            "claim_packs": list(contract.claim_packs.order_by("-pk")[:5]),
-            "prometheus": PrometheusSource.objects.filter(contract=contract).first(),
-            "upload_form": upload_form or UploadForm(),
-            "incident_form": incident_form or IncidentForm(),
+            "claim_packs": list(contract.claim_packs.order_by("-pk")[:5]) if evaluation else [],
+            **{k: v if v is not None else html[f"form.{k.split('_')[0]}"]
+               for k, v in live.items()},
+            "incident_open": bool(incident_form is not None and incident_form.errors),
+            "prometheus_open": bool(prometheus_form.errors) or not source,
+            "maintenance_open": bool(maintenance_form is not None and maintenance_form.errors),
             "can_write": self.membership.can_write,
-            "cron_line": kit_cron_line(contract, request),
-            "chart": chart, "today": timezone.localdate(),
         }  # fmt: skip
         return render(request, "contracts/detail.html", ctx, status=status)
 
@@ -134,8 +239,13 @@ class ContractFromQuoteView(TeamWriteMixin, View):
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
             return redirect("quotes:detail", pk=quote.pk)
-        messages.success(request, _("Contract created from the quote: check its figures and "
-                                    "enter the compensation schedule."))  # fmt: skip
+        if contract.schedule:
+            messages.success(request, _("Contract created from the quote, with the vendor's SLA "
+                                        "compensation schedule as a start: check its figures and "
+                                        "the schedule."))  # fmt: skip
+        else:
+            messages.success(request, _("Contract created from the quote: check its figures and "
+                                        "enter the compensation schedule."))  # fmt: skip
         return redirect("contracts:edit", pk=contract.pk)
 
 
@@ -151,8 +261,13 @@ class ContractFromAwardView(TeamWriteMixin, View):
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
             return redirect("sourcing:detail", pk=award.rfq_id)
-        messages.success(request, _("Contract created from the award: check its figures and "
-                                    "enter the compensation schedule."))  # fmt: skip
+        if contract.schedule:
+            messages.success(request, _("Contract created from the award, with the vendor's SLA "
+                                        "compensation schedule as a start: check its figures and "
+                                        "the schedule."))  # fmt: skip
+        else:
+            messages.success(request, _("Contract created from the award: check its figures and "
+                                        "enter the compensation schedule."))  # fmt: skip
         return redirect("contracts:edit", pk=contract.pk)
 
 
@@ -240,3 +355,47 @@ class ClaimPackFileView(TeamRequiredMixin, View):
                                 content_type="text/plain; charset=utf-8")  # fmt: skip
         name = f"claim-{contract.pk}-{pack.pk}.{part}"
         return FileResponse(field.open("rb"), as_attachment=True, filename=name)
+
+
+class PrometheusSourceView(TeamWriteMixin, View):
+    """Set (or change) the contract's Prometheus source from its page."""
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        contract = _contract_or_404(self.team, pk)
+        form = PrometheusSourceForm(request.POST, prefix="prom")
+        if form.is_valid():
+            d = form.cleaned_data
+            try:
+                services.prometheus_source_set(contract=contract, url=d["url"],
+                                               queries=d["queries_text"], step_s=d["step_s"],
+                                               enabled=d["enabled"])  # fmt: skip
+                messages.success(request, _("Prometheus source saved; it is pulled every 15 "
+                                            "minutes, whole hours only."))  # fmt: skip
+                return redirect("contracts:detail", pk=contract.pk)
+            except ValidationError as exc:
+                _apply_errors(form, exc, {"queries": "queries_text"})
+        return ContractDetailView.page(self, request, contract, prometheus_form=form, status=400)  # type: ignore[arg-type]
+
+
+class MaintenanceCreateView(TeamWriteMixin, View):
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        contract = _contract_or_404(self.team, pk)
+        form = MaintenanceWindowForm(request.POST, prefix="mw")
+        if form.is_valid():
+            try:
+                services.maintenance_window_create(contract=contract, data=form.cleaned_data)
+                messages.success(request, _("Maintenance window added; evaluate again to "
+                                            "count it."))  # fmt: skip
+                return redirect("contracts:detail", pk=contract.pk)
+            except ValidationError as exc:
+                _apply_errors(form, exc)
+        return ContractDetailView.page(self, request, contract, maintenance_form=form, status=400)  # type: ignore[arg-type]
+
+
+class MaintenanceDeleteView(TeamWriteMixin, View):
+    def post(self, request, pk: int, window_pk: int):  # type: ignore[no-untyped-def]
+        contract = _contract_or_404(self.team, pk)
+        if not services.maintenance_window_delete(contract=contract, pk=window_pk):
+            raise Http404
+        messages.success(request, _("Maintenance window removed; evaluate again to count it."))
+        return redirect("contracts:detail", pk=contract.pk)

@@ -372,3 +372,71 @@ def override_approval_refusal(
     if not confirmed:
         return OVERRIDE_NOT_CONFIRMED
     return None
+
+
+# --- A team's minimum delivery standing for invitations ---
+
+STANDING_WARN = "warn"
+STANDING_BLOCK = "block"
+
+
+@dataclass(frozen=True)
+class StandingBasis:
+    """One evaluated contract behind a vendor's delivered ÷ committed figure."""
+
+    title: str
+    ratio: float | None
+
+
+@dataclass(frozen=True)
+class StandingVerdict:
+    """What the team's rule says about inviting a vendor: ``blocked`` refuses the invitation,
+    otherwise ``message`` is a warning shown with it."""
+
+    blocked: bool
+    message: Message
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.0f} %"
+
+
+def invitation_standing(
+    *,
+    vendor: str,
+    delivered_ratio: float | None,
+    minimum: float | None,
+    mode: str,
+    basis: Sequence[StandingBasis] = (),
+) -> StandingVerdict | None:
+    """The team's rule "warn or block inviting a vendor that delivered less than ``minimum`` of
+    the bandwidth it signed for" applied to one vendor (None: nothing to say). A vendor without
+    an evaluated contract has no standing: it is never held back by this rule. At exactly the
+    minimum the vendor meets it."""
+    if minimum is None or delivered_ratio is None or delivered_ratio >= minimum:
+        return None
+    shown = [b for b in basis if b.title][:5]
+    en_list = "; ".join(f"{b.title} ({_pct(b.ratio)})" if b.ratio is not None else b.title
+                        for b in shown)  # fmt: skip
+    zh_list = "；".join(f"{b.title}（{_pct(b.ratio)}）" if b.ratio is not None else b.title
+                        for b in shown)  # fmt: skip
+    more = len([b for b in basis if b.title]) - len(shown)
+    en_from = f" From: {en_list}{f' and {more} more' if more > 0 else ''}." if shown else ""
+    zh_from = f"依据：{zh_list}{f' 等另 {more} 份' if more > 0 else ''}。" if shown else ""
+    ratio, floor = _pct(delivered_ratio), _pct(minimum)
+    blocked = mode == STANDING_BLOCK
+    if blocked:
+        en = (f"{vendor} delivered {ratio} of the bandwidth it committed to in your contracts, "
+              f"below your team's minimum of {floor}: your team's rule refuses to invite it."
+              f"{en_from}")  # fmt: skip
+        zh = (f"{vendor} 在贵团队合同中实际交付的带宽仅为承诺的 {ratio}，低于团队设定的最低标准 "
+              f"{floor}：按团队规则不能邀请该供应商。{zh_from}")  # fmt: skip
+        code = "rfq.invite_below_standing_blocked"
+    else:
+        en = (f"{vendor} delivered {ratio} of the bandwidth it committed to in your contracts, "
+              f"below your team's minimum of {floor}: invited, but weigh its claims with care."
+              f"{en_from}")  # fmt: skip
+        zh = (f"{vendor} 在贵团队合同中实际交付的带宽仅为承诺的 {ratio}，低于团队设定的最低标准 "
+              f"{floor}：已邀请，请审慎看待其承诺。{zh_from}")  # fmt: skip
+        code = "rfq.invite_below_standing_warning"
+    return StandingVerdict(blocked=blocked, message=Message(code=code, en=en, zh=zh))

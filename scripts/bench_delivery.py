@@ -14,8 +14,8 @@ with CRLF line ends. For each shape, in fresh subprocesses so that no two peaks 
 
 The files go under ``--dir`` (default: a temporary folder, removed afterwards; never committed).
 
-Part 2 (the contract page's p95 against the trivial page, goal ≤ 3x as ``make load``) belongs to
-the Django side: see the ``page_p95`` TODO below, left for the contracts app to fill.
+Part 2 (``--page-only`` runs it alone): the contract page's p95 against the trivial page (goal
+≤ 3x as ``make load``), in-process over the demo contract (``page_p95``).
 """
 
 from __future__ import annotations

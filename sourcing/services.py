@@ -227,6 +227,22 @@ def rfq_publish(*, rfq: Rfq, user, now=None) -> Rfq:  # type: ignore[no-untyped-
 # Invitations and supplier accounts
 
 
+def invitation_standing_verdict(team, vendor) -> rules.StandingVerdict | None:  # type: ignore[no-untyped-def]
+    """The team's rule on the vendor's delivery standing (``Team.min_delivered_ratio`` and
+    ``standing_rule_mode`` against ``Vendor.delivered_ratio``): None, a warning, or a refusal."""
+    return rules.invitation_standing(
+        vendor=str(vendor), delivered_ratio=vendor.delivered_ratio,
+        minimum=team.min_delivered_ratio, mode=team.standing_rule_mode,
+        basis=[rules.StandingBasis(title=t, ratio=r) for t, r in vendor.standing_basis()],
+    )  # fmt: skip
+
+
+def invitation_standing_warning(team, vendor) -> str:  # type: ignore[no-untyped-def]
+    """The warning to show with an invitation that was sent ("" when the rule says nothing)."""
+    verdict = invitation_standing_verdict(team, vendor)
+    return verdict.message.text(get_language()) if verdict and not verdict.blocked else ""
+
+
 def invitation_create(*, rfq: Rfq, user, vendor, email: str, base_url: str = "", now=None):  # type: ignore[no-untyped-def]
     """Invite one of the team's vendors by e-mail; returns (invitation, token). Sent on commit."""
     now = now or timezone.now()
@@ -235,6 +251,9 @@ def invitation_create(*, rfq: Rfq, user, vendor, email: str, base_url: str = "",
         raise ValidationError({"vendor": _("Choose one of your team's vendors.")})
     if rfq.state not in (RfqState.DRAFT, RfqState.PUBLISHED) or now >= rfq.deadline:
         raise ValidationError(_("Invitations are closed: the deadline has passed."))
+    verdict = invitation_standing_verdict(rfq.team, vendor)
+    if verdict is not None and verdict.blocked:
+        raise ValidationError(verdict.message.text(get_language()), code="below_standing")
     existing = Invitation.objects.filter(rfq=rfq).filter(vendor=vendor).first() or (
         Invitation.objects.filter(rfq=rfq, email=email).first()
     )

@@ -200,6 +200,9 @@ class RfqActionView(TeamWriteMixin, TeamRfqMixin, View):
                     **form.cleaned_data,
                 )  # fmt: skip
                 _report_mail(request, invitation, _("Invitation sent."))
+                warning = services.invitation_standing_warning(self.team, invitation.vendor)
+                if warning:
+                    messages.warning(request, warning)
             elif op == "propose":
                 answers = selectors.rfq_answers(rfq)
                 form = ProposeForm(request.POST, rfq=rfq, answers=answers)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from core.schedule_forms import ScheduleFieldsMixin
 from domain import plausibility
 from domain.regions import PROVINCE_CHOICES, province_names
 
@@ -179,7 +182,7 @@ class NetworkProfileForm(PlausibleMixin, forms.ModelForm):
         }
 
 
-class SlaTermsForm(PlausibleMixin, forms.ModelForm):
+class SlaTermsForm(ScheduleFieldsMixin, PlausibleMixin, forms.ModelForm):
     class Meta:
         model = SlaTerms
         fields = [
@@ -191,7 +194,29 @@ class SlaTermsForm(PlausibleMixin, forms.ModelForm):
             "credits",
             *VERIFY_FIELDS,
         ]
-        widgets = {"bandwidth_in_contract": _TRISTATE, "compensation_clause": _TRISTATE}
+        widgets = {"bandwidth_in_contract": _TRISTATE, "compensation_clause": _TRISTATE,
+                   "credits": forms.Textarea(attrs={"rows": 3})}  # fmt: skip
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_schedule_fields(self.instance.schedule or {},
+                                 has_label=_("The SLA states a compensation schedule"),
+                                 default_on=False)  # fmt: skip
+
+    def plain_fields(self) -> list[Any]:
+        """The SLA's own fields (the page shows the schedule's apart, as a contract's)."""
+        names = set(self.schedule_field_names())
+        return [f for f in self.visible_fields() if f.name not in names]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not self.errors:
+            problems = self.schedule_problems()
+            for p in problems:
+                self.add_error(None, p)
+            if not problems:
+                self.instance.schedule = self.schedule_data()
+        return data
 
 
 # kind slug -> (form class, model, verbose label); the generic child views dispatch on it.

@@ -11,6 +11,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from core.compensation import schedule_errors, schedule_normalised, schedule_outline
 from core.models import TeamScoped
 from core.shapes import StoredShape
 from domain.regions import PROVINCE_CHOICES
@@ -134,6 +135,11 @@ class Vendor(TeamScoped):
     delivered_ratio = models.FloatField(
         _("delivered ÷ committed bandwidth"), null=True, blank=True, editable=False
     )
+    # The evaluated contracts behind that figure, [{"id", "title", "ratio"}] (written with it):
+    # what a warning about the vendor's standing names.
+    delivered_basis = models.JSONField(
+        _("contracts behind the delivered ratio"), default=list, blank=True, editable=False
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -176,6 +182,17 @@ class Vendor(TeamScoped):
         if (get_language() or "").lower().startswith("zh"):
             return self.name_zh or self.name_en
         return self.name_en or self.name_zh
+
+    def standing_basis(self) -> list[tuple[str, float | None]]:
+        """(contract title, its delivered ÷ committed) behind ``delivered_ratio``; a stored
+        value of another shape reads as none."""
+        rows = self.delivered_basis if isinstance(self.delivered_basis, list) else []
+        out: list[tuple[str, float | None]] = []
+        for row in rows:
+            if isinstance(row, dict) and isinstance(row.get("title"), str):
+                ratio = row.get("ratio")
+                out.append((row["title"], float(ratio) if isinstance(ratio, int | float) else None))
+        return out
 
     @property
     def display_names(self) -> str:
@@ -414,7 +431,13 @@ class SlaTerms(Verifiable):
     compensation_clause = models.BooleanField(
         _("compensation when not met (达标补偿)"), null=True, blank=True
     )
-    credits = models.TextField(_("service credits"), blank=True)
+    credits = models.TextField(
+        _("service credits"), blank=True, help_text=_("The vendor's own wording, as written.")
+    )
+    # The same structured schedule as a contract's (domain.delivery.terms' stored shape, checked
+    # by core.compensation at every door: form, serializer, clean() and the database outline);
+    # a contract made from this vendor's quote or award starts from it.
+    schedule = models.JSONField(_("compensation schedule"), default=dict, blank=True)
     history = HistoricalRecords()
 
     class Meta:
@@ -425,8 +448,16 @@ class SlaTerms(Verifiable):
                 condition=Q(availability__isnull=True)
                 | (Q(availability__gte=0) & Q(availability__lte=1)),
                 name="sla_availability_0_1",
-            )
+            ),
+            models.CheckConstraint(condition=schedule_outline(), name="sla_schedule_outline"),
         ]
 
     def __str__(self) -> str:
         return f"SLA {self.vendor}"
+
+    def clean(self) -> None:
+        super().clean()
+        problems = schedule_errors(self.schedule)
+        if problems:
+            raise ValidationError({"schedule": problems})
+        self.schedule = schedule_normalised(self.schedule)

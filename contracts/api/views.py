@@ -141,7 +141,11 @@ class ContractViewSet(TeamScopedViewSet):
             return Response(s.MaintenanceWindowSerializer(rows, many=True).data)
         data = s.MaintenanceWindowSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        row = services.maintenance_window_create(contract=contract, data=dict(data.validated_data))
+        try:
+            row = services.maintenance_window_create(contract=contract,
+                                                     data=dict(data.validated_data))  # fmt: skip
+        except ValidationError as exc:
+            s.raise_as_drf(exc)
         return Response(s.MaintenanceWindowSerializer(row).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["GET"], responses={200: s.PrometheusSourceSerializer})

@@ -233,3 +233,38 @@ def track_record_from_dict(data: dict[str, Any]) -> TrackRecord:
         raise ValueError(f"stored track record has a bad shape: {exc}") from exc
     assert isinstance(record, TrackRecord)
     return record
+
+
+def downsample_timeline(
+    points: tuple[TimelinePoint, ...] | list[TimelinePoint], max_points: int
+) -> list[TimelinePoint]:
+    """At most ``max_points`` points for a chart: runs of ``ceil(n / max_points)`` consecutive
+    windows merged into one that keeps what a reader looks for — the lowest server's lowest
+    figure (a dip stays visible), the mean of the measured means, the highest P99, the most
+    servers below and measured. A merged point has no data only when none of its windows had
+    any (a gap narrower than a point is not drawn; the months table still counts it)."""
+    if max_points < 1:
+        raise ValueError("max_points must be at least 1")
+    pts = list(points)
+    if len(pts) <= max_points:
+        return pts
+    size = -(-len(pts) // max_points)
+    out: list[TimelinePoint] = []
+    for i in range(0, len(pts), size):
+        run = pts[i : i + size]
+        mins = [p.delivered_gbps_min for p in run if p.delivered_gbps_min is not None]
+        means = [p.delivered_gbps_mean for p in run if p.delivered_gbps_mean is not None]
+        lats = [p.p99_latency_us_max for p in run if p.p99_latency_us_max is not None]
+        out.append(
+            TimelinePoint(
+                start=run[0].start,
+                end=run[-1].end,
+                delivered_gbps_min=min(mins) if mins else None,
+                delivered_gbps_mean=sum(means) / len(means) if means else None,
+                p99_latency_us_max=max(lats) if lats else None,
+                hosts_measured=max(p.hosts_measured for p in run),
+                hosts_below=max(p.hosts_below for p in run),
+                hosts_no_data=min(p.hosts_no_data for p in run),
+            )
+        )
+    return out

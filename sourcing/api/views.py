@@ -86,7 +86,12 @@ class RfqViewSet(TeamScopedViewSet):
             **data.validated_data,
         )  # fmt: skip
         invitation.refresh_from_db()  # the mail went out on commit: its outcome is recorded
-        return Response(s.InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
+        body = dict(s.InvitationSerializer(invitation).data)
+        # the team's standing rule: a vendor below the minimum is invited with this warning
+        # (in "block" mode it was refused above, a 400 with the same sentence)
+        warning = services.invitation_standing_warning(rfq.team, invitation.vendor)
+        body["warnings"] = [warning] if warning else []
+        return Response(body, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.InvitationResendSerializer, responses=s.InvitationSerializer)
     @action(detail=True, methods=["post"], url_path="invitations/resend",

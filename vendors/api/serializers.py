@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from core.compensation import schedule_errors, schedule_normalised
 from core.serializer_cache import CachedListSerializer
 from core.shapes import StoredShape
 from domain import plausibility
@@ -92,10 +95,22 @@ class DataCentreSerializer(PlausibleSerializerMixin, _ChildSerializer):
 
 
 class SlaTermsSerializer(PlausibleSerializerMixin, _ChildSerializer):
+    """`credits` is the vendor's own wording; `schedule` the same structured compensation
+    schedule as a contract's (`{}`: none entered), checked by the same rules and stored in their
+    normalised shape. A contract made from this vendor's quote or award starts from it."""
+
+    schedule = serializers.JSONField(required=False)
+
     class Meta:
         model = SlaTerms
         exclude = ("vendor", "evidence")
         read_only_fields = VERIFY_READONLY
+
+    def validate_schedule(self, value: Any) -> Any:
+        problems = schedule_errors(value)
+        if problems:
+            raise serializers.ValidationError(problems)
+        return schedule_normalised(value)
 
 
 class FindingSerializer(serializers.Serializer):
