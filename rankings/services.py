@@ -192,7 +192,10 @@ def _evidence(quote: Quote) -> dict[str, Any] | None:
     if not found:
         return None
     keys = ("code", "en", "zh", "low_gbps", "high_gbps", "ports", "ports_tested", "trust")
-    return {key: found.get(key) for key in keys}
+    out = {key: found.get(key) for key in keys}
+    if found.get("sentence"):  # the one sentence every surface prints (PDF, workbook, pages)
+        out["sentence"] = found["sentence"]
+    return out
 
 
 def _repair_hours(quote: Quote) -> float | None:

@@ -350,8 +350,8 @@ OFFER_LABELS: dict[str, Any] = {
     "servers_per_rack": gettext_lazy("Servers per rack"),
     "availability": gettext_lazy("Availability (SLA)"),
     "whole_offer_only": gettext_lazy("Only rented as a whole"),
-    "measured_gbps": gettext_lazy("Measured bandwidth (P5)"),
-    "measured_p50_gbps": gettext_lazy("Measured bandwidth (P50)"),
+    "measured_gbps": gettext_lazy("Measured bandwidth, typical"),
+    "measured_p50_gbps": gettext_lazy("Measured bandwidth, high end of the range"),
     "measured_kind": gettext_lazy("What was measured"),
     "pfc": gettext_lazy("PFC (lossless)"),
     "ecn": gettext_lazy("ECN (congestion marking)"),
@@ -429,12 +429,21 @@ def measured_kind_words(value: Any) -> str:
 
 
 def evidence_words(value: dict[str, Any], lang: str) -> str:
-    """How a measured figure was derived, in the reader's language, with its range."""
+    """How a measured figure was derived, in the reader's language, with its range, then the
+    evidence sentence (which logs gave it, which were set aside and why)."""
     text = str(value.get("zh") if lang.startswith("zh") else value.get("en")) or f.DASH
     low, high = value.get("low_gbps"), value.get("high_gbps")
     if low is not None and high is not None:
         text += f" ({f.bandwidth(low, lang)} – {f.bandwidth(high, lang)})"
-    return text
+    sentence = evidence_sentence(value, lang)
+    return f"{text}. {sentence}" if sentence else text
+
+
+def evidence_sentence(value: dict[str, Any] | None, lang: str) -> str:
+    """The quote's evidence sentence (``measured_derivation["sentence"]``, carried in the run's
+    snapshot) in the reader's language; "" when the figure is claimed or the run predates it."""
+    found = (value or {}).get("sentence") or {}
+    return str(found.get("zh") if lang.startswith("zh") else found.get("en")) if found else ""
 
 
 def offer_rows(data: ReportData) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import io
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
@@ -39,6 +39,7 @@ from .summary import (
     WORKLOAD_LABELS,
     _humanise,
     _vendor_of,
+    evidence_sentence,
     evidence_words,
     measured_kind_words,
     outlier_words,
@@ -59,6 +60,8 @@ RANKING_COLUMNS = (
     (gettext_lazy("Utilisation"), PCT),
     (gettext_lazy("Bandwidth (Gbit/s)"), NUM1),
     (gettext_lazy("Bandwidth basis"), None),
+    # the quote's evidence sentence (which logs gave the figure, which were set aside, why)
+    (gettext_lazy("Bandwidth evidence"), None),
     (gettext_lazy("Job hours"), MONEY0),
     (gettext_lazy("Job cost"), MONEY),
     (gettext_lazy("Warnings"), None),
@@ -142,7 +145,9 @@ def ranking_row(r: Any, lang: str | None, fits: dict[str, bool] | None = None) -
         r.rank, getattr(r, "display_vendor", r.vendor_name), r.label, r.currency, r.monthly_rent,
         r.cost_per_eth, r.cost_per_eth_low, r.cost_per_eth_high, r.step_time_s, r.exposed_comm_s,
         r.utilisation, r.bandwidth_gbps,
-        str(BASIS_WORDS.get(r.bandwidth_basis, r.bandwidth_basis)), r.job_hours, r.job_cost,
+        str(BASIS_WORDS.get(r.bandwidth_basis, r.bandwidth_basis)),
+        evidence_sentence((r.model_detail or {}).get("evidence"), lang or "en"),
+        r.job_hours, r.job_cost,
         "; ".join(_msg(w, lang) for w in r.warnings or []),
         _yes(r.recommended), _yes(r.eligible), r.decision_rank, excluded,
         (r.risk_premium_pct or 0.0) / 100, r.risk_adjusted_cost_per_eth,
@@ -294,10 +299,51 @@ def _evidence_rows(data: ReportData) -> list[list[Any]]:
             for log in tr.logs.all():
                 state, details = _log_state(log)
                 rows.append([s.name, tr.name, log.original_name, state, details or log.tool,
-                             log.throughput_gbps, log.sha256])  # fmt: skip
+                             log.throughput_gbps, log.sha256, *log_checks(log)])  # fmt: skip
         for m in s.missing:
             rows.append([s.name, _("Missing"), "", "", m, None, ""])
     return rows
+
+
+def log_checks(log: Any) -> list[str]:
+    """A log's trust level, integrity, re-use and admission in words (the run page's columns),
+    in the reader's language."""
+    lang = get_language() or "en"
+    if log.status != JobStatus.DONE:
+        return ["", "", "", ""]
+    integrity = log.integrity or {}
+    status = integrity.get("status") or "unchecked"
+    findings = "; ".join(_msg(m, lang) for m in integrity.get("findings") or [])
+    if status == "inconsistent":
+        checked = _("inconsistent: the log contradicts its own arithmetic")
+    elif status == "consistent":
+        checked = _("consistent: the tool's own arithmetic holds")
+    else:
+        checked = _("not checked (nothing in the log to check against)")
+    checks = log.checks or {}
+    reused = sorted({*(checks.get("reused_by") or ()), *(integrity.get("reused") or ())})
+    held = sorted(checks.get("body_held_by") or ())
+    reuse = []
+    if reused:
+        ids = ", ".join(f"#{i}" for i in reused)
+        reuse.append(_("re-used: the same test is held as log %(ids)s") % {"ids": ids})
+    if held:
+        ids = ", ".join(f"#{i}" for i in held)
+        reuse.append(_("already held: the same body as log %(ids)s") % {"ids": ids})
+    admission = log.admission or {}
+    if not admission:
+        admitted = ""
+    elif admission.get("admitted"):
+        admitted = str(_("Counts towards the figure"))
+    else:
+        reasons = " · ".join(_msg(m, lang) for m in admission.get("reasons") or [])
+        admitted = _("Set aside: %(reasons)s") % {"reasons": reasons}
+    return [
+        str(log.get_trust_level_display()),
+        f"{checked}: {findings}" if findings else str(checked),
+        "; ".join(str(x) for x in reuse) or str(_("no")),
+        admitted,
+    ]
 
 
 def _log_state(log: Any) -> tuple[str, str]:
@@ -315,7 +361,9 @@ EVIDENCE_COLUMNS = (
     (gettext_lazy("Vendor"), None), (gettext_lazy("Kind / test run"), None),
     (gettext_lazy("Number / file"), None), (gettext_lazy("State / verdict"), None),
     (gettext_lazy("Details"), None), (gettext_lazy("Throughput (Gbit/s)"), NUM1),
-    ("SHA-256", None),
+    ("SHA-256", None), (gettext_lazy("Trust level"), None),
+    (pgettext_lazy("log integrity", "Integrity"), None), (gettext_lazy("Re-use"), None),
+    (gettext_lazy("Admission"), None),
 )  # fmt: skip
 
 

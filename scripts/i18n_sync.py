@@ -55,6 +55,7 @@ def fill(po: polib.POFile, pending: dict[tuple[str | None, str], polib.POEntry])
         if "fuzzy" in entry.flags:
             entry.flags.remove("fuzzy")
         entry.previous_msgid = None
+        entry.previous_msgctxt = None  # a "#| msgctxt" left alone is a syntax error
         entry.previous_msgid_plural = None
         used.add(key)
     return used

@@ -1,8 +1,13 @@
 """The network figure shown beside each offer, and its caveats (bandwidth tier, racks, RoCE).
 
-The figure is per server, in Gbit/s: the measured one (capped at what the offer quotes) or the
-nominal NICs x rate, each times the fabric's collective efficiency (the training model's own
-table, domain/trainmodel/links.py) — one table for what is shown and what is modelled."""
+The figure is per server, in Gbit/s, from one credited link capacity per port
+(`credited_port_gbps`): a claim counts at what its ports can carry (the data rate after line
+encoding, less headers, never more than a clean test of the port type shows:
+`domain.evidence.linkrates.achievable_gbps`, the table admission uses), admitted link evidence at
+what it measured, capped at that same rate. The training model is fed the same credited figure
+(`rank.cluster_of`), and both pay the fabric's collective efficiency (the training model's own
+table, domain/trainmodel/links.py): a measured offer and its claimed twin are priced from the
+same physics, so clean evidence never costs more than its claim except by its own shortfall."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from domain.evidence.linkrates import port_achievable_gbps
 from domain.messages import Message
 from domain.ranking.columns import _Array, _Table
 from domain.trainmodel.links import FABRIC_EFFICIENCY
@@ -31,9 +37,9 @@ _A100_CLASS_TFLOPS = 300.0
 
 UNVERIFIED = Message(
     "bandwidth_unverified",
-    "Inter-node bandwidth is nominal (port speed × fabric efficiency), not verified by accepted "
-    "benchmark evidence.",
-    "节点间带宽为标称值（端口速率 × 网络效率），尚未经认可的测试证据验证。",
+    "Inter-node bandwidth is claimed (what the ports can carry after line encoding × fabric "
+    "efficiency), not verified by accepted benchmark evidence.",
+    "节点间带宽为声称值（端口在线路编码后可承载的速率 × 网络效率），尚未经认可的测试证据验证。",
 )
 ROCE_NO_LOSSLESS = Message(
     "roce_without_lossless",
@@ -131,14 +137,40 @@ def bandwidth(t: _Table, n: _Array) -> tuple[_Array, _Array, _Array]:
         factor = np.minimum(1.0, uplink / (spr * nominal))
     factor = np.where((n > spr) & ~t.none["rack_uplink_gbps"], factor, 1.0)
     eff = np.array([FABRIC_EFFICIENCY[f] for f in t.raw["fabric"]], dtype=float).reshape(len(n))
-    tail = capped(t, "measured_gbps")
+    server = credited(t)
     measured = ~t.none["measured_gbps"]
     collective = np.array([k == "collective" for k in t.raw["measured_kind"]], dtype=bool)
     # A "link" figure is the NIC capacity link tests showed and pays the fabric efficiency as
-    # the nominal NICs x rate does; a "collective" figure already is what collectives reach.
-    claim = nominal * eff * factor * claim_share(t)
-    b = np.where(measured, np.where(collective, tail, tail * eff), claim)
+    # a claim does; a "collective" figure already is what collectives reach.
+    b = np.where(measured, np.where(collective, server, server * eff), server * eff * factor)
     return b, measured, factor
+
+
+def credited_port_gbps(
+    fabric: str, nic_gbps: float, measured_gbps: float | None, nics: int, share: float = 1.0
+) -> float:
+    """The link capacity one port of an offer is credited, Gbit/s: a claim (no admitted
+    evidence) at what the port can carry (`port_achievable_gbps`) times the vendor's track
+    record `share`; a measured per-server figure per port, never above that same rate. The one
+    figure the ranking shows and the training model is fed (`rank.cluster_of`)."""
+    ceiling = port_achievable_gbps(fabric, nic_gbps)
+    if measured_gbps is None:
+        return ceiling * share
+    per_port = measured_gbps / max(nics, 1)
+    return min(per_port, ceiling) if ceiling > 0 else per_port
+
+
+def credited(t: _Table) -> _Array:
+    """Per-server credited link capacity of each offer (`credited_port_gbps` × its NICs)."""
+    share = claim_share(t).tolist()
+    measured = [None if none else float(v) for v, none in zip(
+        t.num["measured_gbps"].tolist(), t.none["measured_gbps"].tolist(), strict=True
+    )]  # fmt: skip
+    per_port = list(
+        map(credited_port_gbps, t.raw["fabric"], t.num["nic_gbps"].tolist(), measured,
+            t.raw["nics_per_node"], share)
+    )  # fmt: skip
+    return np.array(per_port, dtype=float).reshape(len(share)) * t.num["nics_per_node"]
 
 
 def claim_share(t: _Table) -> _Array:
@@ -159,12 +191,3 @@ def track_record_warning(ratio: float) -> Message:
         f"在团队以往的合同中，该供应商实际交付了签约带宽的 {pct}%：在有被采纳的实测证据之前，"
         f"其声称的带宽按 {pct}% 计。",
     )
-
-
-def capped(t: _Table, column: str) -> _Array:
-    """A measured per-server figure, capped at the quoted NICs x rate: evidence cannot show more
-    than the offer quotes (a one-port test at 394 Gbit/s on a 200G quote is the quote's 200)."""
-    nominal = t.num["nic_gbps"] * t.num["nics_per_node"]
-    values = t.num[column]
-    with np.errstate(invalid="ignore"):
-        return np.where(nominal > 0, np.minimum(values, nominal), values)

@@ -20,10 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from domain.evidence.linkrates import port_achievable_gbps
 from domain.messages import Message
 from domain.ranking.bill import BilledOffer, bill
 from domain.ranking.checks import check_job
 from domain.ranking.inputs import BASE_SCENARIO, Offer, Scenario, Workload
+from domain.ranking.network import credited_port_gbps
 from domain.ranking.results import OfferProblem, OfferResult, RankingOutcome
 from domain.trainmodel.api import Estimate, NoFit, estimate
 from domain.trainmodel.errors import TrainModelError
@@ -35,7 +37,6 @@ from domain.trainmodel.failures import (
 )
 from domain.trainmodel.gpus import GpuSpec
 from domain.trainmodel.inputs import Cluster, Failures, ModelSpec
-from domain.trainmodel.links import FABRIC_EFFICIENCY
 
 # The SLA's time to repair or replace a failed server when the quote does not say (assumption:
 # the common "4-hour replacement" clause); paid at every interruption unless a spare is kept.
@@ -66,7 +67,7 @@ def rank(
     bills = bill(workload, offers, gpus, fx_to_cny=fx_to_cny, scenario=scenario)
     judge = _Judge(workload, scenario, dict(gpus))
     problems = list(bills.problems)
-    rows: list[tuple[float, str, dict[str, Any]]] = []
+    rows: list[tuple[float, bool, str, dict[str, Any]]] = []
     parts: dict[int, tuple[Estimate, Parts]] = {}
     for billed in bills.offers:
         offer = billed.offer
@@ -78,11 +79,13 @@ def rank(
         if offer.measured_gbps is not None and offer.measured_p50_gbps is not None:
             low_est = judge(replace(offer, measured_gbps=offer.measured_p50_gbps))
         fields = _result_fields(billed, verdict, low_est, workload, scenario, parts)
-        rows.append((fields["cost_per_eth"], offer.id, fields))
-    rows.sort(key=lambda row: (row[0], row[1]))
-    ranked = tuple(
-        OfferResult(rank=i, **fields) for i, (_cost, _id, fields) in enumerate(rows, start=1)
-    )
+        rows.append(
+            (fields["cost_per_eth"], billed.bandwidth_basis != "measured", offer.id, fields)
+        )
+    # At one cost per ETH, admitted evidence ranks before a claim (a clean test at what its
+    # port carries costs exactly its claimed twin's), then the id.
+    rows.sort(key=lambda row: row[:3])
+    ranked = tuple(OfferResult(rank=i, **row[3]) for i, row in enumerate(rows, start=1))
     return RankingOutcome(ranked, tuple(problems))
 
 
@@ -137,12 +140,15 @@ class _Judge:
             gpu = cluster.gpu
             if sc.mfu_scale != 1.0:
                 gpu = replace(gpu, efficiency=min(1.0, gpu.efficiency * sc.mfu_scale))
-            busbw = cluster.measured_busbw_gbps
+            busbw, link = cluster.measured_busbw_gbps, cluster.measured_link_gbps
             cluster = replace(
                 cluster,
                 gpu=gpu,
                 nic_gbps=min(NIC_CAP_GBPS, cluster.nic_gbps * sc.bandwidth_scale),
                 measured_busbw_gbps=None if busbw is None else busbw * sc.bandwidth_scale,
+                measured_link_gbps=(
+                    None if link is None else min(NIC_CAP_GBPS, link * sc.bandwidth_scale)
+                ),
             )
             result = estimate(
                 model, cluster, parallel, _failures(offer, model, nodes, sc), self._tokens()
@@ -168,11 +174,13 @@ class _Judge:
 def cluster_of(offer: Offer, nodes: int, specs: Mapping[str, GpuSpec]) -> Cluster:
     """The offer's hardware as the training model's `Cluster`: the one mapping of an offer.
 
-    Measured evidence is per server and capped at the quoted NICs x rate (an offer cannot show
-    more than it quotes): a `collective` figure (nccl-tests busbw) is shared by the server's
-    GPUs as it is; a `link` figure (the NIC capacity link tests showed) pays the fabric's
-    collective efficiency exactly as the nominal figure does. A claim (no evidence) of a vendor
-    that delivered less than it signed on the team's past contracts counts at that share."""
+    The network is the credited link capacity per port (`network.credited_port_gbps`, the
+    figure the ranking shows): a claim at what the port can carry (data rate after line
+    encoding, less headers) times the vendor's track record when it delivered less than it
+    signed; a `link` figure (the NIC capacity link tests showed, capped at that same rate) goes
+    in as the model's measured link and pays the fabric's collective efficiency exactly as the
+    claim does; a `collective` figure (nccl-tests busbw, per server) is shared by the server's
+    GPUs as it is, capped at what the ports can carry."""
     spec = specs.get(offer.gpu)
     if spec is None:
         raise TrainModelError(
@@ -184,16 +192,18 @@ def cluster_of(offer: Offer, nodes: int, specs: Mapping[str, GpuSpec]) -> Cluste
                 ),
             )
         )
-    busbw = None
+    ratio = offer.delivered_ratio
+    share = 1.0 if ratio is None else min(1.0, max(0.0, ratio))
+    per_port = credited_port_gbps(
+        offer.fabric, offer.nic_gbps, offer.measured_gbps or None, offer.nics_per_node, share
+    )
+    nic, busbw, link = per_port, None, None
     if offer.measured_gbps:
-        nominal = offer.nic_gbps * offer.nics_per_node
-        per_server = min(offer.measured_gbps, nominal) if nominal > 0 else offer.measured_gbps
-        busbw = per_server / offer.gpus_per_node
-        if offer.measured_kind == "link":
-            busbw *= FABRIC_EFFICIENCY.get(offer.fabric, FABRIC_EFFICIENCY["tcp"])
-    nic = offer.nic_gbps
-    if busbw is None and offer.delivered_ratio is not None and offer.delivered_ratio < 1:
-        nic *= max(0.0, offer.delivered_ratio)  # a claim counts at the vendor's track record
+        nic = port_achievable_gbps(offer.fabric, offer.nic_gbps) or offer.nic_gbps
+        if offer.measured_kind == "collective":
+            busbw = per_port * offer.nics_per_node / offer.gpus_per_node
+        else:
+            link = per_port
     return Cluster(
         gpu=spec,
         gpus=nodes * offer.gpus_per_node,
@@ -202,6 +212,7 @@ def cluster_of(offer: Offer, nodes: int, specs: Mapping[str, GpuSpec]) -> Cluste
         nics_per_node=offer.nics_per_node,
         fabric=offer.fabric,
         measured_busbw_gbps=busbw,
+        measured_link_gbps=link,
         rail_optimised=offer.rail_optimised,
         servers_per_rack=offer.servers_per_rack,
     )

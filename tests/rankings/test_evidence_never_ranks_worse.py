@@ -20,6 +20,7 @@ from django.utils import translation
 from benchmarks.models import BenchmarkLog
 from benchmarks.services import benchmark_ingest
 from benchmarks.services import test_run_create as run_create
+from domain.evidence.linkrates import achievable_gbps, rdma_payload_share
 from quotes.models import GpuModel, Quote
 from quotes.testing import make_quote, make_vendor, make_workload
 from rankings.services import ranking_start
@@ -81,11 +82,15 @@ def test_a_clean_one_port_log_costs_exactly_its_shortfall(  # type: ignore[no-un
     plain = _quote(team_a, analyst_a, vendor, "claim only", claim, fabric)
     evidenced = _quote(team_a, analyst_a, vendor, "with evidence", claim, fabric)
     evidenced = _attach(team_a, analyst_a, evidenced, log, django_capture_on_commit_callbacks)
-    # The same offer quoting exactly what the log measured per port, without evidence.
+    # The same offer, without evidence, quoting a port whose achievable rate is exactly what
+    # the log measured per port (a claim counts at its data rate less headers, linkrates.py; a
+    # rate no IB generation is sold at keeps its nominal data rate).
     measured_port = evidenced.measured_gbps / 8
     at_measured = _quote(
-        team_a, analyst_a, vendor, "claims the measured rate", measured_port, fabric
-    )
+        team_a, analyst_a, vendor, "claims the measured rate",
+        measured_port / rdma_payload_share(fabric), fabric,
+    )  # fmt: skip
+    assert achievable_gbps(fabric, claim) > per_port  # a shortfall below what 400G carries
     assert evidenced.measured_gbps == pytest.approx(8 * per_port, rel=1e-3), (
         evidenced.measured_derivation
     )
@@ -99,7 +104,7 @@ def test_a_clean_one_port_log_costs_exactly_its_shortfall(  # type: ignore[no-un
         q.label: by_version[q.current_version_id].cost_per_eth
         for q in (plain, evidenced, at_measured)
     }
-    # Worse than the claim by exactly the per-port shortfall: the cost of quoting 394.4 per port.
+    # Worse than the claim by exactly the per-port shortfall: the cost of a claim credited 394.4.
     assert cost["with evidence"] == pytest.approx(cost["claims the measured rate"], rel=1e-9)
     assert cost["claim only"] <= cost["with evidence"] <= cost["claim only"] * claim / per_port
     # The API reads the same stored ranking and names the derivation beside the figure.

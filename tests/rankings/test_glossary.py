@@ -11,7 +11,9 @@ def test_the_glossary_explains_eth_mfu_overlap_and_p5(analyst_a, client_as):
     text = page.content.decode()
     for anchor in ('id="eth"', 'id="mfu"', 'id="overlap"', 'id="p5"'):
         assert anchor in text
-    assert "effective training hour" in text and "5th and the 50th percentile" in text
+    assert (
+        "effective training hour" in text and "typical is the figure the offer is priced at" in text
+    )
 
 
 def test_the_glossary_needs_a_login(client):  # type: ignore[no-untyped-def]

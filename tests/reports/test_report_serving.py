@@ -76,10 +76,11 @@ def test_offer_inputs_are_words_with_units_shared_values_once():
     first, second = out["offers"]
     assert first["title"] == "甲 · IB" and first["version"] == 2
     assert dict(first["values"]) == {
-        "NIC speed": "200 Gbit/s", "Fabric": "InfiniBand", "Measured bandwidth (P5)": "194 Gbit/s",
+        "NIC speed": "200 Gbit/s", "Fabric": "InfiniBand",
+        "Measured bandwidth, typical": "194 Gbit/s",
         "Price per node and month": "52,000.00 CNY",
     }  # fmt: skip
-    assert dict(second["values"])["Measured bandwidth (P5)"] == "—"
+    assert dict(second["values"])["Measured bandwidth, typical"] == "—"
     shown = repr(out)
     for developer_name in ("quote_id", "vendor_flags", "nic_gbps", "measured_gbps", " = "):
         assert developer_name not in shown
