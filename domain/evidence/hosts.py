@@ -7,8 +7,9 @@ One host per line: its host name, then any of its NIC GUIDs, MAC addresses and G
     gpu-node-01 0c42:a103:00ab:cdef b8:ce:f6:01:02:03 GPU-5b2e…
     gpu-node-02
 
-A kit log's ``GPK-HOST`` lines (and nccl-tests' rank lines) must name hosts of the list, and the
-identifiers a host reports must be among those listed for it (when any are listed).
+A kit log's ``GPK-HOST`` lines (and nccl-tests' rank lines) must name hosts of the list, and a
+host's ``GPK-HOST`` line must report every identifier listed for it (it may report more: bridges,
+management ports).
 """
 
 from __future__ import annotations

@@ -163,15 +163,16 @@ def _host_problem(facts: RawFacts, want: Challenge) -> Outcome | None:
             f"The log ran on hosts the bid does not name: {shown}.",
             f"日志运行在报价未列出的主机上：{shown}。",
         )
+    # The hardware the bid lists for a host must be the hardware the log's host reports (a
+    # host also reports interfaces the bid need not list: bridges, management ports).
     for name, ids in facts.host_facts:
-        allowed = set(listed[name].ids)
-        unknown = [i for i in ids if allowed and i not in allowed]
-        if unknown:
-            shown = ", ".join(unknown[:3])
+        missing = [i for i in listed[name].ids if i not in set(ids)]
+        if missing:
+            shown = ", ".join(missing[:3])
             return _refuse(
                 "other_hardware",
-                f"The host {name} reports NICs or GPUs the bid does not list for it: {shown}.",
-                f"主机 {name} 报告的网卡或 GPU 不在报价为其列出的清单中：{shown}。",
+                f"The host {name} does not report the NICs or GPUs the bid lists for it: {shown}.",
+                f"主机 {name} 未报告报价为其列出的网卡或 GPU：{shown}。",
             )
     return None
 

@@ -168,7 +168,7 @@ def test_host_facts_are_read_and_checked_against_the_bid_host_list() -> None:
     assert found.code == "challenge.other_hosts" and "rented-elsewhere" in found.zh
     swapped = scan(_frame(token, body, host="GPK-HOST host=gpu-node-01 guid=0x1111222233334444"))
     found = tokens.verify(SECRET, listed, swapped, tool="ib_write_bw").findings[0]
-    assert found.code == "challenge.other_hardware" and "1111222233334444" in found.en
+    assert found.code == "challenge.other_hardware" and "0c42a10300abcdef" in found.en
     bare = scan(_frame(token, body))
     found = tokens.verify(SECRET, listed, bare, tool="ib_write_bw").findings[0]
     assert found.code == "challenge.no_hosts" and "GPK-HOST" in found.zh
