@@ -167,3 +167,26 @@ def test_the_suppliers_kit_host_list_and_a_typed_token_refused(  # type: ignore[
             _fits(page)
             shot(page, f"kit_supplier_rfq_{lang}_{width}")
             context.close()
+
+
+def test_the_rfq_form_names_an_acceptance_envelope(  # type: ignore[no-untyped-def]
+    browser, live_server, shot, team_a, analyst_a
+):
+    from quotes.testing import make_workload
+
+    make_workload(team_a)
+    for lang, words in (
+        ("en", ["Acceptance envelope", "Azure ND H100 v5 health check", "nccl-tests all_reduce"]),
+        ("zh-hans", ["验收下限", "Azure ND H100 v5 健康检查", "nccl-tests all_reduce"]),
+    ):
+        for width in (1440, 390):
+            context = _context(browser, live_server, lang, width)
+            page = context.new_page()
+            _login(page, live_server, analyst_a.username, "pw-" + analyst_a.username)
+            page.goto(f"{live_server.url}/sourcing/new/")
+            text = page.inner_text("main")
+            for word in words:
+                assert word in text or word in page.content(), (lang, width, word)
+            _fits(page)
+            shot(page, f"kit_rfq_form_{lang}_{width}")
+            context.close()
