@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.models import JobStatus
+from domain.evidence import envelopes
 from domain.evidence.admission import Admission, OfferEvidence, admit_all, offer_evidence
 from domain.evidence.offer import OfferPorts
 from domain.evidence.record import EvidenceRecord
@@ -111,3 +112,36 @@ def admit_run(logs: Sequence[BenchmarkLog], quote: Any) -> tuple[set[int], Offer
     kinds_only = {"udp_at_rate", "latency", "no_figure", "one_host"}
     counting = {a.log_id for a in admissions if set(a.codes) <= kinds_only}
     return counting, found
+
+
+def admission_codes(log: BenchmarkLog) -> list[str]:
+    """The reason codes of the log's stored admission (empty: admitted or not yet admitted)."""
+    reasons = (log.admission or {}).get("reasons") or []
+    return [
+        str(r.get("code", "")).removeprefix("admission.") for r in reasons if isinstance(r, dict)
+    ]
+
+
+def envelope_grades(
+    logs: Iterable[BenchmarkLog], quote: Any, *, named: str | None = None
+) -> tuple[list[envelopes.LogGrade], envelopes.Envelope | None]:
+    """Each parsed log graded against the published envelope of the quote's card (or the one an
+    RFQ's acceptance criteria name), beside the line-rate verdict; set-aside logs ungraded."""
+    offer = offer_ports(quote)
+    gpu, nic = (offer.gpu, offer.port_gbps) if offer is not None else ("", 0.0)
+    if offer is None and not named:
+        return [], None
+    items = [
+        (log.pk, log.original_name, record_of(log).result, admission_codes(log))
+        for log in logs
+        if log.status == JobStatus.DONE and log.result
+    ]
+    return envelopes.grade_logs(items, gpu, nic, named=named)
+
+
+def envelope_summary(
+    logs: Iterable[BenchmarkLog], quote: Any, *, named: str | None = None
+) -> dict[str, Any] | None:
+    """The offer's grade against the envelope (``envelopes.summary``), None when none applies."""
+    grades, env = envelope_grades(logs, quote, named=named)
+    return envelopes.summary(grades, env)

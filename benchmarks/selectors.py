@@ -11,7 +11,9 @@ from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
 from core.models import JobStatus
+from domain.evidence import envelopes
 
+from . import admission
 from .evidence import series_name
 from .models import AcceptanceThresholds, BenchmarkLog, TestRun
 from .parsing import Limits
@@ -43,6 +45,28 @@ def run_logs(run: TestRun) -> list[BenchmarkLog]:
     return list(
         run.logs.filter(is_archive=False).defer("result", "checks").order_by("original_name", "pk")
     )
+
+
+def run_envelope(run: TestRun, logs: list[BenchmarkLog]) -> tuple[dict[int, Any], Any]:
+    """The run's logs graded against the published envelope of its quote's card: (log id ->
+    grade dict, the run's summary or None). Only bandwidth and collective logs can be graded;
+    their results are read in one query."""
+    if run.quote_id is None:
+        return {}, None
+    ids = [log.pk for log in logs if log.status == JobStatus.DONE and log.test_kind in GRADED]
+    if not ids:
+        return {}, None
+    graded_logs = list(
+        BenchmarkLog.objects.filter(pk__in=ids)
+        .only(*admission.RECORD_FIELDS, "status")
+        .order_by("pk")
+    )
+    grades, env = admission.envelope_grades(graded_logs, run.quote)
+    by_log = {g.log_id: g.as_dict() for g in grades if g.grade.status != "not_covered"}
+    return by_log, envelopes.summary(grades, env)
+
+
+GRADED = ("rdma_bw", "nccl")
 
 
 def page_data(logs: list[BenchmarkLog]) -> dict[int, dict[str, Any]]:

@@ -403,6 +403,10 @@ def quote_measured_update(*, quote, run: TestRun, found: OfferEvidence | None = 
     if figure is None and quote.measured_typical_gbps is None:
         return
     derived = figure_json(found)
+    # The card's published acceptance envelope, graded on the same logs (beside the figure).
+    graded = admission.envelope_summary(admission.offer_logs(quote), quote)
+    if graded is not None:
+        derived["envelope"] = graded
     if figure is not None:
         # A figure pooled from several logs is only as trusted as the least trusted of them; the
         # team's risk policy may count a figure resting on supplied logs as a claim.

@@ -13,7 +13,7 @@ from django.conf import settings
 
 from accounts.models import Membership
 from domain.benchlogs.result import BenchResult
-from domain.evidence import tokens
+from domain.evidence import hosts, tokens
 from domain.evidence.integrity import check_integrity
 from domain.evidence.record import Checks, SiteFacts, body_digest
 from domain.evidence.reuse import Holder, fingerprint, is_other_offer, reuse_findings
@@ -99,6 +99,10 @@ def _reuse(log: BenchmarkLog, print_: str) -> tuple[list[dict[str, str]], list[i
     return [m.as_dict() for m in findings], [o.pk for o in flagged]
 
 
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _challenge(
     log: BenchmarkLog, result: BenchResult | None, facts: RawFacts
 ) -> dict[str, Any] | None:
@@ -110,7 +114,9 @@ def _challenge(
         invitation_id=int(origin["invitation"]),
         published_at_s=origin.get("published_at"),
         deadline_s=float(origin.get("deadline") or 0),
-        bid_hosts=frozenset(origin.get("bid_hosts") or ()),
+        bid_hosts=hosts.from_stored(origin.get("bid_hosts")),
+        kit_duration_s=_int_or_none(origin.get("kit_duration_s")),
+        kit_pairs=_int_or_none(origin.get("kit_pairs")),
     )
     outcome = tokens.verify(
         challenge_secret(),
@@ -161,6 +167,7 @@ def _after_parse(log: BenchmarkLog, result: BenchResult | None) -> dict[str, Any
     origin = log.origin or {}
     provenance = {
         "hosts": list(facts.hosts[:32]),
+        "host_facts": [[name, list(ids[:16])] for name, ids in facts.host_facts[:32]],
         "tool": result.tool if result else log.tool,
         "version": facts.version or (result.version if result else None),
         "system_info": facts.system_info,

@@ -173,6 +173,9 @@ class TestRunDetailView(TeamRequiredMixin, View):
         charts = figures.run_figures(items, line_rate_gbps=line) if run.is_finished else []
         # Run-level notes of the domain (logs left out, not concurrent, mixed kinds, …).
         notes = selectors.run_notes(run, logs, data) if run.is_finished and items else []
+        grades, envelope = selectors.run_envelope(run, logs)
+        for log in logs:
+            log.envelope = grades.get(log.pk)  # type: ignore[attr-defined]
         return render(
             request,
             "benchmarks/run_detail.html",
@@ -187,6 +190,7 @@ class TestRunDetailView(TeamRequiredMixin, View):
                 ),
                 "notes": notes,
                 "run_trust": run_trust_label([log.trust_level for log in done]),
+                "envelope": envelope,
                 "can_write": self.membership.can_write,
             },
         )

@@ -2,17 +2,24 @@
 
 Criterion (stated on the award): at least ``min_pairs`` pairs ran concurrently, the slowest of
 them reached ``min_line_fraction`` of the line rate, and every log was uploaded before the trial
-period ended. The evidence returned is stored on the award and shown as it is.
+period ended. When the RFQ names a published acceptance envelope (``Rfq.acceptance_envelope``,
+domain/evidence/envelopes.py), every gradable acceptance log (ib_write_bw per HCA, single-node
+all_reduce) must be within it, and at least one must be graded. The evidence returned is stored
+on the award and shown as it is.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from benchmarks.admission import envelope_summary
 from benchmarks.models import TestRun
 from core.models import JobStatus
+from domain.evidence import envelopes
+from domain.messages import Message
 
 WAIT = "wait"
 STOP = "stop"
@@ -74,11 +81,28 @@ def acceptance_evidence(award) -> dict[str, Any] | None:  # type: ignore[no-unty
     if unparsed:
         reasons.append(_("Logs that could not be parsed (left out): %(files)s.")
                        % {"files": ", ".join(unparsed)})  # fmt: skip
+    named = award.rfq.acceptance_envelope or None
+    graded = envelope_summary(logs, award.answer.quote, named=named) if named else None
+    envelope_ok = True
+    if named:
+        envelope_ok = graded is not None and graded["status"] == envelopes.WITHIN
+        if graded is None:
+            env = envelopes.by_key(named)
+            name = Message("", env.name_en, env.name_zh) if env else Message("", named, named)
+            reasons.append(
+                _("No acceptance log can be graded against the %(envelope)s envelope (it grades "
+                  "ib_write_bw per HCA and a single-node all_reduce).")
+                % {"envelope": name.text(get_language())}
+            )  # fmt: skip
+        elif not envelope_ok:
+            reasons.append(Message(**{k: graded[k] for k in ("code", "en", "zh")}).text(
+                get_language()))  # fmt: skip
     passed = (
         run.pairs >= award.min_pairs
         and slowest_share is not None
         and slowest_share >= award.min_line_fraction
         and not late
+        and envelope_ok
     )
     return {
         "passed": passed,
@@ -95,7 +119,9 @@ def acceptance_evidence(award) -> dict[str, Any] | None:  # type: ignore[no-unty
         "logs": [{"name": log.original_name, "sha256": log.sha256,
                   "uploaded_at": log.uploaded_at.isoformat(),
                   "throughput_gbps": log.throughput_gbps, "status": log.status} for log in logs],
+        "envelope": graded,
         "criteria": {"min_pairs": award.min_pairs, "min_line_fraction": award.min_line_fraction,
+                     "envelope": named,
                      "trial_ends_at": award.trial_ends_at.isoformat()
                      if award.trial_ends_at else None},
     }  # fmt: skip

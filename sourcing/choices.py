@@ -42,6 +42,7 @@ class Evidence(models.TextChoices):
     IPERF3 = "iperf3", _("iperf3 TCP throughput, N concurrent pairs (-J)")
     IB_WRITE_BW = "ib_write_bw", _("ib_write_bw RDMA bandwidth, N concurrent pairs")
     IB_WRITE_LAT = "ib_write_lat", _("ib_write_lat RDMA latency")
+    NCCL = "nccl", _("nccl-tests all_reduce bus bandwidth, across the servers")
 
 
 class AwardState(models.TextChoices):

@@ -108,6 +108,13 @@ class AnswerForm(CapfirstLabels, forms.ModelForm):
         error_messages={"invalid_choice": INVOICE_ERROR},
     )  # fmt: skip
     supplier_notes = forms.CharField(label=_("notes"), required=False, widget=forms.Textarea)
+    hosts = forms.CharField(
+        label=_("host list"), required=False, max_length=64_000,
+        widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false", "class": "mono"}),
+        help_text=_("One offered server per line: its host name, then its NIC GUIDs or MAC "
+                    "addresses and GPU UUIDs (optional). Kit logs from other hosts are not "
+                    "kit-verified."),
+    )  # fmt: skip
 
     class Meta:
         model = QuoteVersion

@@ -96,6 +96,17 @@ class Rfq(TeamScoped, Job):
         _("duration of each test (s)"), default=60, validators=[MinValueValidator(10)]
     )
     weights = models.JSONField(_("evaluation weights"), default=default_weights)
+    # A published per-card envelope the acceptance evidence is judged against (its key in
+    # domain/evidence/envelopes.py); blank: the card's own envelope, when one is published.
+    acceptance_envelope = models.CharField(
+        _("acceptance envelope"), max_length=40, blank=True,
+        choices=[("", _("the card's own, when published"))] + [
+            ("azure-nd-h100-v5", _("Azure ND H100 v5 health check")),
+            ("azure-nd-h200-v5", _("Azure ND H200 v5 health check")),
+        ],
+        help_text=_("Acceptance logs must be within this published envelope (e.g. ib_write_bw "
+                    "per HCA, single-node all_reduce bus bandwidth)."),
+    )  # fmt: skip
     notes = models.TextField(_("private notes of the team"), blank=True)
     state = models.CharField(
         _("state"), max_length=16, choices=RfqState.choices, default=RfqState.DRAFT
@@ -245,6 +256,9 @@ class Answer(models.Model):
     rfq = models.ForeignKey(Rfq, on_delete=models.CASCADE, related_name="answers")
     vendor = models.ForeignKey("vendors.Vendor", on_delete=models.CASCADE, related_name="+")
     terms = models.JSONField(_("offer terms"), default=dict)
+    # The servers offered: [{"name": host name, "ids": [NIC GUIDs, MACs, GPU UUIDs]}]
+    # (domain/evidence/hosts.py). A kit log naming other hosts or hardware is not kit-verified.
+    hosts = models.JSONField(_("host list"), default=list, blank=True)
     supplier_notes = models.TextField(_("notes from the supplier"), blank=True)
     revision = models.PositiveIntegerField(_("revision"), default=1)
     submitted_by = models.ForeignKey(

@@ -25,6 +25,7 @@ from benchmarks.services import benchmark_ingest, quote_measured_update, test_ru
 from benchmarks.trust import origin_for
 from core.models import JobStatus
 from domain import rfq_rules as rules
+from domain.evidence import hosts as bid_hosts
 from domain.rfq_rules import (
     CONTROL_CHARACTERS,
     RfqTiming,
@@ -52,7 +53,7 @@ RFQ_FIELDS = (
     "title", "workload", "nodes", "min_internode_gbps", "fabric", "require_pfc", "require_ecn",
     "region", "term_months", "min_availability", "min_trial_days", "deadline", "sealed",
     "required_evidence", "kit_pairs", "kit_duration_s", "weights", "notes", "mandatory",
-    "nonconforming",
+    "nonconforming", "acceptance_envelope",
 )  # fmt: skip
 WEIGHT_KEYS = ("cost", "network", "diligence", "sla")
 
@@ -115,10 +116,10 @@ def _rfq_clean(rfq: Rfq) -> None:
     evidence = rfq.required_evidence
     if not isinstance(evidence, list) or any(not isinstance(e, str) for e in evidence):
         evidence = ["?"]  # a JSON object, number or nested value: refused below like a typo
-    unknown = set(evidence) - {"iperf3", "ib_write_bw", "ib_write_lat"}
+    unknown = set(evidence) - {"iperf3", "ib_write_bw", "ib_write_lat", "nccl"}
     if unknown or not evidence:
         raise ValidationError(
-            {"required_evidence": _("Choose among iperf3, ib_write_bw and ib_write_lat.")}
+            {"required_evidence": _("Choose among iperf3, ib_write_bw, ib_write_lat and nccl.")}
         )
     mandatory = rfq.mandatory if isinstance(rfq.mandatory, list) else ["?"]
     problems = requirement_problems([str(m) for m in mandatory], rfq.nonconforming)
@@ -402,18 +403,40 @@ def _check_invited(rfq: Rfq, account: SupplierAccount) -> None:
         raise ValidationError(_("Your company is not invited to this RFQ."), "not_invited")
 
 
+def answer_hosts_clean(hosts: Any) -> list[dict[str, Any]]:
+    """A bid's host list from the form's text (one host per line: name, then its NIC GUIDs,
+    MACs, GPU UUIDs) or the API's list of such lines; refused with every line's error."""
+    if hosts is None:
+        return []
+    if isinstance(hosts, list) and all(isinstance(h, str) for h in hosts):
+        hosts = "\n".join(hosts)
+    if not isinstance(hosts, str):
+        raise ValidationError(
+            {"hosts": _("Give the host list as lines of text: a host name, then its NIC GUIDs, "
+                        "MAC addresses and GPU UUIDs.")}
+        )  # fmt: skip
+    parsed, errors = bid_hosts.parse_lines(hosts)
+    if errors:
+        lang = get_language()
+        raise ValidationError({"hosts": [m.text(lang) for m in errors[:10]]})
+    return [h.as_dict() for h in parsed]
+
+
 def answer_submit(  # type: ignore[no-untyped-def]
     *,
     rfq: Rfq,
     account: SupplierAccount,
     terms: dict[str, Any],
     supplier_notes: str = "",
+    hosts: Any = None,
     now=None,
 ) -> Answer:
-    """Submit or revise the vendor's answer (one per vendor) until the deadline."""
+    """Submit or revise the vendor's answer (one per vendor) until the deadline. ``hosts`` is
+    the bid's host list (``answer_hosts_clean``); None keeps the list an earlier revision gave."""
     now = now or timezone.now()
     _check_invited(rfq, account)
     clean = terms_clean(terms)
+    host_list = None if hosts is None else answer_hosts_clean(hosts)
     with transaction.atomic():
         locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
         _refuse_closed(locked, now)
@@ -422,10 +445,13 @@ def answer_submit(  # type: ignore[no-untyped-def]
             answer = Answer.objects.create(
                 rfq=rfq, vendor_id=account.vendor_id, terms=clean, supplier_notes=supplier_notes,
                 submitted_by=account.user, submitted_at=now, revised_at=now,
+                hosts=host_list or [],
             )  # fmt: skip
             audit(rfq, AuditVerb.ANSWER_SUBMITTED, account.user, vendor=str(account.vendor))
         else:
             answer.terms, answer.supplier_notes = clean, supplier_notes
+            if host_list is not None:
+                answer.hosts = host_list
             answer.revision += 1
             answer.revised_at, answer.submitted_by = now, account.user
             answer.save()
@@ -443,7 +469,6 @@ def _supplier_origin(answer: Answer, account: SupplierAccount) -> dict[str, Any]
         .values_list("pk", flat=True)
         .first()
     )
-    hosts = answer.terms.get("hosts") if isinstance(answer.terms, dict) else None
     return origin_for(
         account.user,
         via="supplier",
@@ -451,7 +476,9 @@ def _supplier_origin(answer: Answer, account: SupplierAccount) -> dict[str, Any]
         invitation=invitation,
         published_at=rfq.published_at.timestamp() if rfq.published_at else None,
         deadline=rfq.deadline.timestamp(),
-        bid_hosts=[str(h) for h in hosts][:256] if isinstance(hosts, list) else [],
+        bid_hosts=[h.as_dict() for h in bid_hosts.from_stored(answer.hosts)],
+        kit_duration_s=rfq.kit_duration_s,
+        kit_pairs=rfq.kit_pairs,
     )
 
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views import View
 
+from domain.evidence import hosts as bid_hosts
+
 from . import selectors, services
 from .forms import AcceptInvitationForm, AnswerForm, UploadForm
-from .kit import rfq_kit
+from .kit import ROLES, rfq_kit, rfq_kit_script
 from .permissions import SupplierRequiredMixin
 from .terms import terms_compliance, terms_from_json, terms_labelled
 from .views import add_errors, error_text
@@ -40,9 +44,11 @@ class SupplierRfqView(SupplierRequiredMixin, View):
             initial = terms_from_json(answer.terms) if answer else {}
             if answer:
                 initial["supplier_notes"] = answer.supplier_notes
+                initial["hosts"] = bid_hosts.as_text(bid_hosts.from_stored(answer.hosts))
             form = AnswerForm(initial=initial)
         return render(request, "sourcing/supplier_rfq.html", {
             "rfq": rfq, "kit": rfq_kit(rfq, getattr(rfq, "supplier_invitation_id", None)),
+            "kit_roles": ROLES if getattr(rfq, "supplier_invitation_id", None) else (),
             "answer": answer, "form": form,
             "open": rfq.is_open_for_answers(), "upload_form": UploadForm(),
             "logs": selectors.evidence_logs(answer), "vendor": self.vendor,
@@ -63,12 +69,33 @@ class SupplierRfqView(SupplierRequiredMixin, View):
                     account=self.account,
                     terms=form.terms(),
                     supplier_notes=form.cleaned_data["supplier_notes"],
+                    hosts=form.cleaned_data["hosts"],
                 )
                 messages.success(request, _("Your answer is saved."))
                 return redirect("sourcing:supplier-rfq", pk=rfq.pk)
             except ValidationError as exc:
                 add_errors(form, exc)
         return self._render(request, rfq, form=form, status=400)
+
+
+class SupplierKitScriptView(SupplierRequiredMixin, View):
+    """The invited supplier's kit script for one host role (server, client, nccl)."""
+
+    def get(self, request, pk: int, role: str):  # type: ignore[no-untyped-def]
+        rfq = selectors.supplier_rfqs(self.account).filter(pk=pk).first()
+        invitation = getattr(rfq, "supplier_invitation_id", None) if rfq else None
+        if rfq is None or role not in ROLES or not invitation:
+            raise Http404
+        answer = selectors.supplier_answer(self.account, rfq)
+        # The portal's own address for the upload; anything but a plain URL is left out.
+        portal = request.build_absolute_uri("/").rstrip("/")
+        if not re.fullmatch(r"https?://[A-Za-z0-9.:\[\]_-]{1,200}", portal):
+            portal = ""
+        script = rfq_kit_script(rfq, invitation, role=role, portal=portal,
+                                answer_id=answer.pk if answer else None)  # fmt: skip
+        response = HttpResponse(script, content_type="text/x-shellscript; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{role}.sh"'
+        return response
 
 
 class SupplierUploadView(SupplierRequiredMixin, View):

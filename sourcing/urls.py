@@ -14,6 +14,11 @@ urlpatterns = [
     path("supplier/", sv.SupplierHomeView.as_view(), name="supplier-home"),
     path("supplier/rfqs/<int:pk>/", sv.SupplierRfqView.as_view(), name="supplier-rfq"),
     path(
+        "supplier/rfqs/<int:pk>/kit/<slug:role>.sh",
+        sv.SupplierKitScriptView.as_view(),
+        name="supplier-kit-script",
+    ),
+    path(
         "supplier/answers/<int:pk>/logs/", sv.SupplierUploadView.as_view(), name="supplier-upload"
     ),
     path("invite/<str:token>/", sv.InvitationAcceptView.as_view(), name="invite"),

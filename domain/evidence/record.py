@@ -20,15 +20,15 @@ from typing import Any
 
 from domain.benchlogs.result import BenchResult
 from domain.benchlogs.stored import result_from_stored
-from domain.evidence.trust_facts import DATE_RE, TOKEN_RE, RawFacts
+from domain.evidence.trust_facts import DATE_RE, HOST_RE, TOKEN_RE, RawFacts
 from domain.messages import Message
 
-_STRIP = (TOKEN_RE, DATE_RE)
+_STRIP = (TOKEN_RE, DATE_RE, HOST_RE)
 
 
 def body_digest(lines: Iterable[bytes]) -> str:
     """A digest of a log's body that survives re-typing it around the test: each line without
-    its surrounding white space, blank lines and the kit's token and date lines left out, the
+    its surrounding white space, blank lines and the kit's token, date and host lines left out, the
     prefix ``--title`` adds to every line of iperf3 text left out. A copy of a held log with a
     newline added, or a token pasted on top, has the same digest."""
     digest = hashlib.sha256()

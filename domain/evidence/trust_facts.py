@@ -13,6 +13,14 @@ tool's own labels and bounded in length, so a hostile file cannot make a match e
 - perftest: ``local address: LID … QPN 0x… PSN 0x…`` and ``remote address: …`` lines, random
   per queue pair and per run.
 - nccl-tests: ``Rank N Group G Pid P on HOST device D`` lines.
+
+The parameters a test ran with, as the tool printed them (checked against the ones the kit's
+token derives, ``tokens.expected_parameters``): perftest's result rows (``#bytes``,
+``#iterations``) and ``Number of qps``; iperf3's ``test_start`` (``blksize``, ``duration``) and
+the server ports of ``connected`` (text: ``Starting Test: … N byte blocks, … T second test`` and
+``Connecting to host H, port P``); nccl-tests' header (``minBytes``, ``maxBytes``, ``iters``).
+The kit's script also prints ``GPK-HOST host=NAME guid=… mac=… gpu=…`` lines: the host it ran on
+and its NIC GUIDs, MAC addresses and GPU UUIDs (``host_facts``).
 """
 
 from __future__ import annotations
@@ -68,6 +76,26 @@ _JSON_ENDS = re.compile(
     r'"local_host"\s*:\s*"([^"\s]{1,100})"\s*,\s*"local_port"\s*:\s*\d{1,5}\s*,'
     r'\s*"remote_host"\s*:\s*"([^"\s]{1,100})"'
 )
+# Printed parameters. perftest's result table starts after its "#bytes  #iterations" header.
+_PERFTEST_HEADER = re.compile(r"#bytes\s{1,20}#iterations[^\n]{0,200}\n")
+_PERFTEST_ROW = re.compile(r"[ \t]{0,20}(\d{1,12})[ \t]{1,30}(\d{1,15})[ \t]{1,30}\d")
+_PERFTEST_QPS = re.compile(r"Number of qps\s{0,20}:\s{0,20}(\d{1,6})")
+_IPERF_BLKSIZE = re.compile(r'"blksize"\s*:\s*(\d{1,12})')
+_IPERF_DURATION = re.compile(r'"test_start"\s*:\s*\{[^{}]{0,400}?"duration"\s*:\s*(\d{1,9})')
+_IPERF_REMOTE_PORT = re.compile(r'"remote_port"\s*:\s*(\d{1,5})')
+_TEXT_PORT = re.compile(r"Connecting to host \S{1,100}, port (\d{1,5})")
+_TEXT_STARTING = re.compile(
+    r"Starting Test: protocol: \w{1,10}, \d{1,4} streams?, (\d{1,12}) byte blocks, "
+    r"omitting \d{1,6} seconds, (\d{1,9}) second test"
+)
+_NCCL_HEADER = re.compile(
+    r"minBytes\s{1,10}(\d{1,15})\s{1,10}maxBytes\s{1,10}(\d{1,15})[^\n]{0,120}?"
+    r"warmup iters:\s{0,10}\d{1,9}\s{1,10}iters:\s{0,10}(\d{1,9})"
+)
+HOST_RE = re.compile(
+    r"GPK-HOST\s{1,5}host=([^\s\"]{1,100})((?:[ \t]{1,5}(?:guid|mac|gpu)=[^\s\"]{0,4000}){0,3})"
+)
+_HOST_IDS = re.compile(r"(guid|mac|gpu)=([^\s\"]{0,4000})")
 _NCCL_VERSION = re.compile(r"NCCL version (\S{1,40})|nccl-tests version (\S{1,40})")
 
 
@@ -91,6 +119,15 @@ class RawFacts:
     rdma_ends: tuple[tuple[str, str, str], ...] = ()
     gpus: tuple[tuple[str, str], ...] = ()
     port_rates_gbps: tuple[float, ...] = ()
+    # The parameters the tool printed, (name, value) in the order found: ``perftest_bytes``,
+    # ``perftest_iters``, ``perftest_qps``, ``iperf3_blksize``, ``iperf3_duration``,
+    # ``iperf3_port``, ``nccl_min_bytes``, ``nccl_max_bytes``, ``nccl_iters``.
+    printed: tuple[tuple[str, int], ...] = ()
+    # The kit script's host facts: (host name, its identifiers: NIC GUIDs, MACs, GPU UUIDs).
+    host_facts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def printed_values(self, name: str) -> tuple[int, ...]:
+        return tuple(dict.fromkeys(v for k, v in self.printed if k == name))
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -108,6 +145,8 @@ class RawFacts:
             "rdma_ends": [list(e) for e in self.rdma_ends[:16]],
             "gpus": [list(g) for g in self.gpus[:64]],
             "port_rates_gbps": list(self.port_rates_gbps[:16]),
+            "printed": [list(p) for p in self.printed[:64]],
+            "host_facts": [[name, list(ids)] for name, ids in self.host_facts[:32]],
         }
 
 
@@ -162,6 +201,8 @@ def scan(text: str) -> RawFacts:
             :64
         ],
         "port_rates_gbps": port_rates(text),
+        "printed": printed_parameters(text, is_json=is_json),
+        "host_facts": host_facts(text),
     }
     if is_json:
         timesecs = _first(_TIMESECS, text)
@@ -210,3 +251,58 @@ def port_rates(text: str) -> tuple[float, ...]:
     found += [w * s for w, s in zip(widths, speeds, strict=False)]
     found += [int(m) / 1000 for m in _ETHTOOL_SPEED.findall(text)[:16]]
     return tuple(dict.fromkeys(r for r in found if r > 0))
+
+
+def normal_id(value: str) -> str:
+    """A NIC GUID, MAC or GPU UUID as one spelling: lower case; a GUID or MAC without ``0x``,
+    colons or dashes (``0x0c42a103…``, ``0c42:a103:…`` and ``0C:42:…`` compare equal)."""
+    text = value.strip().lower()
+    if text.startswith("gpu-"):
+        return text
+    text = text.removeprefix("0x")
+    bare = text.replace(":", "").replace("-", "")
+    return bare if bare and all(c in "0123456789abcdef" for c in bare) else text
+
+
+def host_facts(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The ``GPK-HOST`` lines the kit's script prints: each host and its identifiers."""
+    found: dict[str, list[str]] = {}
+    for match in list(HOST_RE.finditer(text))[:32]:
+        ids = found.setdefault(match[1], [])
+        for _kind, values in _HOST_IDS.findall(match[2] or ""):
+            ids += [normal_id(v) for v in values.split(",")[:64] if v.strip()]
+    return tuple((name, tuple(dict.fromkeys(ids))[:128]) for name, ids in found.items())
+
+
+def _perftest_rows(text: str) -> list[tuple[int, int]]:
+    rows: list[tuple[int, int]] = []
+    for header in list(_PERFTEST_HEADER.finditer(text))[:4]:
+        at = header.end()
+        for line in text[at : at + 8192].splitlines()[:64]:
+            row = _PERFTEST_ROW.match(line)
+            if row is None:
+                if line.strip().startswith("-") or line.strip().startswith("#"):
+                    break
+                continue  # a warning printed inside the table
+            rows.append((int(row[1]), int(row[2])))
+    return rows
+
+
+def printed_parameters(text: str, *, is_json: bool) -> tuple[tuple[str, int], ...]:
+    """The parameters the tool printed (see the module's docstring)."""
+    found: list[tuple[str, int]] = []
+    for size, iters in _perftest_rows(text)[:64]:
+        found += [("perftest_bytes", size), ("perftest_iters", iters)]
+    found += [("perftest_qps", int(q)) for q in _PERFTEST_QPS.findall(text)[:4]]
+    if is_json:
+        found += [("iperf3_blksize", int(b)) for b in _IPERF_BLKSIZE.findall(text)[:2]]
+        found += [("iperf3_duration", int(d)) for d in _IPERF_DURATION.findall(text)[:2]]
+        found += [("iperf3_port", int(p)) for p in _IPERF_REMOTE_PORT.findall(text)[:64]]
+    else:
+        for blocks, seconds in _TEXT_STARTING.findall(text)[:2]:
+            found += [("iperf3_blksize", int(blocks)), ("iperf3_duration", int(seconds))]
+        found += [("iperf3_port", int(p)) for p in _TEXT_PORT.findall(text)[:16]]
+    for low, high, iters in _NCCL_HEADER.findall(text)[:2]:
+        found += [("nccl_min_bytes", int(low)), ("nccl_max_bytes", int(high))]
+        found += [("nccl_iters", int(iters))]
+    return tuple(dict.fromkeys(found))

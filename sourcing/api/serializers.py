@@ -27,7 +27,7 @@ class RfqSerializer(serializers.ModelSerializer):
             "id", "title", "workload", "gpu_models", "nodes", "min_internode_gbps", "fabric",
             "require_pfc", "require_ecn", "region", "term_months", "min_availability",
             "min_trial_days", "mandatory", "nonconforming", "deadline", "sealed",
-            "required_evidence", "kit_pairs",
+            "required_evidence", "kit_pairs", "acceptance_envelope",
             "kit_duration_s", "weights", "notes", "state", "published_at", "closed_at",
             "ranking_run", "status", "error", "benchmark_kit", "created_at",
         )  # fmt: skip
@@ -139,7 +139,7 @@ class TeamAnswerSerializer(serializers.ModelSerializer):
     class Meta:
         model = Answer
         fields = ("id", "vendor", "vendor_name", "revision", "submitted_at", "revised_at",
-                  "prices_sealed", "terms", "compliance", "standing", "evidence_run",
+                  "prices_sealed", "terms", "hosts", "compliance", "standing", "evidence_run",
                   "evidence_verdict", "quote")  # fmt: skip
 
     def get_terms(self, answer: Answer) -> dict:  # type: ignore[type-arg]
@@ -163,7 +163,7 @@ class SupplierAnswerSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Answer
-        fields = ("id", "rfq", "terms", "supplier_notes", "revision", "submitted_at",
+        fields = ("id", "rfq", "terms", "hosts", "supplier_notes", "revision", "submitted_at",
                   "revised_at", "compliance", "logs", "open_for_changes")  # fmt: skip
         read_only_fields = fields
 
@@ -184,6 +184,8 @@ class SupplierAnswerSerializer(serializers.ModelSerializer):
                 "tool": log.tool,
                 "throughput_gbps": log.throughput_gbps,
                 "verdict": log.verdict,
+                "trust_level": log.trust_level,
+                "challenge": log.challenge,
                 "error": log.error_en,
             }
             for log in evidence_logs(answer)
@@ -195,6 +197,13 @@ class AnswerSubmitSerializer(serializers.Serializer):
 
     terms = serializers.DictField()
     supplier_notes = serializers.CharField(required=False, allow_blank=True, default="")
+    hosts = serializers.ListField(
+        child=serializers.CharField(max_length=8000, allow_blank=True), required=False,
+        max_length=256, default=None, allow_null=True,
+        help_text="The bid's host list: one string per offered server, its host name then its "
+        "NIC GUIDs or MACs and GPU UUIDs, separated by spaces. Left out: the list stays as it "
+        "was. Kit logs from other hosts are not kit-verified.",
+    )  # fmt: skip
 
 
 class AwardSerializer(serializers.ModelSerializer):

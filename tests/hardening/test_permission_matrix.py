@@ -204,6 +204,9 @@ ROUTES: dict[str, R] = {
     "sourcing:supplier-home": R({"GET": SUP_ANY}),
     "sourcing:supplier-rfq": R({"GET": SUP, "POST": SUP}, k(pk="rfq"), obj=True),
     "sourcing:supplier-upload": R({"POST": SUP}, k(pk="answer"), obj=True),
+    "sourcing:supplier-kit-script": R(
+        {"GET": SUP}, k(pk="rfq", role="=client"), obj=True, download=True
+    ),
     "sourcing:invite": R({"GET": TOKEN, "POST": TOKEN}, k(token="invite_token")),
     # serving pages
     "serving:home": R(G_READ),

@@ -15,6 +15,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils.html import escape
 
 from benchmarks.models import BenchmarkLog
+from domain.evidence.tokens import expected_parameters
 from sourcing import tasks
 from sourcing.choices import AwardState
 from sourcing.kit import rfq_kit
@@ -37,11 +38,16 @@ TOKEN = re.compile(r"GPK-\d+-\d+-iperf3-[0-9a-f]{16}")
 
 
 def _kit_log(token: str | None, *, start: float | None = None, name: str = "pair1.json"):  # type: ignore[no-untyped-def]
-    """The corpus -P 4 log as the kit's command would write it: with --title / --extra-data."""
+    """The corpus -P 4 log as the kit's command would write it: with --title / --extra-data and
+    the block size, seconds and port the token derives (the RFQ fixture: 60 s per test)."""
     doc = json.loads((P4 / "local_3.12_tcp_P4.json").read_bytes())
     doc["start"]["timestamp"]["timesecs"] = int(start if start is not None else time.time())
     if token is not None:
         doc["title"] = doc["extra_data"] = token
+        p = expected_parameters(token, duration_s=60)
+        doc["start"]["test_start"].update(blksize=p.blksize, duration=p.seconds)
+        for stream in doc["start"]["connected"]:
+            stream["remote_port"] = p.port
     return SimpleUploadedFile(name, json.dumps(doc, indent=2).encode())
 
 

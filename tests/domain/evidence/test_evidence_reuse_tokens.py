@@ -8,6 +8,7 @@ from pathlib import Path
 
 from domain.benchlogs import parse_stream
 from domain.evidence import tokens
+from domain.evidence.hosts import BidHost
 from domain.evidence.reuse import Holder, fingerprint, reuse_findings
 from domain.evidence.trust import KIT_VERIFIED, SUPPLIED, WITNESSED, trust_level
 from domain.evidence.trust_facts import scan
@@ -67,10 +68,19 @@ def _want(**over: object) -> tokens.Challenge:
     return tokens.Challenge(**base)  # type: ignore[arg-type]
 
 
-def _facts(token: str, start: float = 2000.0, hosts: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
-    text = f'{{"start": {{"timestamp": {{"timesecs": {int(start)}}}}}, "title": "{token}"}}'
-    facts = scan(text)
-    return facts if not hosts else type(facts)(**{**facts.__dict__, "hosts": hosts})
+def _facts(token: str, start: float = 2000.0, host: str | None = None):  # type: ignore[no-untyped-def]
+    """An iperf3 JSON head as the kit's command writes it: the token's own block size, seconds
+    and port, the token in the title and the host facts in the extra data."""
+    p = tokens.expected_parameters(token) if token.count("-") >= 4 else None
+    ts = f'"timestamp": {{"timesecs": {int(start)}}}'
+    shaped = (
+        f', "connected": [{{"remote_port": {p.port}}}], "test_start": {{"blksize": {p.blksize}}}'
+        if p is not None and p.test == "iperf3"
+        else ""
+    )
+    extra = f"{token} GPK-HOST host={host}" if host else token
+    text = f'{{"start": {{{ts}{shaped}}}, "title": "{token}", "extra_data": "{extra}"}}'
+    return scan(text)
 
 
 def test_a_kit_token_is_verified_only_for_its_rfq_supplier_test_and_window() -> None:
@@ -89,22 +99,31 @@ def test_a_kit_token_is_verified_only_for_its_rfq_supplier_test_and_window() -> 
     assert early.findings[0].code == "challenge.before_publication"
     late = tokens.verify(SECRET, _want(), _facts(good, start=4990), tool="iperf3", duration_s=60)
     assert late.findings[0].code == "challenge.after_deadline"
-    hosts = _want(bid_hosts=frozenset({"10.0.0.1", "10.0.0.2"}))
-    elsewhere = tokens.verify(
-        SECRET, hosts, _facts(good, hosts=("10.0.0.1", "10.9.9.9")), tool="iperf3"
-    )
+    listed = _want(bid_hosts=(BidHost("node-1"), BidHost("node-2")))
+    elsewhere = tokens.verify(SECRET, listed, _facts(good, host="node-9"), tool="iperf3")
     assert elsewhere.findings[0].code == "challenge.other_hosts"
-    assert "10.9.9.9" in elsewhere.findings[0].en
+    assert "node-9" in elsewhere.findings[0].en and "node-9" in elsewhere.findings[0].zh
+    ok = tokens.verify(SECRET, listed, _facts(good, host="node-2"), tool="iperf3")
+    assert ok.status == tokens.VERIFIED
 
 
 def test_perftest_token_and_date_lines_printed_by_the_kit_are_read() -> None:
     token = tokens.issue(SECRET, 5, 9, "ib_write_bw")
-    text = (
-        f"GPK-TOKEN {token}\nGPK-DATE 1970-01-01T00:33:20Z\n"
-        + (CORPUS / "ib_write_bw" / "dgx_spark_roce_q4_gbits.txt").read_text()
-        + "GPK-DATE 1970-01-01T00:34:00Z\n"
+    p = tokens.expected_parameters(token)
+    real = (CORPUS / "ib_write_bw" / "dgx_spark_roce_q4_gbits.txt").read_text()
+    # The kit's run of the same test: its row carries the token's size and iteration count
+    # (perftest -q 4 prints the iterations of all four queue pairs), MsgRate to match.
+    rate = 111.71e9 / (p.message_bytes * 8) / 1e6
+    row = (
+        f" {p.message_bytes}      {p.iterations * 4}            111.72             111.71"
+        f"             {rate:.6f}"
     )
-    facts = scan(text)
+    kit_run = real.replace(
+        " 65536      20000            111.72             111.71             0.213070", row
+    )
+    assert kit_run != real
+    framed = "GPK-TOKEN {t}\nGPK-DATE 1970-01-01T00:33:20Z\n{body}GPK-DATE 1970-01-01T00:34:00Z\n"
+    facts = scan(framed.format(t=token, body=kit_run))
     assert facts.dates == (2000.0, 2040.0)
     assert tokens.verify(SECRET, _want(), facts, tool="ib_write_bw").status == tokens.VERIFIED
     absent = tokens.verify(SECRET, _want(), scan("no token here"), tool="ib_write_bw")
