@@ -1,22 +1,37 @@
 """Uncertainty of the cost per effective training hour, ties with the winner, and the headline.
 
-Range of one offer's cost per ETH. The cost model gives, per offer, the compute time per step
-``t_c``, the communication time ``t_x`` and the overlap ``o`` of the workload; its cost is
-``cost = base * (1 + t_e / t_c)`` with ``t_e = max(0, t_x - o * t_c)`` (COST-MODEL.md steps 4-8,
-``base`` = cost with no exposed communication). The range moves the uncertain inputs together:
+Range of one offer's cost per ETH, on the training model's own terms (docs/MODEL.md §15.1). An
+ETH is an hour of the reference GPU at a fixed mfu, so at a fixed bill the cost per ETH is
+proportional to ``step time ÷ model compute time`` of the offer's step. The step the ranking
+priced is taken as given: ``S = C + N + R`` with ``C`` the compute, ``N`` the exposed
+communication that crosses the servers' NICs (the part the network figure moves) and ``R``
+everything else (pipeline bubble, optimizer, traffic inside a server), which follows the GPU and
+is held in proportion to ``C``. An end of the range is ``cost × (R + C + N' · C / C') / S``, with
+``N'`` the network time and ``C'`` the compute under that end's inputs:
 
-- measured bandwidth (accepted evidence): the model ranks on the P5 interval throughput; the low
-  end takes the median (P50), i.e. ``t_x * P5 / P50``; the high end keeps P5;
-- unverified (nominal) bandwidth: untested links often reach well under their port speed, so the
-  high end assumes only :data:`UNVERIFIED_BANDWIDTH_FACTOR` (half) of it (``t_x / 0.5``);
-- overlap: ± :data:`OVERLAP_BAND` (0.15, clamped to 0-1) of hidden communication;
+- measured bandwidth counted as verified: the offer is priced at its typical figure; the low end
+  takes the high end of the measured range (the snapshot's ``measured_p50_gbps``, the quote's
+  ``measured_high_gbps``), the high end its low end (``evidence.low_gbps``: the worst test, less
+  the margin for ports not tested together); both capped at the quoted NICs as the ranking caps
+  them. Network time scales as typical ÷ figure. A missing figure moves nothing on its side;
+- unverified bandwidth (a claim, or evidence the policy does not count): untested links often
+  reach well under their port speed, so the high end assumes :data:`UNVERIFIED_BANDWIDTH_FACTOR`
+  (half) of the rate priced, the network time doubles; the low end keeps the rate;
+- overlap: the data-parallel traffic ``T`` runs beside a window ``W`` of compute and overlap hides
+  ``η · min(W, T)`` of it (steptime: ``η`` the fitted overlap efficiency, 0.6); the result
+  carries only the exposed part ``E``, so ``T`` is recovered from it as
+  ``min(E / (1 − η), E + η · W)`` (the inverse of ``E = T − η · min(W, T)``) and each end
+  re-applies the overlap to its own traffic with ``η`` ± :data:`OVERLAP_BAND` (0.15, clamped to
+  0-1): the shift of the share hidden. Tensor, context, pipeline and expert traffic crossing the
+  servers scales with the bandwidth as exposed (the model hides little of it);
 - mfu: ± :data:`MFU_BAND` (10 %) on every GPU alike, reference included (the ETH unit stays), so
-  it changes only ``t_c`` and with it how much communication hides (higher mfu: worse end);
-- the first-order model itself (availability, per-GPU mfu table, hours per month): ± ``MODEL_BAND``
-  (2 %) on both ends, so two offers 0.7 % apart are never told apart by the model alone.
+  it changes only how long the compute is against the network time and how much traffic hides
+  (higher mfu: worse end);
+- the model itself (availability, GPU table, fitted constants): ± :data:`MODEL_BAND` (2 %) on both
+  ends, so two offers 0.7 % apart are never told apart by the model alone.
 
-``low = base * (1 + t_e_low / t_c_low) * (1 - MODEL_BAND)`` and the same with the high-end inputs
-times ``(1 + MODEL_BAND)``; a one-node offer moves no gradients and keeps only the model band.
+A one-node offer sends nothing over the network and keeps only the model band. Latency terms are
+scaled with the bandwidth too (the result does not separate them), which widens the range a little.
 
 Ties: an eligible offer whose (risk-adjusted) range reaches the winner's range is
 ``tie_with_winner``; :func:`headline` then says what decides between them instead of naming a
@@ -25,13 +40,14 @@ winner by a fraction of a percent. Column-wise with numpy: 10,000 offers take a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from domain.messages import Message
+from domain.trainmodel.calibration import cal
 
 _Array = np.ndarray[Any, Any]
 
@@ -41,26 +57,121 @@ MFU_BAND = 0.10
 MODEL_BAND = 0.02
 
 
-def cost_ranges(
-    cost: _Array,
-    compute_s: _Array,
-    comm_s: _Array,
-    overlap: float,
-    measured: _Array,
-    p5_over_p50: _Array,
+@dataclass(frozen=True, slots=True)
+class StepParts:
+    """One ranking's offers as columns (arrays of one length), in seconds per step."""
+
+    step_s: _Array  # the step as ranked
+    compute_s: _Array  # its model compute
+    dp_net_s: _Array  # exposed data-parallel time of a group spanning servers (else 0)
+    other_net_s: _Array  # exposed tensor/context, pipeline and expert traffic crossing servers
+    dp_window_s: _Array  # the compute the data-parallel traffic runs beside
+
+
+def network_parts(
+    detail: Mapping[str, Any] | None, comm_s: float, gpus_per_node: int, nodes_used: int
+) -> tuple[float, float, float]:
+    """(exposed DP time crossing servers, other exposed time crossing servers, DP window) of one
+    result, from its breakdown (rank.detail: the layout and the step split). Placement as in
+    links.py: tp innermost, then cp, dp, pp; a group of n ranks `stride` apart leaves its server
+    when n × stride > gpus per server; expert groups are consecutive ranks. Without a breakdown
+    every exposed second of a multi-server offer counts as network time, none as data-parallel."""
+    if nodes_used <= 1:
+        return 0.0, 0.0, 0.0
+    step = (detail or {}).get("step")
+    layout = (detail or {}).get("layout")
+    if not isinstance(step, Mapping) or not isinstance(layout, Mapping):
+        return 0.0, comm_s, 0.0
+    g = max(1, gpus_per_node)
+    tp, cp, dp = (int(layout.get(k) or 1) for k in ("tp", "cp", "dp"))
+    pp, ep = int(layout.get("pp") or 1), int(layout.get("ep") or 1)
+    compute = float(step.get("compute_s") or 0.0)
+    dp_s = float(step.get("dp_s") or 0.0) if dp * cp > 1 and tp * cp * dp > g else 0.0
+    other = float(step.get("tp_s") or 0.0) if tp * cp > g else 0.0
+    other += float(step.get("pp_transfer_s") or 0.0) if tp * cp * dp * pp > g else 0.0
+    other += float(step.get("ep_s") or 0.0) if ep > g else 0.0
+    return dp_s, other, _dp_window(compute, layout, step)
+
+
+def _dp_window(compute: float, layout: Mapping[str, Any], step: Mapping[str, Any]) -> float:
+    """The compute data-parallel traffic hides behind (steptime._dp_exposed_s): DDP's all-reduce
+    the last microbatch's backward; ZeRO-1/2 the reduce-scatter behind it and the all-gather
+    behind its forward; DeepSpeed's ZeRO-2 without pipeline reduces behind every microbatch's
+    backward; ZeRO-3 gathers and reduces beside every microbatch."""
+    m = max(1, int(step.get("microbatches") or 1))
+    zero, pp = int(layout.get("zero_stage") or 0), int(layout.get("pp") or 1)
+    bwd = 0.75 if layout.get("recompute") == "full" else 2.0 / 3.0
+    c_mb = compute / m
+    if zero == 3:
+        return compute
+    if zero == 2 and pp == 1:
+        return bwd * compute + (1.0 - bwd) * c_mb
+    return bwd * c_mb if zero == 0 else c_mb
+
+
+def bandwidth_times(
+    verified: _Array, typical: _Array, high: _Array, low: _Array, nominal: _Array
 ) -> tuple[_Array, _Array]:
-    """Low and high cost per ETH of every offer (arrays of equal length; p5_over_p50 is 1 where
-    there is no median figure)."""
-    t_c = np.asarray(compute_s, dtype=float)
-    t_x = np.asarray(comm_s, dtype=float)
-    base = cost / (1.0 + np.maximum(0.0, t_x - overlap * t_c) / t_c)
-    t_c_lo, t_c_hi = t_c / (1.0 - MFU_BAND), t_c / (1.0 + MFU_BAND)
-    o_lo, o_hi = min(1.0, overlap + OVERLAP_BAND), max(0.0, overlap - OVERLAP_BAND)
-    t_x_lo = np.where(measured, t_x * p5_over_p50, t_x)
-    t_x_hi = np.where(measured, t_x, t_x / UNVERIFIED_BANDWIDTH_FACTOR)
-    low = base * (1.0 + np.maximum(0.0, t_x_lo - o_lo * t_c_lo) / t_c_lo) * (1.0 - MODEL_BAND)
-    high = base * (1.0 + np.maximum(0.0, t_x_hi - o_hi * t_c_hi) / t_c_hi) * (1.0 + MODEL_BAND)
-    return np.minimum(low, cost), np.maximum(high, cost)
+    """Network time at the low and the high end as a multiple of the time priced: measured and
+    verified, typical ÷ high and typical ÷ low (each capped at the quoted NICs, nominal ≤ 0: no
+    cap; a missing figure, nan, keeps 1); otherwise 1 and 1 ÷ UNVERIFIED_BANDWIDTH_FACTOR."""
+    nominal = np.asarray(nominal, dtype=float)
+    cap = np.where(nominal > 0, nominal, np.inf)
+
+    def ratio(figure: _Array) -> _Array:
+        f = np.minimum(np.asarray(figure, dtype=float), cap)
+        t = np.minimum(np.asarray(typical, dtype=float), cap)
+        ok = np.isfinite(f) & (f > 0) & np.isfinite(t) & (t > 0)
+        return np.where(ok, t / np.where(ok, f, 1.0), 1.0)
+
+    measured = np.asarray(verified, dtype=bool)
+    t_low = np.where(measured, np.minimum(1.0, ratio(high)), 1.0)
+    t_high = np.where(measured, np.maximum(1.0, ratio(low)), 1.0 / UNVERIFIED_BANDWIDTH_FACTOR)
+    return t_low, t_high
+
+
+def cost_ranges(
+    cost: _Array, parts: StepParts, dp_overlap: bool, time_low: _Array, time_high: _Array
+) -> tuple[_Array, _Array]:
+    """Low and high cost per ETH of every offer (arrays of equal length); `time_low` and
+    `time_high` multiply the network time at each end (bandwidth_times)."""
+    cost = np.asarray(cost, dtype=float)
+    step = np.asarray(parts.step_s, dtype=float)
+    c = np.asarray(parts.compute_s, dtype=float)
+    e = np.asarray(parts.dp_net_s, dtype=float)
+    o = np.asarray(parts.other_net_s, dtype=float)
+    w = np.asarray(parts.dp_window_s, dtype=float)
+    eta = cal().overlap_efficiency if dp_overlap else 0.0
+    traffic = _dp_traffic(e, w, eta)
+    usable = (step > 0) & (c > 0)
+    safe_s = np.where(usable, step, 1.0)
+
+    def end(times: _Array, mfu: float, eta_end: float) -> _Array:
+        # mfu higher by `mfu`: the compute takes 1 / (1 + mfu) of its time, and so its window
+        shrink = 1.0 / (1.0 + mfu)
+        t = traffic * times
+        exposed = t - eta_end * np.minimum(w * shrink, t)
+        network = exposed + o * times
+        factor = (safe_s - e - o + network / shrink) / safe_s
+        return np.where(usable, cost * factor, cost)
+
+    low = end(np.asarray(time_low, dtype=float), -MFU_BAND, _band(eta, +1, dp_overlap))
+    high = end(np.asarray(time_high, dtype=float), MFU_BAND, _band(eta, -1, dp_overlap))
+    return np.minimum(low * (1 - MODEL_BAND), cost), np.maximum(high * (1 + MODEL_BAND), cost)
+
+
+def _band(eta: float, sign: int, on: bool) -> float:
+    return min(1.0, max(0.0, eta + sign * OVERLAP_BAND)) if on else 0.0
+
+
+def _dp_traffic(exposed: _Array, window: _Array, eta: float) -> _Array:
+    """The data-parallel traffic whose exposed part is `exposed` when overlap hides
+    ``eta · min(window, traffic)`` of it: the inverse of steptime's overlap."""
+    if eta <= 0.0:
+        return exposed
+    if eta >= 1.0:
+        return exposed + window
+    return np.minimum(exposed / (1.0 - eta), exposed + eta * window)
 
 
 def ties_with(winner: int, low: _Array, high: _Array, candidates: _Array) -> _Array:

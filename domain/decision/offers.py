@@ -117,33 +117,63 @@ def _ranges(
     results: Sequence[ranking.OfferResult],
     policy: el.RiskPolicy = el.DEFAULT_POLICY,
 ) -> tuple[Any, Any]:
+    """Each result's cost range (domain/uncertainty.py) from its step split and its offer's
+    measured figures as the snapshot carries them: ``measured_gbps`` the typical figure priced,
+    ``measured_p50_gbps`` the high end of the measured range (the quote's
+    ``measured_high_gbps`` under its snapshot name), ``evidence.low_gbps`` the low end."""
+    n = len(results)
+
     def verified(r: ranking.OfferResult) -> bool:
         trust = _evidence_trust(offers.get(r.offer_id, _NO_OFFER))
         return el.counts_as_verified(
             measured=r.bandwidth_basis == "measured", trust=trust, policy=policy
         )
 
-    def ratio(r: ranking.OfferResult) -> float:
-        if not verified(r):
-            return 1.0
+    def figure(r: ranking.OfferResult, key: str) -> float:
         o = offers.get(r.offer_id, _NO_OFFER)
-        p5, p50 = o.get("measured_gbps"), o.get("measured_p50_gbps")
-        return float(p5) / float(p50) if p5 and p50 else 1.0
+        found = (o.get("evidence") or {}).get("low_gbps") if key == "low" else o.get(key)
+        return float(found) if isinstance(found, int | float) and found > 0 else np.nan
 
-    return un.cost_ranges(
-        np.fromiter((r.cost_per_eth for r in results), float, len(results)),
-        np.fromiter((r.compute_time_s for r in results), float, len(results)),
-        np.fromiter((r.comm_time_s for r in results), float, len(results)),
-        scenario_overlap(snapshot),
-        np.fromiter(map(verified, results), bool, len(results)),
-        np.fromiter(map(ratio, results), float, len(results)),
+    def nominal(r: ranking.OfferResult) -> float:
+        o = offers.get(r.offer_id, _NO_OFFER)
+        return float(o.get("nic_gbps") or 0.0) * float(o.get("nics_per_node") or 1)
+
+    def parts(r: ranking.OfferResult) -> tuple[float, float, float]:
+        g = int(offers.get(r.offer_id, _NO_OFFER).get("gpus_per_node") or 1)
+        return un.network_parts(r.model_detail, r.comm_time_s, g, r.nodes_used)
+
+    split = np.array([parts(r) for r in results], dtype=float).reshape(n, 3)
+    step = un.StepParts(
+        np.fromiter((r.step_time_s for r in results), float, n),
+        np.fromiter((r.compute_time_s for r in results), float, n),
+        split[:, 0], split[:, 1], split[:, 2],
+    )  # fmt: skip
+    t_low, t_high = un.bandwidth_times(
+        np.fromiter(map(verified, results), bool, n),
+        np.fromiter((figure(r, "measured_gbps") for r in results), float, n),
+        np.fromiter((figure(r, "measured_p50_gbps") for r in results), float, n),
+        np.fromiter((figure(r, "low") for r in results), float, n),
+        np.fromiter(map(nominal, results), float, n),
     )
+    cost = np.fromiter((r.cost_per_eth for r in results), float, n)
+    return un.cost_ranges(cost, step, dp_overlap(snapshot), t_low, t_high)
 
 
 def scenario_overlap(snapshot: Mapping[str, Any]) -> float:
     """The overlap a snapshot is ranked with: its scenario's (a what-if), else the workload's."""
     chosen = (snapshot.get("scenario") or {}).get("overlap")
     return float(chosen if chosen is not None else snapshot["workload"].get("overlap", 0.5))
+
+
+def dp_overlap(snapshot: Mapping[str, Any]) -> bool:
+    """Whether the training model overlaps data-parallel traffic with compute in this ranking:
+    a what-if's overlap decides alone (rank.py), else the workload's overlap above 0 and a given
+    parallel request that does not turn it off (ranking.workload_of)."""
+    chosen = (snapshot.get("scenario") or {}).get("overlap")
+    if chosen is not None:
+        return float(chosen) > 0
+    given = ((snapshot.get("workload_architecture") or {}).get("parallel") or {}).get("dp_overlap")
+    return scenario_overlap(snapshot) > 0 and given is not False
 
 
 def decide(

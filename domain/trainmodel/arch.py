@@ -13,11 +13,10 @@ def mlp_matrices(model: ModelSpec) -> int:
     parameter count: per-layer parameters minus attention, divided by hidden x ffn."""
     if model.ffn is None or model.moe is not None:
         return 2
-    h, heads = model.hidden, model.heads
-    kv = model.kv_heads or heads
+    h = model.hidden
     embeddings = model.vocab * h * (2 if model.kv_heads else 1)  # modern models untie the head
     per_layer = (model.params - embeddings) / model.layers
-    attention = h * h * (2 + 2 * kv / heads)
+    attention = 2 * h * (model.attention_width + model.kv_width)  # Q, O; K, V
     ratio = (per_layer - attention) / (h * model.ffn)
     return 3 if ratio > 2.5 else 2
 

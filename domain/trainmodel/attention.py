@@ -5,8 +5,9 @@ kernel streams K and V blocks through on-chip memory for every block of queries.
 property of the card and of the kernel, measured by the FlashAttention authors, not of the
 large-GEMM efficiency the linear layers reach. Per layer and microbatch on one GPU:
 
-- forward FLOPs `4·b·(s/cp)·s·h/tp × c` (QKᵀ and PV, 2 FLOPs per multiply-add, every query of
-  the rank's s/cp tokens against the sequence's s keys, the heads split by tp), with
+- forward FLOPs `4·b·(s/cp)·s·h_a/tp × c` (QKᵀ and PV, 2 FLOPs per multiply-add, every query of
+  the rank's s/cp tokens against the sequence's s keys, the heads split by tp; h_a = heads ×
+  head_dim, the hidden size unless the model states another head_dim), with
   `c = ½ + B/(2·s)` under causal masking: only the blocks at or below the diagonal are
   computed, and the diagonal blocks (B = 128 rows, FlashAttention-2's tile) in full;
 - backward 2.5 × the forward FLOPs (FlashAttention-2 §3.1.1 counts it so: five block products
@@ -66,7 +67,7 @@ def forward_flops(model: ModelSpec, tp: int, pp: int, cp: int, microbatch: int) 
     """Attention-core forward FLOPs of one microbatch on one GPU (its stage's layers)."""
     s = float(model.seq_len)
     local = s / cp
-    per_layer = 4.0 * microbatch * local * s * model.hidden / tp * causal_fraction(s)
+    per_layer = 4.0 * microbatch * local * s * model.attention_width / tp * causal_fraction(s)
     return per_layer * model.layers / pp
 
 
@@ -77,7 +78,7 @@ def attention_times(
     context-parallel rank runs cp kernels over s/cp keys."""
     fwd_flops = forward_flops(model, tp, pp, cp, microbatch)
     fwd_eff, bwd_eff = attention_efficiency(
-        gpu, model.hidden / model.heads, model.seq_len / cp, model.attention_kernel
+        gpu, model.head_width, model.seq_len / cp, model.attention_kernel
     )
     peak = gpu.bf16_tflops * 1e12
     return fwd_flops / (peak * fwd_eff), BACKWARD_FLOP_RATIO * fwd_flops / (peak * bwd_eff)
@@ -96,5 +97,5 @@ def flash_attention_s(
 def counted_attention_flops_per_token(model: ModelSpec, recompute: str) -> float:
     """The attention core in the FLOP convention (12·L·h·s, 4·L·h·s more per recomputed
     forward): what the linear-layer timing leaves out when the core is timed here."""
-    base = 12.0 * model.layers * model.hidden * model.seq_len
+    base = 12.0 * model.layers * model.attention_width * model.seq_len
     return base + (base / 3.0 if recompute in ("full", "selective") else 0.0)

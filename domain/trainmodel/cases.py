@@ -132,6 +132,7 @@ def model_from(data: Any, precision: Any = None, kernel: Any = None) -> ModelSpe
         vocab=_field("model", d, "vocab", "int", False) or 0,
         ffn=_field("model", d, "ffn", "int", False),
         kv_heads=_field("model", d, "kv_heads", "int", False),
+        head_dim=_field("model", d, "head_dim", "int", False),
         moe=moe,
         trainable_params_b=_field("model", d, "trainable_params_b", "float", False),
         precision=_precision(precision if precision is not None else d.get("precision")),

@@ -11,8 +11,9 @@ received, so only what exceeds one chunk's attention is exposed:
 
 with chunk = b · (s/cp) · 2 · h_kv/tp · 2 bytes (K and V in bf16, the kv heads split by tp) and
 twice that backward. After each step the partial outputs are merged through their log-sum-exp,
-a memory-bound pass reading and writing the output: MERGE_BYTES per element of b·(s/cp)·h/tp over
-HBM. The causal mask leaves the ranks evenly loaded because the sequence is split in 2·cp chunks
+a memory-bound pass reading and writing the output: MERGE_BYTES per element of b·(s/cp)·h_a/tp
+over HBM (h_a = heads × head_dim, h_kv = kv_heads × head_dim). The causal mask leaves the ranks
+evenly loaded because the sequence is split in 2·cp chunks
 and rank i holds chunks i and 2·cp − 1 − i (Megatron-Core's load balancing); the chunk times are
 the rank's average. The ring's edges run on NVLink while tp·cp fits in a server, else the send
 crosses the NICs at one GPU's share (every rank sends at once).
@@ -38,7 +39,7 @@ def ring_exposed_s(
     if cp <= 1:
         return 0.0
     layers = model.layers / pp * stage_imbalance(model.layers, pp)
-    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
+    kv_dim = model.kv_width
     local = microbatch * model.seq_len / cp
     chunk = local * 2.0 * kv_dim / tp * ACT_BYTES
     _local, servers = placement(cp, tp, links.gpus_per_node)
@@ -49,6 +50,6 @@ def ring_exposed_s(
     steps = cp - 1
     fwd = steps * max(0.0, p2p_s(chunk, crosses, links) - fwd_chunk)
     bwd = steps * max(0.0, p2p_s(2.0 * chunk, crosses, links) - bwd_chunk)
-    merge = steps * local * model.hidden / tp * MERGE_BYTES / (gpu.hbm_tbps * 1e12)
+    merge = steps * local * model.attention_width / tp * MERGE_BYTES / (gpu.hbm_tbps * 1e12)
     forwards = 2.0 if recompute in ("full", "selective") else 1.0
     return layers * (forwards * (fwd + merge) + bwd)

@@ -67,6 +67,27 @@ class ModelSpec:
     # Bytes read from storage per sample (sequence): images, video, audio, packed text.
     # None: negligible (a text LLM's token ids); the step is then never bound by loading.
     bytes_per_sample: float | None = None
+    # Width of one attention head when the model states it and heads x head_dim is not the
+    # hidden size (Qwen3-30B-A3B: 32 x 128 = 4096 on hidden 2048; gpt-oss-120b: 64 x 64 = 4096
+    # on hidden 2880). None: hidden / heads.
+    head_dim: int | None = None
+
+    @property
+    def head_width(self) -> float:
+        """One attention head's width: head_dim, else hidden / heads."""
+        return float(self.head_dim) if self.head_dim else self.hidden / self.heads
+
+    @property
+    def attention_width(self) -> float:
+        """Width of Q and of the attention output (the input of the output projection):
+        heads x head_dim, the hidden size unless head_dim says otherwise."""
+        return float(self.heads * self.head_dim) if self.head_dim else float(self.hidden)
+
+    @property
+    def kv_width(self) -> float:
+        """Width of K and of V each: kv_heads x head_dim (grouped-query attention)."""
+        kv = self.kv_heads or self.heads
+        return float(kv * self.head_dim) if self.head_dim else self.hidden * kv / self.heads
 
     @property
     def params(self) -> float:
@@ -200,7 +221,16 @@ def check_model(model: ModelSpec) -> None:
                 f"model.params_b 必须在 0.0001 到 100000（十亿）之间（当前为 {model.params_b}）。",
             )
         )
-    if model.heads >= 1 and model.hidden % model.heads:
+    if model.head_dim is not None and not 1 <= model.head_dim <= 16_384:
+        bad.append(
+            _msg(
+                "model_head_dim_range",
+                f"model.head_dim must be between 1 and 16384 (got {model.head_dim}).",
+                f"model.head_dim 必须在 1 到 16384 之间（当前为 {model.head_dim}）。",
+            )
+        )
+    # a stated head_dim sets the attention width itself: hidden need not split into the heads
+    if model.head_dim is None and model.heads >= 1 and model.hidden % model.heads:
         bad.append(
             _msg(
                 "model_heads_hidden",

@@ -103,7 +103,8 @@ def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> 
     Without flash attention (Korthikanti et al. eq. 1-6): 34*s*b*h + 5*a*s^2*b for a GPT layer
     with dropout; the MLP part 19 is generalised to 3 + 4*ffn/h. With flash attention and no
     dropout (modern pretraining): the s^2 terms and dropout masks go; K and V shrink with GQA and
-    a gated MLP keeps three ffn-wide tensors."""
+    a gated MLP keeps three ffn-wide tensors. Q and the attention output are heads x head_dim
+    wide, K and V kv_heads x head_dim (ModelSpec.attention_width, kv_width)."""
     s = model.seq_len / layout.cp
     b = layout.microbatch
     h = model.hidden
@@ -116,15 +117,17 @@ def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> 
     base = s * b * h
     if recompute == "full":
         return 2.0 * base / (t if layout.sequence_parallel else 1)
+    q, kv = model.attention_width / h, model.kv_width / h
     if layout.flash_attention:
-        kv = (model.kv_heads or model.heads) / model.heads
-        attention = 6.0 + 4.0 * kv  # norm output, Q, K, V, attention output
+        attention = 2.0 + 4.0 * q + 4.0 * kv  # norm output, Q, K, V, attention output
         mlp = (2.0 + 2.0 * matrices * ffn / h) * topk
         per_token = attention + mlp + 4.0 - fp8_saved_activations(model, ffn / h, topk)
         replicated = 6.0  # norm inputs and outputs when sequence parallel is off
         attn_sq = 0.0
     else:
-        per_token = 15.0 + (3.0 + 4.0 * ffn / h) * topk  # 34 for a standard GPT layer
+        # 34 for a standard GPT layer: norms 4, QKV input 2, dropout mask 1, Q, K, V and the
+        # projection's input 8 (at their widths), the MLP 19
+        per_token = 7.0 + 4.0 * q + 4.0 * kv + (3.0 + 4.0 * ffn / h) * topk
         replicated = 10.0
         attn_sq = 0.0 if recompute == "selective" else 5.0 * model.heads * s / h
     if layout.sequence_parallel:

@@ -31,15 +31,14 @@ LORA_TARGETS = ("qkv", "proj", "mlp")
 
 def _linears(model: ModelSpec) -> list[tuple[float, float]]:
     """(in, out) of the adapted linear layers of one transformer layer."""
-    h = float(model.hidden)
-    kv = h * (model.kv_heads or model.heads) / model.heads
+    h, q, kv = float(model.hidden), model.attention_width, model.kv_width
     ffn = float(model.ffn or 4 * model.hidden)
     targets = model.lora_targets or LORA_TARGETS
     out: list[tuple[float, float]] = []
     if "qkv" in targets:
-        out += [(h, h), (h, kv), (h, kv)]
+        out += [(h, q), (h, kv), (h, kv)]
     if "proj" in targets:
-        out.append((h, h))
+        out.append((q, h))
     if "mlp" in targets:
         gated = mlp_matrices(model) == 3
         out += [(h, ffn)] * (2 if gated else 1) + [(ffn, h)]

@@ -82,7 +82,7 @@ def fp8_saved_activations(model: ModelSpec, ffn_ratio: float, copies: float) -> 
     projection's input and the second's (ffn wide)."""
     if model.precision != "fp8":
         return 0.0
-    return 2.0 + (1.0 + ffn_ratio) * copies
+    return 1.0 + model.attention_width / model.hidden + (1.0 + ffn_ratio) * copies
 
 
 def flop_split(model: ModelSpec, total_per_token: float, weight_passes: float) -> FlopSplit:

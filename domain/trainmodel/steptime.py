@@ -72,8 +72,9 @@ class StepTime:
 
 
 def model_flops_per_token(model: ModelSpec) -> float:
-    """PaLM appendix B: 6N + 12*L*h*s (N activated parameters); adapters train only their part."""
-    attention = 12.0 * model.layers * model.hidden * model.seq_len
+    """PaLM appendix B: 6N + 12*L*h*s (N activated parameters, h the attention width
+    heads x head_dim); adapters train only their part."""
+    attention = 12.0 * model.layers * model.attention_width * model.seq_len
     if model.trainable_params_b is None and is_lora(model):
         # frozen weights forward and input gradient, adapters forward and backward (peft.py)
         return 4.0 * model.active_params + 6.0 * lora_params(model) + attention
@@ -89,13 +90,13 @@ def causal_saving_flops_per_token(model: ModelSpec, recompute: str) -> float:
     training, 2 more per recomputed forward). MFU keeps PaLM's 12·L·h·s convention (published
     MFUs use it); the time is what the GPU computes. Without flash attention (Megatron-LM of
     2021-22) the full score matrix is computed and then masked."""
-    half = 6.0 * model.layers * model.hidden * model.seq_len
+    half = 6.0 * model.layers * model.attention_width * model.seq_len
     return half + (half / 3.0 if recompute in ("full", "selective") else 0.0)
 
 
 def recompute_flops_per_token(model: ModelSpec, recompute: str) -> float:
     """Full: one more forward (2N + 4Lhs). Selective: the attention core again (4Lhs)."""
-    attention_fwd = 4.0 * model.layers * model.hidden * model.seq_len
+    attention_fwd = 4.0 * model.layers * model.attention_width * model.seq_len
     if recompute == "full":
         return 2.0 * model.active_params + attention_fwd
     if recompute == "selective":
@@ -265,8 +266,7 @@ def _cp_s(
     if flash and model.cp_comm == "ring":
         return ring_exposed_s(model, gpu, links, tp, pp, cp, microbatch, recompute)
     extra = 1 if recompute == "full" else 0
-    kv_dim = model.hidden * (model.kv_heads or model.heads) / model.heads
-    kv = microbatch * model.seq_len * 2 * kv_dim * ACT_BYTES
+    kv = microbatch * model.seq_len * 2 * model.kv_width * ACT_BYTES
     return (2 + extra) * model.layers / pp * collective_s("ag", kv, cp, tp, links)
 
 

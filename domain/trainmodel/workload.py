@@ -29,7 +29,7 @@ PARALLEL_KEYS = ("tp", "pp", "dp", "zero_stage", "microbatch")
 # Keys a preset may carry that the form does not show (kept when the analyst starts from it).
 EXTRA_MODEL_KEYS = (
     "trainable_params_b", "peft", "lora_rank", "lora_targets", "bytes_per_sample",
-    "attention_kernel", "cp_comm",
+    "attention_kernel", "cp_comm", "head_dim",
 )  # fmt: skip
 EXTRA_PARALLEL_KEYS = ("grad_reduce_bytes", "recompute", "interleave", "cp", "ep")
 KNOWN_MODEL_KEYS = {*MODEL_KEYS, *EXTRA_MODEL_KEYS, "params_b", "moe"}

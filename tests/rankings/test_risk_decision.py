@@ -101,11 +101,14 @@ def test_the_recommendation_is_the_best_eligible_demo_offer(hostile_demo):
     summary = ranking_decision(run)
     assert summary["recommended"] == best and not summary["all_excluded"]
     assert {r.label for r in summary["excluded"]} >= {"unlicensed 4×400G IB", "absurd NIC"}
-    # Training model v3 (MODEL.md §4): a data-parallel ring drives every NIC of the server, so
-    # the 100G RoCE offer is clearly ahead again for the 7B demo job (under v2, which timed
-    # each rank at one GPU's NIC share, it tied with the 4x200G IB offer).
-    assert summary["headline"]["code"] == "recommend_clear"
-    assert "100G RoCE" in summary["headline"]["en"] and "100G RoCE" in summary["headline"]["zh"]
+    # The 100G RoCE offer is the cheapest (19.3 CNY per ETH against 21.7 for 4x200G IB), but
+    # its bandwidth is only claimed: at half the claim the model itself prices it at 21.66, the
+    # IB offer's cost. Its range (docs/MODEL.md §15.1) reaches the IB offer's, so the headline
+    # names no winner and says what decides (the retired formula subtracted the overlap from the
+    # already exposed communication a second time, and the claim's uncertainty vanished).
+    assert summary["headline"]["code"] == "tie"
+    for lang in ("en", "zh"):
+        assert "100G RoCE" in summary["headline"][lang] and "4×200G IB" in summary["headline"][lang]
     assert "严重：排除" in summary["policy_note"]["zh"]
 
 
