@@ -6,12 +6,20 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import CharField, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 
 from core.models import JobStatus
 from domain.delivery.report import report_from_dict
 
-from .models import Contract, DeliveryEvaluation, DeliveryUpload, Incident, VendorTrackRecord
+from .models import (
+    ClaimPack,
+    Contract,
+    DeliveryEvaluation,
+    DeliveryUpload,
+    Incident,
+    VendorTrackRecord,
+)
 
 
 def _latest_done() -> QuerySet[DeliveryEvaluation]:
@@ -37,11 +45,21 @@ def contract_list(*, team) -> QuerySet[Contract]:  # type: ignore[no-untyped-def
 
 
 def contract_get(*, team, pk: int) -> Contract | None:  # type: ignore[no-untyped-def]
-    """The contract with its vendor and Prometheus source (one-to-one). Its quote and award are
-    read only where shown (the terms card, kept rendered by the page): joining them on every
-    request cost more than the rest of the page's queries together."""
+    """The contract with its vendor and Prometheus source (one-to-one), and the names the terms
+    card shows of its quote and RFQ (``quote_label``, ``rfq_id``, ``rfq_title``: two columns
+    joined, not the rows: loading the quote, its version and the award as objects on every
+    request cost more than the rest of the page's queries together). The names are part of
+    the terms card's cache key, so a renamed quote or RFQ shows at once."""
     return (
-        Contract.objects.for_team(team).select_related("vendor", "prometheus").filter(pk=pk).first()
+        Contract.objects.for_team(team)
+        .select_related("vendor", "prometheus")
+        .annotate(
+            quote_label=F("quote__label"),
+            rfq_id=F("award__rfq_id"),
+            rfq_title=F("award__rfq__title"),
+        )
+        .filter(pk=pk)
+        .first()
     )
 
 
@@ -52,6 +70,46 @@ def latest_evaluation(contract: Contract, *, with_report: bool = True) -> Delive
     if not with_report:
         rows = rows.defer("report")
     return rows.order_by("-computed_at", "-pk").first()
+
+
+def _claim_packs_stamp() -> RawSQL:
+    """A text that changes whenever the contract's claim packs as listed change: their number,
+    the newest, the latest start, finish and heartbeat of any (every status change of a job
+    writes one of them) and how many are pending or done (a pack sent back to the queue). One
+    SQL text (the same in PostgreSQL and SQLite): built as ORM expressions it cost more Python
+    per request than the query it saves."""
+    cols = ("COUNT(*)", "MAX(id)", "MAX(started_at)", "MAX(finished_at)", "MAX(heartbeat_at)",
+            f"SUM(CASE WHEN status = '{JobStatus.PENDING.value}' THEN 1 ELSE 0 END)",
+            f"SUM(CASE WHEN status = '{JobStatus.DONE.value}' THEN 1 ELSE 0 END)")  # fmt: skip
+    text = " || '|' || ".join(f"COALESCE(CAST({c} AS TEXT), '-')" for c in cols)
+    table, outer = ClaimPack._meta.db_table, DeliveryEvaluation._meta.db_table
+    sql = f'SELECT {text} FROM "{table}" WHERE "{table}".contract_id = "{outer}".contract_id'  # noqa: S608 (no user input)
+    return RawSQL(sql, (), output_field=CharField())  # noqa: S611 (constant text, no input)
+
+
+def page_evaluations(
+    contract: Contract,
+) -> tuple[DeliveryEvaluation | None, DeliveryEvaluation | None]:
+    """(the latest finished evaluation, the one pending or running) in one query, the report
+    left unread; the finished one carries ``claim_packs_stamp`` (the claim-pack list's key)."""
+    done = contract.evaluations.filter(status=JobStatus.DONE).order_by("-computed_at", "-pk")
+    pending = contract.evaluations.filter(
+        status__in=[JobStatus.PENDING, JobStatus.RUNNING]
+    ).order_by("-pk")
+    rows = (
+        DeliveryEvaluation.objects.filter(
+            Q(pk=Subquery(done.values("pk")[:1])) | Q(pk=Subquery(pending.values("pk")[:1]))
+        )
+        .defer("report")
+        .annotate(claim_packs_stamp=_claim_packs_stamp())
+    )
+    latest = running = None
+    for row in rows:
+        if row.status == JobStatus.DONE:
+            latest = row
+        else:
+            running = row
+    return latest, running
 
 
 def pending_evaluation(contract: Contract) -> DeliveryEvaluation | None:

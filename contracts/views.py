@@ -87,7 +87,15 @@ def _fragments(kept: _Kept, contract, evaluation) -> None:  # type: ignore[no-un
     change stamp, the evaluation's identity (a finished evaluation never changes) and the day
     (days left to each deadline count from today). A hit reads no report, builds no figure and
     runs no template loop."""
-    kept.add("terms", (contract.pk, contract.updated_at, contract.quote_id, contract.award_id),
+    names = (
+        contract.vendor.name_zh,
+        contract.vendor.name_en,
+        contract.quote_label,
+        contract.rfq_id,
+        contract.rfq_title,
+    )  # what the card names (read with the contract)
+    kept.add("terms", (contract.pk, contract.updated_at, contract.quote_id, contract.award_id,
+                       names),
              lambda: render_to_string("contracts/_terms.html", {"contract": contract}))  # fmt: skip
     if evaluation is None:
         return
@@ -142,7 +150,7 @@ class ContractDetailView(TeamRequiredMixin, View):
 
     def page(self, request, contract, upload_form=None, incident_form=None,  # type: ignore[no-untyped-def]
              prometheus_form=None, maintenance_form=None, status=200):  # fmt: skip
-        evaluation = selectors.latest_evaluation(contract, with_report=False)
+        evaluation, pending = selectors.page_evaluations(contract)
         uploads = list(selectors.contract_uploads(contract).values_list(*UPLOAD_SHOWN)[:20])
         incidents = list(selectors.contract_incidents(contract).values_list(*INCIDENT_SHOWN)[:50])
         src = getattr(contract, "prometheus", None)  # read with the contract
@@ -154,6 +162,11 @@ class ContractDetailView(TeamRequiredMixin, View):
             prometheus_form = PrometheusSourceForm(prefix="prom", initial=initial)
         kept = _Kept()
         _fragments(kept, contract, evaluation)
+        if evaluation is not None:  # the list's stamp is read with the evaluation
+            packs = contract.claim_packs.order_by("-pk")
+            kept.add("claim_packs", (contract.pk, evaluation.claim_packs_stamp),
+                     lambda: render_to_string("contracts/_claim_packs.html", {
+                         "contract": contract, "claim_packs": list(packs[:5])}))  # fmt: skip
         kept.add("evidence", (contract.pk, uploads), lambda: render_to_string(
             "contracts/_evidence.html",
             {"uploads": list(selectors.contract_uploads(contract)[:20])}))  # fmt: skip
@@ -177,11 +190,10 @@ class ContractDetailView(TeamRequiredMixin, View):
         html = kept.resolve()
         ctx = {
             "contract": contract, "evaluation": evaluation,
-            "pending": selectors.pending_evaluation(contract),
+            "pending": pending,
             "fragments": html, "claimable": bool(evaluation and (evaluation.breach_count
                                                                  or evaluation.credit_total)),
             "maintenance": list(contract.maintenance_windows.all()),
-            "claim_packs": list(contract.claim_packs.order_by("-pk")[:5]) if evaluation else [],
             **{k: v if v is not None else html[f"form.{k.split('_')[0]}"]
                for k, v in live.items()},
             "incident_open": bool(incident_form is not None and incident_form.errors),

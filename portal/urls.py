@@ -6,7 +6,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import IsAuthenticated
 
-from accounts.views import RateLimitedLoginView, TrivialPageView
+from accounts.views import RateLimitedLoginView, TeamSettingsView, TrivialPageView
 from core import views as core_views
 from quotes import urls as quotes_urls
 from rankings.views import QuoteCompareView
@@ -51,6 +51,7 @@ urlpatterns = [
     path("ping/", core_views.ping_page, name="ping"),
     path("ping/page/", TrivialPageView.as_view(), name="ping-page"),
     path("login/", RateLimitedLoginView.as_view(), name="login"),
+    path("team/settings/", TeamSettingsView.as_view(), name="team-settings"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),

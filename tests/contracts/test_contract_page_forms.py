@@ -5,6 +5,7 @@ a pinned number of queries, and a change shown on the next visit (versioned keys
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -160,7 +161,8 @@ def test_the_page_reads_stored_results_with_a_fixed_number_of_queries(  # type: 
                 "vendor_ticket": f"T-{i}",
             },
         )
-    with django_assert_max_num_queries(14):  # session, user, membership + the page's own
+    # session, user, membership + the page's own 6 + the incidents re-read for their new key
+    with django_assert_max_num_queries(10):
         page = client.get(url).content.decode()
     assert "T-5" in page  # the new rows are a new key: shown at once, nothing invalidated
     with CaptureQueriesContext(connection) as kept:
@@ -168,6 +170,7 @@ def test_the_page_reads_stored_results_with_a_fixed_number_of_queries(  # type: 
     assert not any(
         "deliveryevaluation" in q["sql"] and '"report"' in q["sql"] for q in kept.captured_queries
     )  # a kept page never reads the report
+    assert len(kept.captured_queries) <= 9  # all kept: contract, evaluations and 4 key reads
 
 
 def test_a_contract_from_a_quote_starts_from_the_vendors_structured_schedule(  # type: ignore[no-untyped-def]
@@ -188,3 +191,53 @@ def test_without_a_vendor_schedule_the_contract_starts_without_one(team_a, analy
     c = contract_create(team=team_a, user=analyst_a, vendor=vendor_a,
                         data=contract_data(schedule={}))  # fmt: skip
     assert c.schedule == {}
+
+
+def _terms_card(page: str) -> str:
+    return page.split('id="terms"', 1)[1].split('id="delivery"', 1)[0]
+
+
+def test_a_renamed_quote_rfq_or_vendor_shows_on_the_terms_card_at_once(  # type: ignore[no-untyped-def]
+    team_a, analyst_a, quote_a, client_as
+):
+    from contracts.services import contract_create_from_award
+
+    from .test_contract_services import _award
+
+    award = _award(team_a, analyst_a, quote_a, state="approved", evidence={})
+    contract = contract_create_from_award(team=team_a, user=analyst_a, award=award)
+    client = client_as(analyst_a)
+    url = f"/contracts/{contract.pk}/"
+    card = _terms_card(client.get(url).content.decode())  # fills the kept card
+    assert ">8×H800 RoCE</a>" in card and ">64×H800</a>" in card
+    stamp = type(contract).objects.get(pk=contract.pk).updated_at
+    type(quote_a).objects.filter(pk=quote_a.pk).update(label="Rack B offer")
+    type(award.rfq).objects.filter(pk=award.rfq_id).update(title="Rack B tender")
+    type(quote_a.vendor).objects.filter(pk=quote_a.vendor_id).update(name_zh="机柜B公司")
+    assert type(contract).objects.get(pk=contract.pk).updated_at == stamp  # contract untouched
+    card = _terms_card(client.get(url).content.decode())
+    assert ">Rack B offer</a>" in card and ">Rack B tender</a>" in card and "机柜B公司" in card
+    assert "8×H800 RoCE" not in card and "64×H800" not in card
+
+
+def test_the_claim_pack_list_follows_its_jobs(evaluated, contract_a, analyst_a, client_as):  # type: ignore[no-untyped-def]
+    from contracts.models import ClaimPack
+    from core.models import JobStatus
+
+    client = client_as(analyst_a)
+    url = f"/contracts/{contract_a.pk}/"
+
+    def packs() -> list[str]:
+        page = client.get(url).content.decode()
+        return re.findall(r'<p class="claim-pack">(.*?)</p>', page)
+
+    assert packs() == []
+    pack = ClaimPack.objects.create(contract=contract_a, evaluation=evaluated, language="en")
+    shown = packs()
+    assert len(shown) == 1 and f"#{pack.pk}" in shown[0] and "PDF" not in shown[0]
+    pack.job_mark(status=JobStatus.RUNNING)
+    assert "PDF" not in packs()[0] and packs()[0] != shown[0]
+    pack.job_mark(status=JobStatus.FAILED, error="the PDF writer stopped")
+    assert "the PDF writer stopped" in packs()[0]
+    ClaimPack.objects.filter(pk=pack.pk).update(status=JobStatus.PENDING, heartbeat_at=None)
+    assert "stopped" not in packs()[0]  # sent back to the queue: shown again as waiting
