@@ -37,6 +37,9 @@ RFQ_ACCEPTANCE = GeneratedLabel("rfq_acceptance", "RFQ {rfq} · acceptance test"
                                 "询价单 {rfq} · 验收测试")  # fmt: skip
 RFQ_EVIDENCE = GeneratedLabel("rfq_evidence", "RFQ {rfq} · evidence of {vendor}",
                               "询价单 {rfq} · {vendor} 的证据")  # fmt: skip
+# An RFQ answer's quote: its vendor is shown beside every quote label, so the label does not
+# repeat it (rows stored before named it, in the vendor's Chinese name: "RFQ 2 · <vendor>").
+RFQ_BID = GeneratedLabel("rfq_bid", "RFQ {rfq} · bid", "询价单 {rfq} · 报价")
 RFQ_NAMED = GeneratedLabel("rfq_named", "RFQ {rfq} · {name}", "询价单 {rfq} · {name}")
 SERVING_P95 = GeneratedLabel("serving_p95", "{offer} · serving · 95th pct",
                              "{offer} · 推理服务 · 95 计费")  # fmt: skip
@@ -46,7 +49,15 @@ SERVING_FIXED = GeneratedLabel("serving_fixed", "{offer} · serving · fixed",
                                "{offer} · 推理服务 · 固定带宽")  # fmt: skip
 SERVING_BY_BILLING = {"p95": SERVING_P95, "per_gb": SERVING_PER_GB, "fixed": SERVING_FIXED}
 
-GENERATED = (RFQ_ACCEPTANCE, RFQ_EVIDENCE, RFQ_NAMED, SERVING_P95, SERVING_PER_GB, SERVING_FIXED)
+GENERATED = (
+    RFQ_ACCEPTANCE,
+    RFQ_EVIDENCE,
+    RFQ_BID,
+    RFQ_NAMED,
+    SERVING_P95,
+    SERVING_PER_GB,
+    SERVING_FIXED,
+)
 
 
 def _pattern(text: str) -> re.Pattern[str]:

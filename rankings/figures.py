@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from django.utils.translation import get_language
 
-from domain import labels
+from domain.labels import shown as shown_label
 
 from .inputs import short_label
 
@@ -61,7 +61,7 @@ def cost_breakdown_figure(results: Sequence[Any], *, labels: dict[str, str]) -> 
 
 def _label(r: Any) -> str:
     """The offer's label in the figure's language (the job draws one per language)."""
-    return labels.shown(r.label, get_language())
+    return shown_label(r.label, get_language())
 
 
 def _full_name(r: Any) -> str:

@@ -503,7 +503,7 @@ def rfq_close(*, rfq_id: int, now=None) -> str:
 def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
     data = terms_from_json(answer.terms)
     data.update(vendor=answer.vendor, data_centre=answer.vendor.data_centres.first(),
-                label=labels.RFQ_NAMED.compose(rfq=rfq.pk, name=answer.vendor).en,
+                label=labels.RFQ_BID.compose(rfq=rfq.pk).en,  # the vendor is shown beside it
                 is_current=True)  # fmt: skip
     quote = quote_create(team=rfq.team, user=answer.submitted_by, data=data)
     run = answer.evidence_run

@@ -14,6 +14,8 @@ from domain import labels
         ("RFQ 2 · Acme Cloud", "RFQ 2 · Acme Cloud", "询价单 2 · Acme Cloud"),
         ("询价单 2 · 示例云", "RFQ 2 · 示例云", "询价单 2 · 示例云"),
         ("询价单 7 · 已截止 · 64×A100", "RFQ 7 · 已截止 · 64×A100", "询价单 7 · 已截止 · 64×A100"),
+        ("RFQ 5 · bid", "RFQ 5 · bid", "询价单 5 · 报价"),
+        ("询价单 5 · 报价", "RFQ 5 · bid", "询价单 5 · 报价"),
         ("RFQ 3 · acceptance test", "RFQ 3 · acceptance test", "询价单 3 · 验收测试"),
         ("询价单 3 · 验收测试", "RFQ 3 · acceptance test", "询价单 3 · 验收测试"),
         ("RFQ 4 · evidence of Acme", "RFQ 4 · evidence of Acme", "询价单 4 · Acme 的证据"),

@@ -39,14 +39,16 @@ def test_generated_labels_follow_the_reader_s_language(demo, client) -> None:  #
     closed = Rfq.objects.get(state="closed")
     member = Membership.objects.filter(team=closed.team, role="admin").first()
     client.force_login(member.user)
-    quote = Quote.objects.filter(team=closed.team, label__contains=f" {closed.pk} · ").first()
+    bids = Quote.objects.filter(team=closed.team, label=f"RFQ {closed.pk} · bid")
+    assert bids.count() == 3  # the vendor is beside the label on every page, not in it
+    quote = bids.first()
     run = RankingRun.objects.get(pk=closed.ranking_run_id)
     serving = Quote.objects.filter(team=closed.team, label__contains="serving").order_by("pk")
     assert quote is not None and serving.count() == 3
     # stored in English (whoever closed it), one row as an earlier release stored it: Chinese
-    assert quote.label.startswith(f"RFQ {closed.pk} · ") and run.label.startswith("RFQ ")
-    Quote.objects.filter(pk=quote.pk).update(label=quote.label.replace("RFQ", "询价单", 1))
-    vendor = quote.label.split(" · ", 1)[1]
+    assert run.label.startswith(f"RFQ {closed.pk} · ")
+    Quote.objects.filter(pk=quote.pk).update(label=f"询价单 {closed.pk} · {quote.vendor}")
+    other = bids.exclude(pk=quote.pk).first()
     rfq_en, rfq_zh = f"RFQ {closed.pk} · ", f"询价单 {closed.pk} · "
 
     pages = {
@@ -59,8 +61,10 @@ def test_generated_labels_follow_the_reader_s_language(demo, client) -> None:  #
         en, zh = _text(client, url, "en"), _text(client, url, "zh-hans")
         assert rfq_en in en and rfq_zh not in en, name
         assert rfq_zh in zh and rfq_en not in zh, name
-    quote_en = _text(client, pages["quote"], "en")
-    assert f"RFQ {closed.pk} · {vendor}" in quote_en
+    assert f"RFQ {closed.pk} · {quote.vendor}" in _text(client, pages["quote"], "en")
+    other_url = reverse("quotes:detail", args=[other.pk])
+    assert f"RFQ {closed.pk} · bid" in _text(client, other_url, "en")
+    assert f"询价单 {closed.pk} · 报价" in _text(client, other_url, "zh-hans")
     # the serving offers
     url = reverse("quotes:list") + "?q=serving"
     en = _text(client, reverse("quotes:list") + "?page_size=100", "en")
