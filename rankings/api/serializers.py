@@ -138,10 +138,10 @@ class RankingRunSummarySerializer(RankingRunSerializer):
     def get_leader(self, run: RankingRun) -> dict[str, Any] | None:
         """The recommended offer (None: none eligible, or not finished): its name as every page
         prints it and the deciding cost per ETH."""
-        leaders = getattr(run, "leaders", None) or []
-        if not leaders:
+        found = getattr(run, "leader", None)
+        if not found:
             return None
-        r = leaders[0]
+        r = RankingResult(**found)  # not saved: its properties give the shown name and figure
         return {
             "offer_id": r.offer_id, "label": r.label, "vendor": r.vendor_shown,
             "deciding_cost_per_eth": r.deciding_cost_per_eth, "currency": r.currency,

@@ -1,23 +1,29 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.cache import cache
+from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.db.models import (
     Count,
     F,
     IntegerField,
+    JSONField,
     OuterRef,
     Prefetch,
     Subquery,
+    Window,
     prefetch_related_objects,
 )
 from django.db.models.fields.json import KT
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, JSONObject
 from django.http import HttpResponse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
@@ -73,6 +79,49 @@ def _count(model_field: str, **filters: object) -> Subquery:
     )
 
 
+_LEADER_FIELDS = (
+    "offer_id", "label", "vendor_name", "vendor_name_en", "cost_per_eth", "currency",
+    "eligible", "risk_adjusted_cost_per_eth",
+)  # fmt: skip
+
+
+def _leader() -> Subquery:
+    """The run's recommended result as a JSON object, in the page's own query (what the summary
+    names: its label, vendor and deciding cost)."""
+    rows = RankingResult.objects.filter(run=OuterRef("pk"), recommended=True)
+    return Subquery(
+        rows.values(j=JSONObject(**{f: f for f in _LEADER_FIELDS})).values("j")[:1],
+        output_field=JSONField(),
+    )
+
+
+class SummaryPaginator(Paginator):  # type: ignore[type-arg]
+    """A page of runs and their total from one query: each row carries the COUNT of every
+    filtered row (a window over them, taken before the LIMIT), so the page needs no COUNT
+    query of its own. A page past the end (no row to carry it) counts as usual."""
+
+    def page(self, number):  # type: ignore[no-untyped-def]
+        try:
+            number = int(number)
+        except (TypeError, ValueError) as exc:
+            raise PageNotAnInteger(_("That page number is not an integer")) from exc
+        if number < 1:
+            raise EmptyPage(_("That page number is less than 1"))
+        bottom = (number - 1) * self.per_page
+        rows = list(self.object_list[bottom : bottom + self.per_page])
+        if rows:
+            self.__dict__["count"] = rows[0].listed_total  # Paginator.count is cached here
+        elif number > 1:
+            return super().page(number)  # past the end: EmptyPage, with the usual count
+        else:
+            self.__dict__["count"] = 0
+        return self._get_page(rows, number, self)
+
+
+class SummaryPagination(PageNumberPagination):
+    django_paginator_class = SummaryPaginator
+
+
 class RankingRunViewSet(TeamScopedViewSet):
     """GET: runs with status, progress and results. POST starts a run (202 with its id)."""
 
@@ -80,6 +129,13 @@ class RankingRunViewSet(TeamScopedViewSet):
     serializer_class = s.RankingRunSerializer
     http_method_names = ["get", "post", "head", "options"]
     filterset_fields = ["status", "workload"]
+
+    @property
+    def paginator(self):  # type: ignore[no-untyped-def]
+        if not hasattr(self, "_paginator"):
+            kind = SummaryPagination if self.action == "list" else PageNumberPagination
+            self._paginator = kind()
+        return self._paginator
 
     def get_serializer_class(self):  # type: ignore[no-untyped-def]
         if self.action == "list":
@@ -89,24 +145,48 @@ class RankingRunViewSet(TeamScopedViewSet):
         return super().get_serializer_class()
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
+        qs = super().get_queryset()
+        if self.action == "list":
+            # the page of runs: what names a run's version, and the total of the filtered runs
+            # in each row (SummaryPaginator); the summaries come from the cache or _summaries
+            return qs.only("pk", "team_id", "status", "finished_at", "created_at").annotate(
+                listed_total=Window(Count("*"))
+            )
         # the snapshot (every offer's inputs) and the stored page are not part of the answer
-        qs = super().get_queryset().defer("snapshot", "page_data")
-        qs = qs.annotate(saved_tax_basis=KT("snapshot__tax_basis"))  # the run's money basis
-        if self.action != "list":
-            return qs
-        # A summary per run: counts in the page's one query, the recommended offer prefetched
-        # (one query for the page); no result rows, quote ids or problems.
-        return (
-            qs.defer("problems", "standings", "priced_versions")
+        qs = qs.defer("snapshot", "page_data")
+        return qs.annotate(saved_tax_basis=KT("snapshot__tax_basis"))  # the run's money basis
+
+    def _summaries(self, ids: list[int]) -> dict[int, dict[str, Any]]:
+        """The summaries of these runs, from one query: their counts and recommended offer as
+        subqueries; no result rows, quote ids or problems."""
+        qs = (
+            RankingRun.objects.filter(pk__in=ids)
+            .defer("snapshot", "page_data", "problems", "standings", "priced_versions")
             .annotate(
+                saved_tax_basis=KT("snapshot__tax_basis"),
                 results_count=Coalesce(_count("results.run"), 0),
                 eligible_count=Coalesce(_count("results.run", eligible=True), 0),
                 quotes_count=Coalesce(_count("quotes.rankingrun"), 0),
-            )
-            .prefetch_related(
-                Prefetch("results", queryset=_RESULTS.filter(recommended=True), to_attr="leaders")
+                leader=_leader(),
             )
         )
+        runs = list(qs)
+        data = self.get_serializer(runs, many=True).data
+        return {run.pk: row for run, row in zip(runs, data, strict=True)}
+
+    def list(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """A page of run summaries. A finished run's summary is kept in the cache under its
+        version (as its whole answer is): a page reads the runs' versions, then the cache."""
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        keys = {run.pk: answer_key(run, "summary") for run in page if run.is_finished}
+        kept = cache.get_many(list(keys.values())) if keys else {}
+        missing = [run.pk for run in page if keys.get(run.pk) not in kept]
+        made = self._summaries(missing) if missing else {}
+        if made:
+            fresh = {keys[pk]: row for pk, row in made.items() if pk in keys}
+            cache.set_many(fresh, timeout=ANSWER_TIMEOUT_S)
+        rows = [made[run.pk] if run.pk in made else kept[keys[run.pk]] for run in page]
+        return self.get_paginated_response(rows)
 
     @extend_schema(responses=s.RankingRunSerializer)
     def retrieve(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
