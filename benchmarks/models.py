@@ -9,9 +9,11 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, TeamScoped
+from domain import labels
 from domain.benchlogs.verdict import DEFAULT_THRESHOLDS
 
 from .choices import MeasuredKind, RunFabric, TestKind, TrustLevel, Verdict
@@ -113,7 +115,13 @@ class TestRun(TeamScoped, Job):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.vendor})" if self.vendor_id else self.name
+        return f"{self.name_shown} ({self.vendor})" if self.vendor_id else self.name_shown
+
+    @property
+    def name_shown(self) -> str:
+        """The name in the reader's language where the portal generated it (an RFQ's evidence or
+        acceptance test; domain/labels.py)."""
+        return labels.shown(self.name, get_language())
 
 
 class BenchmarkLog(TeamScoped, Job):

@@ -8,8 +8,10 @@ label, so the rule lives in one place (Chinese labels are unchanged by it).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from django.forms import DateTimeField
 from django.forms.boundfield import BoundField
 from django.forms.renderers import DjangoTemplates
 from django.utils.text import capfirst
@@ -23,3 +25,20 @@ class CapitalisedBoundField(BoundField):
 
 class PortalFormRenderer(DjangoTemplates):
     bound_field_class = CapitalisedBoundField
+
+
+class KeepStoredInstants:
+    """A form mixin: a date-time field whose submitted value is the stored instant to the second
+    keeps the stored instant (its fraction of a second, which the datetime-local input cannot
+    show, is not lost by saving the form unchanged)."""
+
+    def _clean_fields(self) -> None:
+        super()._clean_fields()  # type: ignore[misc]
+        cleaned = self.cleaned_data  # type: ignore[attr-defined]
+        for name, field in self.fields.items():  # type: ignore[attr-defined]
+            if not isinstance(field, DateTimeField) or cleaned.get(name) is None:
+                continue
+            # the stored value itself (get_initial_for_field drops the microseconds)
+            stored = self.initial.get(name)  # type: ignore[attr-defined]
+            if isinstance(stored, datetime) and stored.replace(microsecond=0) == cleaned[name]:
+                cleaned[name] = stored

@@ -110,3 +110,26 @@ def fast_widgets(form: forms.BaseForm) -> forms.BaseForm:
             new.is_required = old.is_required
             field.widget = new
     return form
+
+
+class IsoDateInput(forms.DateInput):
+    """<input type="date">: its value is always YYYY-MM-DD, the only form a browser reads (the
+    page's language formats dates otherwise: 2025/12/31 in Chinese left the field empty, and the
+    form submitted unchanged lost the stored date)."""
+
+    input_type = "date"
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__(attrs, format="%Y-%m-%d")
+
+
+class LocalDateTimeInput(forms.DateTimeInput):
+    """<input type="datetime-local"> to the second (step 1), its value in the one form a browser
+    reads (YYYY-MM-DDTHH:MM:SS, in the current time zone): without the step a browser drops the
+    seconds of a stored time, and the page's language formats it otherwise. A fraction of a
+    second, which no browser shows, is kept by `core.forms.KeepStoredInstants`."""
+
+    input_type = "datetime-local"
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__({"step": "1", **(attrs or {})}, format="%Y-%m-%dT%H:%M:%S")

@@ -9,6 +9,7 @@ from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from core.widgets import IsoDateInput
 from domain import money, plausibility
 from domain.trainmodel import TrainModelError
 from domain.trainmodel import presets as v2_presets
@@ -97,7 +98,7 @@ class QuoteForm(forms.ModelForm):
         model = QuoteVersion
         fields = [f for f in VERSION_FIELDS if f != "outliers_confirmed"]
         widgets = {
-            "valid_until": forms.DateInput(attrs={"type": "date"}),
+            "valid_until": IsoDateInput(),  # YYYY-MM-DD whatever the page's language
             "notes": forms.Textarea(attrs={"rows": 2}),
         }
 

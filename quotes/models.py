@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.models import TeamScoped
 from core.shapes import StoredShape
-from domain import money
+from domain import labels, money
 from domain.trainmodel.workload import architecture_problems
 
 from .choices import (
@@ -178,7 +178,12 @@ class Quote(TeamScoped):
         indexes = [models.Index(fields=["team", "is_current"])]
 
     def __str__(self) -> str:
-        return self.label
+        return self.label_shown
+
+    @property
+    def label_shown(self) -> str:
+        """The label in the reader's language where the portal generated it (domain/labels.py)."""
+        return labels.shown(self.label, get_language())
 
     @property
     def measured_p50_gbps(self) -> float | None:

@@ -9,6 +9,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from django.utils.translation import get_language
+
+from domain.labels import shown as shown_label
 
 from .inputs import short_label
 
@@ -32,7 +35,8 @@ def _rank(r: Any) -> int | None:
 def _name(r: Any) -> str:
     vendor = _vendor(r)
     head = f"#{_rank(r)} " if _rank(r) else "✕ "
-    return f"{head}{vendor} · {r.label}" if vendor else f"{head}{r.label}"
+    label = _label(r)
+    return f"{head}{vendor} · {label}" if vendor else f"{head}{label}"
 
 
 def cost_breakdown_figure(results: Sequence[Any], *, labels: dict[str, str]) -> go.Figure:
@@ -55,9 +59,14 @@ def cost_breakdown_figure(results: Sequence[Any], *, labels: dict[str, str]) -> 
     return fig
 
 
+def _label(r: Any) -> str:
+    """The offer's label in the figure's language (the job draws one per language)."""
+    return shown_label(r.label, get_language())
+
+
 def _full_name(r: Any) -> str:
     vendor = _vendor(r)
-    return f"{vendor} · {r.label}" if vendor else r.label
+    return f"{vendor} · {_label(r)}" if vendor else _label(r)
 
 
 def _log_ticks(values: Sequence[float]) -> list[float]:

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from core.models import Job, TeamScoped
-from domain import eligibility
+from domain import eligibility, labels
 
 from .choices import RiskAction, UnverifiedSeverity
 
@@ -71,7 +71,13 @@ class RankingRun(TeamScoped, Job):
         ordering = ["-created_at", "-pk"]
 
     def __str__(self) -> str:
-        return self.label or f"#{self.pk}"
+        return self.label_shown or f"#{self.pk}"
+
+    @property
+    def label_shown(self) -> str:
+        """The label in the reader's language where the portal generated it (an RFQ's ranking;
+        domain/labels.py)."""
+        return labels.shown(self.label, get_language())
 
 
 class RankingResult(models.Model):
@@ -184,6 +190,11 @@ class RankingResult(models.Model):
         if self.premium_decides:
             return self.risk_adjusted_low, self.risk_adjusted_high
         return self.cost_per_eth_low, self.cost_per_eth_high
+
+    @property
+    def label_shown(self) -> str:
+        """The offer's label in the reader's language where the portal generated it."""
+        return labels.shown(self.label, get_language())
 
     @property
     def vendor_shown(self) -> str:

@@ -26,6 +26,7 @@ from core.models import JobStatus
 from core.queue import unavailable_text, was_unqueued
 from domain import formatting
 from domain.eligibility import DEFAULT_POLICY
+from domain.labels import shown as shown_label
 from quotes.selectors import workload_list
 from quotes.views import COMPARE_ROWS
 
@@ -356,7 +357,8 @@ class RankingWhatIfView(TeamRequiredMixin, View):
         stored = {**page_inputs(shown.snapshot), "charts": {get_language(): chart_figures(results)}}
         text = scenario_text(run.snapshot, scenario)
         labels = {
-            o["id"]: f"{offer_vendor(o)} · {o.get('label', '')}" for o in run.snapshot["offers"]
+            o["id"]: f"{offer_vendor(o)} · {shown_label(o.get('label', ''), get_language())}"
+            for o in run.snapshot["offers"]
         }
         data = outcome_dict(outcome)
         for r in data["results"]:

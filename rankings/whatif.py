@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
-from domain import ranking
+from domain import labels, ranking
 from domain.messages import Message
 from domain.sensitivity import ParameterSensitivity, sensitivity
 
@@ -224,7 +224,7 @@ def sensitivity_data(
     for r in base.results:
         o = people.get(r.offer_id, {})
         names[r.offer_id] = short_label(r.rank, o.get("label") or r.offer_id)
-        vendor, label = offer_vendor(o), o.get("label", "")
+        vendor, label = offer_vendor(o), labels.shown(o.get("label", ""), get_language())
         full[names[r.offer_id]] = f"{vendor} · {label}" if vendor else label
     # The domain names offers by id in its verdict: give it the short chart names instead.
     shown = [replace(o, id=names.get(o.id, o.id)) for o in offers]

@@ -510,6 +510,7 @@ def targets() -> list[tuple[str, str]]:
         ("API quotes list", "/api/v1/quotes/"),
         ("API vendors list", "/api/v1/vendors/"),
         ("API ranking detail", f"/api/v1/rankings/{run.pk}/"),
+        ("API rankings list", "/api/v1/rankings/"),
     ]
 
 

@@ -5,24 +5,28 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from domain import labels
 from quotes.models import GpuModel, Quote
 from quotes.services import quote_create
 
 from .services import mixed_plan_create, serving_workload_create
 
-# (label, GPU, nodes, price per node and month, public Mbit/s, billing, price, elastic)
+# (offer, GPU, nodes, price per node and month, public Mbit/s, billing, price, elastic); the
+# label is "<offer> · serving · <billing>", stored in English and shown in the reader's language
+# (domain/labels.py)
 SERVING_OFFERS = (
-    ("4×8 A100 · serving · 95th pct", "A100-SXM4-80GB", 4, "40500", 500, "p95", "25", True),
-    ("6×8 L40S · serving · per GB", "L40S", 6, "16000", 200, "per_gb", "0.8", False),
-    ("6×8 RTX 4090 · serving · fixed", "RTX4090", 6, "9000", 100, "fixed", "35", False),
+    ("4×8 A100", "A100-SXM4-80GB", 4, "40500", 500, "p95", "25", True),
+    ("6×8 L40S", "L40S", 6, "16000", 200, "per_gb", "0.8", False),
+    ("6×8 RTX 4090", "RTX4090", 6, "9000", 100, "fixed", "35", False),
 )
 
 
 def _serving_quotes(team, user, vendors) -> list[Quote]:  # type: ignore[no-untyped-def]
     made = []
-    for (label, gpu, nodes, price, mbps, billing, bw_price, elastic), vendor in zip(
+    for (offer, gpu, nodes, price, mbps, billing, bw_price, elastic), vendor in zip(
         SERVING_OFFERS, vendors, strict=False
     ):
+        label = labels.SERVING_BY_BILLING[billing].compose(offer=offer).en
         dc = vendor.data_centres.first()
         net = getattr(dc, "network", None)
         data = {

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import get_language
 
-from domain import billing, money
+from domain import billing, labels, money
 from domain import decision_serving as ds
 from domain import eligibility as el
 from domain import serving as sv
@@ -151,7 +152,8 @@ class RankingView:
 
     def label(self, offer_id: str) -> str:
         o = self.offers.get(offer_id)
-        return f"{o.vendor} · {o.label}" if o else offer_id
+        # a generated label ("… · serving · fixed") in the reader's language
+        return f"{o.vendor} · {labels.shown(o.label, get_language())}" if o else offer_id
 
 
 def serving_offers(*, team) -> dict[str, sv.ServingOffer]:  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ from accounts.choices import Role
 from accounts.models import Membership
 from benchmarks.services import benchmark_ingest, test_run_create
 from benchmarks.trust import origin_for
-from domain import rfq_rules
+from domain import labels, rfq_rules
 from domain.messages import Message
 
 from .choices import ACTIVE_AWARD_STATES, AuditVerb, AwardState, RfqState
@@ -152,7 +152,8 @@ def award_acceptance_upload(*, award: Award, user, upload, now=None):  # type: i
             fabric = award.answer.terms.get("fabric") or ""
             run = test_run_create(
                 team=rfq.team, user=user, vendor=vendor, data_centre=vendor.data_centres.first(),
-                name=_("RFQ %(rfq)s · acceptance test") % {"rfq": rfq.pk},
+                # stored in English, shown in the reader's language (domain/labels.py)
+                name=labels.RFQ_ACCEPTANCE.compose(rfq=rfq.pk).en,
                 line_rate_gbps=_line_rate(award.answer.terms),
                 fabric=fabric if fabric in ("ib", "roce", "tcp") else "",
                 quote=award.answer.quote,

@@ -9,6 +9,8 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core.forms import KeepStoredInstants
+from core.widgets import LocalDateTimeInput
 from domain import money
 from quotes.choices import InvoiceType
 from quotes.forms import INVOICE_ERROR, VAT_RATE_ERROR, VatIncludedSelect
@@ -32,7 +34,7 @@ class CapfirstLabels:
                 field.label = capfirst(field.label)
 
 
-class RfqForm(CapfirstLabels, forms.ModelForm):
+class RfqForm(KeepStoredInstants, CapfirstLabels, forms.ModelForm):
     required_evidence = forms.MultipleChoiceField(
         label=_("required evidence"), choices=Evidence.choices, widget=forms.CheckboxSelectMultiple
     )
@@ -52,8 +54,7 @@ class RfqForm(CapfirstLabels, forms.ModelForm):
         fields = [
             f for f in RFQ_FIELDS if f not in ("weights", "required_evidence", "mandatory")
         ] + ["gpu_models"]
-        widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"},
-                                                   format="%Y-%m-%dT%H:%M"),
+        widgets = {"deadline": LocalDateTimeInput(),  # to the second, as stored
                    "gpu_models": forms.CheckboxSelectMultiple,
                    "nonconforming": forms.RadioSelect}  # fmt: skip
 
@@ -182,7 +183,7 @@ class ExtensionForm(CapfirstLabels, forms.Form):
 
     deadline = forms.DateTimeField(
         label=_("new deadline"),
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        widget=LocalDateTimeInput(),
     )
     reason = forms.CharField(
         label=_("reason (sent to the suppliers)"), widget=forms.Textarea, max_length=2000

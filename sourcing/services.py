@@ -24,6 +24,7 @@ from benchmarks.models import TestRun
 from benchmarks.services import benchmark_ingest, quote_measured_update, test_run_create
 from benchmarks.trust import origin_for
 from core.models import JobStatus
+from domain import labels
 from domain import rfq_rules as rules
 from domain.evidence import hosts as bid_hosts
 from domain.rfq_rules import (
@@ -498,8 +499,8 @@ def answer_upload_evidence(*, answer: Answer, account: SupplierAccount, upload, 
             run = test_run_create(
                 team=rfq.team, user=account.user, vendor=answer.vendor,
                 data_centre=answer.vendor.data_centres.first(),
-                name=_("RFQ %(rfq)s · evidence of %(vendor)s")
-                % {"rfq": rfq.pk, "vendor": answer.vendor},
+                # stored in English, shown in the reader's language (domain/labels.py)
+                name=labels.RFQ_EVIDENCE.compose(rfq=rfq.pk, vendor=answer.vendor).en,
                 line_rate_gbps=_line_rate(answer.terms),
                 fabric=fabric if fabric in ("ib", "roce", "tcp") else "",
             )  # fmt: skip
@@ -548,7 +549,7 @@ def rfq_close(*, rfq_id: int, now=None) -> str:
 def _answer_quote(rfq: Rfq, answer: Answer):  # type: ignore[no-untyped-def]
     data = terms_from_json(answer.terms)
     data.update(vendor=answer.vendor, data_centre=answer.vendor.data_centres.first(),
-                label=_("RFQ %(rfq)s · %(vendor)s") % {"rfq": rfq.pk, "vendor": answer.vendor},
+                label=labels.RFQ_BID.compose(rfq=rfq.pk).en,  # the vendor is shown beside it
                 is_current=True)  # fmt: skip
     quote = quote_create(team=rfq.team, user=answer.submitted_by, data=data)
     run = answer.evidence_run
@@ -576,7 +577,7 @@ def _start_ranking(rfq: Rfq, quotes: list, answers: list[Answer]) -> None:  # ty
         user=rfq.created_by,
         workload=rfq.workload,
         quotes=quotes,
-        label=_("RFQ %(rfq)s · %(title)s") % {"rfq": rfq.pk, "title": rfq.title},
+        label=labels.RFQ_NAMED.compose(rfq=rfq.pk, name=rfq.title).en,  # shown translated
         standings=standings,
     )
     Rfq.objects.filter(pk=rfq.pk).update(ranking_run=run)

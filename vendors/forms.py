@@ -9,6 +9,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.schedule_forms import ScheduleFieldsMixin
+from core.widgets import IsoDateInput
 from domain import plausibility
 from domain.regions import PROVINCE_CHOICES, province_names
 
@@ -16,7 +17,7 @@ from .choices import BUSINESS_CODES, Service
 from .models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
 from .validators import plausibility_errors
 
-_DATE = forms.DateInput(attrs={"type": "date"})
+_DATE = IsoDateInput()  # YYYY-MM-DD whatever the page's language
 _TRISTATE = forms.NullBooleanSelect
 VERIFY_FIELDS = ["state", "evidence", "verification_note"]
 

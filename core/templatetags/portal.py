@@ -5,7 +5,16 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
+from domain import labels
+
 register = template.Library()
+
+
+@register.filter
+def shown_label(value) -> str:  # type: ignore[no-untyped-def]
+    """A label the portal generated ("RFQ 2 · …", "… · serving · fixed") in the reader's
+    language, whichever language it was stored in; any other text as stored."""
+    return labels.shown(str(value or ""), get_language())
 
 
 @register.filter

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from domain import eligibility as el
-from domain import ranking
+from domain import labels, ranking
 from domain import uncertainty as un
 from domain.decision import summary as dd
 from domain.messages import Message
@@ -309,7 +309,9 @@ def _label(
 ) -> str:
     o = offers.get(r.offer_id, {})
     vendor = (o.get("vendor_en") if english else None) or o.get("vendor")
-    return " · ".join(x for x in (vendor, o.get("label")) if x) or r.offer_id
+    # a label the portal generated ("RFQ 2 · …") in the text's language
+    label = labels.shown(o.get("label") or "", "en" if english else "zh")
+    return " · ".join(x for x in (vendor, label) if x) or r.offer_id
 
 
 def _in_currency(cny: float, currency: str, fx: Mapping[str, float]) -> float:

@@ -21,7 +21,7 @@ from django.utils.translation import get_language, gettext
 
 from core import cache
 from core.templatetags.portal import bilingual_text
-from domain import formatting
+from domain import formatting, labels
 from quotes.models import Quote, QuoteVersion
 from vendors.templatetags.vendor_rows import fast_html
 
@@ -42,7 +42,8 @@ _MUTED = SafeString(' class="muted"')  # a constant: nothing of the row's data
 
 
 # The rows' markup: bump when it changes (a shared cache must not serve an older release's rows).
-ROWS_VERSION = 2  # 2: the rent follows the quote (deciding columns first)
+# 2: the rent follows the quote (deciding columns first); 3: generated labels in the language
+ROWS_VERSION = 3
 
 
 def _address(name: str) -> tuple[str, str]:
@@ -100,9 +101,10 @@ def _quote_row(q: Any, t: _Texts, lang: str, head: str, tail: str) -> str:
     else:
         measured = t.unverified
     vendor = bilingual_text(q.vendor__name_zh, q.vendor__name_en)
+    label = labels.shown(q.label, lang)  # a generated label in the reader's language
     return fast_html(_ROW, *(
-        "" if q.is_current else _MUTED, q.pk, t.compare, q.label, vendor,
-        f"{head}/{q.pk}/{tail}", q.label, "" if q.is_current else t.not_current, rent, gpus,
+        "" if q.is_current else _MUTED, q.pk, t.compare, label, vendor,
+        f"{head}/{q.pk}/{tail}", label, "" if q.is_current else t.not_current, rent, gpus,
         network, measured, version,
     ))  # fmt: skip
 

@@ -103,6 +103,51 @@ class RankingRunSerializer(serializers.ModelSerializer):
         return text.text(get_language())
 
 
+class RankingRunSummarySerializer(RankingRunSerializer):
+    """A run in the list: what it is, how far it got and what it decided, in a size that does
+    not grow with its offers (no results, no quote ids, no problems). Each result is
+    at ``results_url`` (paginated) and in the run's own answer (``url``)."""
+
+    url = serializers.SerializerMethodField()
+    results_url = serializers.SerializerMethodField()
+    quotes_count = serializers.IntegerField(read_only=True)
+    results_count = serializers.IntegerField(read_only=True)
+    eligible_count = serializers.IntegerField(read_only=True)
+    tie = serializers.SerializerMethodField()
+    leader = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RankingRun
+        fields = (
+            "id", "url", "results_url", "label", "workload", "all_current", "fx_to_cny", "status",
+            "progress", "error", "headline", "recommended", "tie", "leader", "tax_basis",
+            "tax_basis_text", "quotes_count", "results_count", "eligible_count",
+            "queued_at", "started_at", "finished_at", "created_at",
+        )  # fmt: skip
+        read_only_fields = fields
+
+    def get_url(self, run: RankingRun) -> str:
+        return f"/api/v1/rankings/{run.pk}/"
+
+    def get_results_url(self, run: RankingRun) -> str:
+        return f"/api/v1/rankings/{run.pk}/results/"
+
+    def get_tie(self, run: RankingRun) -> bool:
+        return bool((run.decision or {}).get("tie"))
+
+    def get_leader(self, run: RankingRun) -> dict[str, Any] | None:
+        """The recommended offer (None: none eligible, or not finished): its name as every page
+        prints it and the deciding cost per ETH."""
+        found = getattr(run, "leader", None)
+        if not found:
+            return None
+        r = RankingResult(**found)  # not saved: its properties give the shown name and figure
+        return {
+            "offer_id": r.offer_id, "label": r.label, "vendor": r.vendor_shown,
+            "deciding_cost_per_eth": r.deciding_cost_per_eth, "currency": r.currency,
+        }  # fmt: skip
+
+
 class ScenarioSerializer(serializers.Serializer):
     """Input of POST /rankings/{id}/scenario/: the what-if controls (rankings/whatif.py CONTROLS),
     each optional; values outside a control's range are clamped as on the page."""

@@ -250,12 +250,64 @@ def test_the_serving_and_rfq_edit_forms_round_trip_every_stored_choice(
         data={
             "title": "round trip", "workload": world["workload"], "nodes": 8,
             "min_internode_gbps": 100, "fabric": "", "term_months": 12,
-            # a whole minute: the form's date-time input has no seconds
-            "deadline": (timezone.now() + timedelta(days=3)).replace(second=0, microsecond=0),
+            # seconds and a fraction: the form's date-time input is to the second and keeps both
+            "deadline": (timezone.now() + timedelta(days=3)).replace(second=17, microsecond=5),
             "sealed": True, "kit_pairs": 3,
             "gpu_models": [GpuModel.objects.get(key="A100-SXM4-80GB")],
             "mandatory": [], "required_evidence": ["iperf3"],
         },
     )  # fmt: skip
     wrong += _round_trip(client, reverse("sourcing:edit", kwargs={"pk": rfq.pk}), rfq)
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+def test_stored_dates_and_times_round_trip_in_either_language(
+    client_as, analyst_a, team_a, world, lang
+):  # type: ignore[no-untyped-def]
+    """Date and date-time inputs carry the one value a browser reads (YYYY-MM-DD, to the
+    second), whatever the page's language: a Chinese page formatted dates as 2025/12/31, which
+    a date input shows as empty, and the form submitted unchanged lost them."""
+    from datetime import date
+
+    client = client_as(analyst_a)
+    client.cookies.load({"django_language": lang})
+    Licence.objects.filter(pk=world["licence"].pk).update(
+        valid_from=date(2021, 3, 4), valid_until=date(2031, 12, 31)
+    )
+    quote: Quote = world["quote"]
+    QuoteVersion.objects.filter(pk=quote.current_version_id).update(valid_until=date(2030, 6, 1))
+    rfq = rfq_create(
+        team=team_a, user=analyst_a,
+        data={
+            "title": "seconds", "workload": world["workload"], "nodes": 8,
+            "min_internode_gbps": 100, "fabric": "", "term_months": 12,
+            "deadline": (timezone.now() + timedelta(days=3)).replace(second=59, microsecond=1),
+            "sealed": True, "kit_pairs": 3, "gpu_models": [], "mandatory": [],
+            "required_evidence": ["iperf3"],
+        },
+    )  # fmt: skip
+    v = world["vendor"]
+    cases = [
+        (reverse("vendors:child_edit", kwargs={"vendor_pk": v.pk, "kind": "licence",
+                                                "pk": world["licence"].pk}), world["licence"]),
+        (reverse("quotes:edit", kwargs={"pk": quote.pk}), None),
+        (reverse("sourcing:edit", kwargs={"pk": rfq.pk}), rfq),
+    ]  # fmt: skip
+    wrong = []
+    for url, obj in cases:
+
+        def read(obj=obj):  # type: ignore[no-untyped-def]
+            return obj if obj is not None else Quote.objects.get(pk=quote.pk).current_version
+
+        before = _stored(read())
+        page = client.get(url, HTTP_ACCEPT_LANGUAGE=lang)
+        data = _form_data(page.content.decode())
+        r = client.post(url, data, HTTP_ACCEPT_LANGUAGE=lang)
+        after = _stored(read())
+        if r.status_code != 302:
+            wrong.append(f"{url}: refused ({r.status_code})")
+        elif after != before:
+            changed = [(k, before[k], after.get(k)) for k in before if before[k] != after.get(k)]
+            wrong.append(f"{url}: {changed}")
     assert not wrong, "\n".join(wrong)

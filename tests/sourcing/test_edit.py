@@ -140,3 +140,42 @@ def test_the_workload_of_another_team_is_refused(draft, analyst_a, client_as, te
     r = client_as(analyst_a).post(f"/sourcing/{draft.pk}/edit/", _form(draft, workload=foreign.pk))
     assert r.status_code == 400 and "Select a valid choice" in r.content.decode()
     assert Rfq.objects.get(pk=draft.pk).workload_id == draft.workload_id
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+def test_a_deadline_with_seconds_survives_the_edit_form_unchanged(
+    make_rfq, analyst_a, client_as, lang
+):  # type: ignore[no-untyped-def]
+    """The deadline input is to the second, in the form a browser reads in either language; the
+    form submitted as shown changes nothing (its fraction of a second included)."""
+    import re
+
+    deadline = (timezone.now() + timedelta(days=3)).replace(second=42, microsecond=123456)
+    draft = make_rfq(publish=False, deadline=deadline)
+    client = client_as(analyst_a)
+    client.cookies.load({"django_language": lang})
+    page = client.get(f"/sourcing/{draft.pk}/edit/", HTTP_ACCEPT_LANGUAGE=lang).content.decode()
+    tag = re.search(r'<input type="datetime-local"[^>]*name="deadline"[^>]*>', page).group(0)
+    shown = re.search(r'value="([^"]*)"', tag).group(1)
+    assert shown == timezone.localtime(deadline).strftime("%Y-%m-%dT%H:%M:%S")
+    assert 'step="1"' in tag
+    r = client.post(f"/sourcing/{draft.pk}/edit/", _form(draft, deadline=shown))
+    assert r.status_code == 302, r.content.decode()[:2000]
+    draft.refresh_from_db()
+    assert draft.deadline == deadline
+    # one second later is a change, kept to the second
+    later = timezone.localtime(deadline + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S")
+    client.post(f"/sourcing/{draft.pk}/edit/", _form(draft, deadline=later))
+    draft.refresh_from_db()
+    assert draft.deadline == (deadline + timedelta(seconds=1)).replace(microsecond=0)
+
+
+def test_the_extension_form_takes_a_deadline_to_the_second(rfq, approver_a, client_as):  # type: ignore[no-untyped-def]
+    from sourcing.forms import ExtensionForm
+
+    html = str(ExtensionForm()["deadline"])
+    assert 'type="datetime-local"' in html and 'step="1"' in html
+    when = timezone.localtime(rfq.deadline + timedelta(days=2)).replace(microsecond=0)
+    form = ExtensionForm({"deadline": when.strftime("%Y-%m-%dT%H:%M:%S"), "reason": "later"})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["deadline"] == when and when.second == rfq.deadline.second
