@@ -8,9 +8,14 @@ from urllib.parse import urlsplit
 
 from django import forms
 from django.core.validators import URLValidator
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from core.forms import KeepStoredInstants
 from core.schedule_forms import ScheduleFieldsMixin
+from core.widgets import IsoDateInput, LocalDateTimeInput
 from vendors.models import Vendor
 
 from .choices import UploadKind
@@ -21,22 +26,6 @@ CONTRACT_FORM_FIELDS = (
     "fee_includes_vat", "committed_gbps", "committed_gbps_source", "availability_pct",
     "p99_latency_us", "response_minutes", "repair_hours", "notes",
 )  # fmt: skip
-
-
-class DateInput(forms.DateInput):
-    input_type = "date"
-
-
-class DateTimeInput(forms.DateTimeInput):
-    """A datetime-local box that keeps seconds: the value is written with them and ``step=1``
-    lets the browser show and send them back, so a form submitted unchanged changes nothing (a
-    time imported as 10:15:30 is not cut to 10:15)."""
-
-    input_type = "datetime-local"
-
-    def __init__(self, **kwargs: Any) -> None:
-        attrs = {"step": "1", **(kwargs.pop("attrs", None) or {})}
-        super().__init__(format="%Y-%m-%dT%H:%M:%S", attrs=attrs, **kwargs)
 
 
 class ContractForm(ScheduleFieldsMixin, forms.ModelForm):
@@ -51,7 +40,7 @@ class ContractForm(ScheduleFieldsMixin, forms.ModelForm):
     class Meta:
         model = Contract
         fields = CONTRACT_FORM_FIELDS
-        widgets = {"starts_on": DateInput(), "ends_on": DateInput(),
+        widgets = {"starts_on": IsoDateInput(), "ends_on": IsoDateInput(),
                    "notes": forms.Textarea(attrs={"rows": 2})}  # fmt: skip
 
     def __init__(self, *args: Any, team: Any, **kwargs: Any) -> None:
@@ -93,7 +82,7 @@ class ContractForm(ScheduleFieldsMixin, forms.ModelForm):
         pass
 
 
-class IncidentForm(forms.ModelForm):
+class IncidentForm(KeepStoredInstants, forms.ModelForm):
     hosts_text = forms.CharField(label=_("Hosts"), required=False,
                                  help_text=_("Empty: every server. Else host names, one per "
                                              "line or separated by spaces."))  # fmt: skip
@@ -102,7 +91,7 @@ class IncidentForm(forms.ModelForm):
         model = Incident
         fields = ("kind", "started_at", "ended_at", "vendor_ticket", "opened_at", "responded_at",
                   "repaired_at", "description")  # fmt: skip
-        widgets = {f: DateTimeInput() for f in ("started_at", "ended_at", "opened_at",
+        widgets = {f: LocalDateTimeInput() for f in ("started_at", "ended_at", "opened_at",
                                                  "responded_at", "repaired_at")}  # fmt: skip
         widgets["description"] = forms.Textarea(attrs={"rows": 2})
 
@@ -121,17 +110,22 @@ class UploadForm(forms.Form):
     )
 
 
+def _example(words: Any, code: str) -> Any:
+    """Help text with its example set as code (a URL or PromQL is no sentence to translate)."""
+    return mark_safe(format_lazy("{} <code>{}</code>", words, escape(code)))  # noqa: S308
+
+
 class PrometheusSourceForm(forms.Form):
     """The contract's Prometheus on its page: the URL and the queries, one per line as
     ``name: PromQL`` (the API takes the same as a JSON object)."""
 
     url = forms.CharField(label=_("Prometheus URL"), max_length=300,
-                          help_text=_("The server's base address, e.g. "
-                                      "http://prometheus.internal:9090"))  # fmt: skip
+                          help_text=_example(_("The server's base address, e.g."),
+                                             "http://prometheus.internal:9090"))  # fmt: skip
     queries_text = forms.CharField(
         label=_("Queries"), widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=_("One per line: a name, a colon, the PromQL selector, e.g. "
-                    "bytes_rx: node_network_receive_bytes_total{device=~\"ib.*\"}"),
+        help_text=_example(_("One per line: a name, a colon, the PromQL selector, e.g."),
+                           'bytes_rx: node_network_receive_bytes_total{device=~"ib.*"}'),
     )  # fmt: skip
     step_s = forms.IntegerField(label=_("Step (seconds)"), initial=60, min_value=1,
                                 max_value=3600)  # fmt: skip
@@ -176,11 +170,11 @@ class PrometheusSourceForm(forms.Form):
         return queries
 
 
-class MaintenanceWindowForm(forms.ModelForm):
+class MaintenanceWindowForm(KeepStoredInstants, forms.ModelForm):
     class Meta:
         model = MaintenanceWindow
         fields = ("starts_at", "ends_at", "note")
-        widgets = {"starts_at": DateTimeInput(), "ends_at": DateTimeInput()}
+        widgets = {"starts_at": LocalDateTimeInput(), "ends_at": LocalDateTimeInput()}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

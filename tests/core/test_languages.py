@@ -200,6 +200,9 @@ LATIN_OK = {
     # language names in the language switch, the time zone's name
     "english",
     "asia/shanghai",
+    # sources and tools cited by name: the envelopes' health checks, the monitoring query language
+    "azure",
+    "promql",
 }
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_/\-]*")
@@ -208,7 +211,7 @@ RAW_CODE = re.compile(
     r"\b[a-z]+(?:_[a-z0-9]+)+\b|\bNone\b|\bTrue\b|\bFalse\b|\?\s\?|%\(\w+\)s|\{\{|\}\}"
 )
 RAW_OK = {"ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat", "ib_read_lat",
-          "all_reduce_perf", "all_gather_perf",
+          "all_reduce_perf", "all_gather_perf", "all_reduce",
           "reduce_scatter_perf", "alltoall_perf"}  # fmt: skip  # tool names as users type them
 LANGUAGES = ("en", "zh-hans")
 
@@ -284,7 +287,7 @@ def _data_values() -> set[str]:
 # Whole words only in data_pattern: a stored "sh" must not eat the middle of "English".
 # What instructions quote as they must be typed: <placeholders>, 'field' names, file names, paths.
 TECHNICAL = re.compile(
-    r"<\w+>|'\w+'|[\w.-]+\.(?:json|txt|log|csv|xlsx|pdf|zip|png)\b|/?api/v\d[\w/.{}<>-]*"
+    r"<\w+>|'\w+'|[\w.-]+\.(?:json|txt|log|csv|xlsx|pdf|zip|png|sh)\b|/?api/v\d[\w/.{}<>-]*"
     r"|\bib_\*_\w+|\b[0-9a-f]{10,}\b"  # perftest's tool pattern, fingerprints (SHA-256)
 )
 # Chinese terms of art that English pages give in brackets: "Licensed self-operated (持牌自营)".
