@@ -21,7 +21,10 @@ class Team(models.Model):
         max_length=10,
         default=money.DEFAULT_TAX_BASIS,
         choices=[
-            (money.BASIS_EXCLUDING_VAT, _("Excluding VAT (input VAT deductible with a special VAT invoice (专票))")),
+            (
+                money.BASIS_EXCLUDING_VAT,
+                _("Excluding VAT (input VAT deductible with a special VAT invoice (专票))"),
+            ),
             (money.BASIS_INCLUDING_VAT, _("Including VAT (what is paid)")),
         ],
         help_text=_("Every quote list, ranking and report converts prices to this basis."),
