@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.db.models import F
+
 from core.models import JobStatus
 from domain.evidence import envelopes
 from domain.evidence.admission import Admission, OfferEvidence, admit_all, offer_evidence
 from domain.evidence.offer import OfferPorts
 from domain.evidence.record import EvidenceRecord
 
-from .models import BenchmarkLog
+from .choices import StartedTogether
+from .models import BenchmarkLog, TestRun
 
 RECORD_FIELDS = (
     "pk", "original_name", "test_run_id", "result", "checks", "integrity", "provenance",
@@ -38,19 +41,32 @@ def _legacy_checks(log: BenchmarkLog) -> dict[str, Any]:
     }
 
 
-def record_of(log: BenchmarkLog) -> EvidenceRecord:
+def declared_together(run: TestRun) -> bool:
+    """The run's uploader declared its tests started at the same time (only "yes" counts)."""
+    return run.started_together == StartedTogether.YES
+
+
+def record_of(log: BenchmarkLog, declared: bool | None = None) -> EvidenceRecord:
+    """``declared``: the run's declaration; None reads it from the row (``offer_logs``
+    annotates ``run_started_together``; else the run is fetched)."""
+    if declared is None:
+        stated = getattr(log, "run_started_together", None)
+        if stated is None:
+            stated = log.test_run.started_together
+        declared = stated == StartedTogether.YES
     return EvidenceRecord.from_stored(
         log_id=log.pk,
         name=log.original_name,
         batch=str(log.test_run_id),
         result=log.result or {},
         checks=log.checks if log.checks is not None else _legacy_checks(log),
+        declared_together=declared,
     )
 
 
-def records_of(logs: Iterable[BenchmarkLog]) -> list[EvidenceRecord]:
+def records_of(logs: Iterable[BenchmarkLog], declared: bool | None = None) -> list[EvidenceRecord]:
     """Every parsed log as an evidence record (logs without a result are left out)."""
-    return [record_of(log) for log in logs if log.status == JobStatus.DONE and log.result]
+    return [record_of(log, declared) for log in logs if log.status == JobStatus.DONE and log.result]
 
 
 def offer_ports(quote: Any) -> OfferPorts | None:
@@ -75,6 +91,7 @@ def offer_logs(quote: Any) -> list[BenchmarkLog]:
         )
         .exclude(is_archive=True)
         .only(*RECORD_FIELDS, "status", "team_id")
+        .annotate(run_started_together=F("test_run__started_together"))
         .order_by("pk")
     )
 
@@ -92,7 +109,9 @@ def store(logs: Sequence[BenchmarkLog], admissions: Iterable[Admission]) -> None
         BenchmarkLog.objects.bulk_update(changed, ["admission"])
 
 
-def admit_run(logs: Sequence[BenchmarkLog], quote: Any) -> tuple[set[int], OfferEvidence | None]:
+def admit_run(
+    logs: Sequence[BenchmarkLog], quote: Any, run: TestRun
+) -> tuple[set[int], OfferEvidence | None]:
     """Admit a run's logs: for its quote (with every other log of that quote) when it has one,
     else with the checks that need no offer. Returns the ids of the logs that may count for the
     run's figures (admitted, or set aside only as a kind that never counts: UDP at a set rate,
@@ -106,7 +125,7 @@ def admit_run(logs: Sequence[BenchmarkLog], quote: Any) -> tuple[set[int], Offer
     else:
         found = None
         done = [log for log in logs if log.status == JobStatus.DONE and log.result]
-        admissions = admit_all(records_of(done), None)
+        admissions = admit_all(records_of(done, declared_together(run)), None)
         store(done, admissions)
     # Kinds that never count as capacity anyway (the run summary says why in its notes).
     kinds_only = {"udp_at_rate", "latency", "no_figure", "one_host"}

@@ -27,6 +27,15 @@ class RunFabric(models.TextChoices):
     TCP = "tcp", _("TCP / Ethernet")
 
 
+class StartedTogether(models.TextChoices):
+    """The uploader's declaration that a run's tests were started at the same time: only "yes"
+    makes its logs without a clock one simultaneous test (domain/evidence/sets.py)."""
+
+    NOT_STATED = "", _("Not stated")
+    YES = "yes", _("Yes, started at the same time")
+    NO = "no", _("No")
+
+
 class MeasuredKind(models.TextChoices):
     NONE = "", _("None")
     LINK = "link", _("Point-to-point link")

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from quotes.models import Quote
 from vendors.models import DataCentre, Vendor
 
-from .choices import RunFabric
+from .choices import RunFabric, StartedTogether
 from .models import AcceptanceThresholds, TestRun
 
 
@@ -44,6 +44,15 @@ class UploadForm(forms.Form):
         label=_("Line rate per port (Gbit/s)"),
     )  # fmt: skip
     fabric = forms.ChoiceField(choices=RunFabric.choices, required=False, label=_("Fabric"))
+    started_together = forms.ChoiceField(
+        choices=StartedTogether.choices, required=False,
+        label=_("The tests in this run were started at the same time"),
+        help_text=_(
+            "Only \"yes\" makes logs without a clock (perftest, nccl-tests, iperf3 text) on "
+            "distinct links one simultaneous test; otherwise they are counted link by link. "
+            "For an existing run, \"Not stated\" leaves its declaration as it is."
+        ),
+    )  # fmt: skip
     quote = forms.ModelChoiceField(
         Quote.objects.none(), required=False, label=_("Evidence for quote"),
         empty_label=_("— no quote —"),
@@ -78,6 +87,15 @@ class UploadForm(forms.Form):
             if not data.get("name"):
                 self.add_error("name", _("Name the new test run."))
         return data
+
+
+class StartedTogetherForm(forms.Form):
+    """The uploader's declaration on a run's page."""
+
+    started_together = forms.ChoiceField(
+        choices=StartedTogether.choices, required=False,
+        label=_("The tests in this run were started at the same time"),
+    )  # fmt: skip
 
 
 class ThresholdsForm(forms.ModelForm):

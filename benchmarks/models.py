@@ -16,7 +16,7 @@ from core.models import Job, TeamScoped
 from domain import labels
 from domain.benchlogs.verdict import DEFAULT_THRESHOLDS
 
-from .choices import MeasuredKind, RunFabric, TestKind, TrustLevel, Verdict
+from .choices import MeasuredKind, RunFabric, StartedTogether, TestKind, TrustLevel, Verdict
 
 VERDICTS = [v for v, _label in Verdict.choices]
 
@@ -70,6 +70,17 @@ class TestRun(TeamScoped, Job):
         help_text=_("Leave empty to use the data centre's NIC port speed."),
     )
     fabric = models.CharField(_("fabric"), max_length=8, choices=RunFabric.choices, blank=True)
+    started_together = models.CharField(
+        _("tests started at the same time"),
+        max_length=3,
+        choices=StartedTogether.choices,
+        blank=True,
+        default=StartedTogether.NOT_STATED,
+        help_text=_(
+            'Only "yes" makes logs without a clock (perftest, nccl-tests, iperf3 text) on '
+            "distinct links one simultaneous test; otherwise they are counted link by link."
+        ),
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

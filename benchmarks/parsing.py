@@ -234,10 +234,18 @@ LEAD_TESTS = {"rdma_bw": "rdma_bw", "tcp_throughput": "tcp", "collective_busbw":
 RUN_FIELDS = tuple(f.name for f in fields(RunSummary) if f.name != "lead_test")
 
 
-def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | None) -> RunSummary:
-    """Aggregate, fairness and tail of the pairs that ran together (bandwidth logs only)."""
+def run_summary(
+    results: Sequence[dict[str, Any]],
+    *,
+    line_rate_gbps: float | None,
+    declared_together: bool = False,
+) -> RunSummary:
+    """Aggregate, fairness and tail of the pairs that ran together (bandwidth logs only);
+    ``declared_together``: the run is declared simultaneous (untimed logs are one set)."""
     rebuilt = [result_from_json(r) for r in results if r.get("test") != "rdma_lat"]
-    summary = summarise_run(rebuilt, line_rate_gbps=line_rate_gbps)
+    summary = summarise_run(
+        rebuilt, line_rate_gbps=line_rate_gbps, declared_together=declared_together
+    )
     return RunSummary(
         pairs=summary.pairs,
         aggregate_gbps=summary.aggregate_gbps,
@@ -254,9 +262,15 @@ def run_summary(results: Sequence[dict[str, Any]], *, line_rate_gbps: float | No
 
 
 def run_warnings(
-    results: Sequence[dict[str, Any]], *, line_rate_gbps: float | None
+    results: Sequence[dict[str, Any]],
+    *,
+    line_rate_gbps: float | None,
+    declared_together: bool = False,
 ) -> list[dict[str, str]]:
-    """The domain's notes on a run (logs left out, no intervals, not concurrent, mixed kinds)."""
+    """The domain's notes on a run (logs left out, no intervals, not concurrent, unplaced,
+    mixed kinds)."""
     rebuilt = [result_from_json(r) for r in results if r.get("test") != "rdma_lat"]
-    summary = summarise_run(rebuilt, line_rate_gbps=line_rate_gbps)
+    summary = summarise_run(
+        rebuilt, line_rate_gbps=line_rate_gbps, declared_together=declared_together
+    )
     return [w.as_dict() for w in summary.warnings]

@@ -92,7 +92,11 @@ def run_notes(run: TestRun, logs: list[BenchmarkLog], data: dict[int, dict[str, 
 
     done = [log.pk for log in logs if log.pk in data]
     results = BenchmarkLog.objects.filter(pk__in=done).values_list("result", flat=True)
-    return run_warnings([r for r in results if r], line_rate_gbps=run_line_rate_gbps(run))
+    return run_warnings(
+        [r for r in results if r],
+        line_rate_gbps=run_line_rate_gbps(run),
+        declared_together=run.started_together == "yes",
+    )
 
 
 def run_archives(run: TestRun) -> list[BenchmarkLog]:

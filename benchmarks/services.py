@@ -295,13 +295,15 @@ def test_run_summarise(*, run_id: int) -> str:
     logs = list(run.logs.filter(is_archive=False))
     line = selectors.run_line_rate_gbps(run)
     # Only admitted logs feed the run's figures (a forged or loopback log never sets its tail).
-    counting, found = admission.admit_run(logs, run.quote if run.quote_id else None)
+    counting, found = admission.admit_run(logs, run.quote if run.quote_id else None, run)
     done = [
         log.result
         for log in logs
         if log.status == JobStatus.DONE and log.result and log.pk in counting
     ]
-    summary = parsing.run_summary(done, line_rate_gbps=line)
+    summary = parsing.run_summary(
+        done, line_rate_gbps=line, declared_together=admission.declared_together(run)
+    )
     for name in parsing.RUN_FIELDS:
         setattr(run, name, getattr(summary, name))
     run.effective_line_rate_gbps = line
@@ -450,6 +452,10 @@ def figure_json(found: OfferEvidence) -> dict[str, Any]:
         "ports": figure.ports,
         "ports_tested": figure.ports_tested,
         "tested_together": figure.tested_together,
+        # The simultaneous test rests on the uploader's declaration, not on the logs' clocks.
+        "together_declared": figure.together_declared,
+        # Logs without a clock counted link by link (runs not declared simultaneous).
+        "unplaced": figure.unplaced,
         "capped": figure.capped,
     }
 

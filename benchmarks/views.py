@@ -17,7 +17,7 @@ from core.queue import unavailable_text, was_unqueued
 from core.templatetags.portal import bilingual
 
 from . import evidence, figures, selectors
-from .forms import ThresholdsForm, UploadForm
+from .forms import StartedTogetherForm, ThresholdsForm, UploadForm
 from .models import BenchmarkLog, TestRun
 from .services import (
     benchmark_ingest,
@@ -92,9 +92,13 @@ class UploadView(TeamWriteMixin, View):
                 line_rate_gbps=data["line_rate_gbps"],
                 fabric=data["fabric"],
                 quote=data["quote"],
+                started_together=data["started_together"],
             )
             if data["quote"] is not None and run.quote_id is None:
                 run = test_run_update(run=run, team=self.team, quote=data["quote"])
+            stated = data["started_together"]
+            if data["test_run"] is not None and stated and run.started_together != stated:
+                run = test_run_update(run=run, team=self.team, started_together=stated)
         except ValidationError as exc:
             for msg in exc.messages:
                 form.add_error(None, msg)
@@ -192,8 +196,26 @@ class TestRunDetailView(TeamRequiredMixin, View):
                 "run_trust": run_trust_label([log.trust_level for log in done]),
                 "envelope": envelope,
                 "can_write": self.membership.can_write,
+                "together_form": StartedTogetherForm(
+                    initial={"started_together": run.started_together}
+                ),
             },
         )
+
+
+class TestRunTogetherView(TeamWriteMixin, View):
+    """The uploader's declaration that the run's tests were started at the same time."""
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        run = _run(self.team, pk)
+        form = StartedTogetherForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, _("Choose whether the tests were started at the same time."))
+        elif form.cleaned_data["started_together"] != run.started_together:
+            test_run_update(
+                run=run, team=self.team, started_together=form.cleaned_data["started_together"]
+            )
+        return redirect("benchmarks:run", pk=run.pk)
 
 
 class TestRunStatusView(TeamRequiredMixin, View):

@@ -35,7 +35,8 @@ class TestRunSerializer(serializers.ModelSerializer):
         model = TestRun
         fields = [
             "id", "name", "notes", "vendor", "data_centre", "quote", "line_rate_gbps", "fabric",
-            "status", "progress", "error", "created_at", "pairs", "aggregate_gbps",
+            "started_together", "status", "progress", "error", "created_at", "pairs",
+            "aggregate_gbps",
             "min_pair_gbps", "max_pair_gbps", "jain_index", "aggregate_vs_line", "tail_p5_gbps",
             "p50_gbps", "measured_kind", "effective_line_rate_gbps", "verdict", "verdict_reasons",
             "summarised_at",

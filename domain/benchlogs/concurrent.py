@@ -4,6 +4,8 @@ The run's figures come from one kind of test (kinds are never pooled: RDMA bandw
 TCP throughput, then a multi-host collective; UDP at a set rate and latency never count), sorted
 by ``domain.evidence.sets``: tests whose windows overlap on distinct links are one concurrent set
 (aggregate, fairness, tail); tests one after another on one link are repeats (never summed).
+Logs without a clock are unplaced (counted link by link, never summed) unless the run is declared
+simultaneous by its uploader (``declared_together``), and the notes say which.
 
 The tail is the 5th percentile of every link's steady intervals pooled together (COST-MODEL.md
 step 3), because an all-reduce runs at the pace of its slowest link at its slowest moments. TCP
@@ -32,7 +34,7 @@ from domain.evidence.scope import (
     Evidence,
     describe,
 )
-from domain.evidence.sets import Grouped, group, pooled_intervals
+from domain.evidence.sets import Grouped, group, link_of, pooled_intervals
 from domain.messages import Message
 
 # The kind a run's figures come from, in this order: link tests are what a port's line rate is
@@ -69,17 +71,30 @@ class RunSummary:
         return (self.tail_p5_gbps, self.p50_gbps)
 
 
-def evidence_of(results: Sequence[BenchResult], batches: Sequence[str] = ()) -> list[Evidence]:
+def evidence_of(
+    results: Sequence[BenchResult], batches: Sequence[str] = (), *, declared_together: bool = False
+) -> list[Evidence]:
     """Each result that gave a figure, described (labels are the results' positions; ``batches``
-    names each result's test run, when they come from several)."""
+    names each result's test run, when they come from several; ``declared_together``: the run's
+    tests were declared started at the same time)."""
     found = [
-        describe(r, str(i), batches[i] if i < len(batches) else "") for i, r in enumerate(results)
+        describe(
+            r, str(i), batches[i] if i < len(batches) else "", declared_together=declared_together
+        )
+        for i, r in enumerate(results)
     ]
     return [e for e in found if e is not None]
 
 
-def summarise_run(results: Sequence[BenchResult], *, line_rate_gbps: float | None) -> RunSummary:
-    evidence = evidence_of(results)
+def summarise_run(
+    results: Sequence[BenchResult],
+    *,
+    line_rate_gbps: float | None,
+    declared_together: bool = False,
+) -> RunSummary:
+    """The run's figures; ``declared_together``: its uploader declared the tests were started at
+    the same time (only then are untimed logs on distinct links one concurrent set)."""
+    evidence = evidence_of(results, declared_together=declared_together)
     bandwidth = [e for e in evidence if e.kind != RDMA_LATENCY]
     warnings: list[Message] = []
     measured = [r for r in results if r.error is None and r.throughput_gbps is not None]
@@ -96,7 +111,7 @@ def summarise_run(results: Sequence[BenchResult], *, line_rate_gbps: float | Non
     kind = next((k for k in RUN_KINDS if k in kinds), "")
     for other in sorted(kinds - {kind}):
         warnings.append(_kept_apart(other, kind, sum(e.kind == other for e in usable)))
-    grouped = group(kind, usable, untimed_together=True)
+    grouped = group(kind, usable, honour_declaration=kind != COLLECTIVE_BUSBW)
     return _summary(grouped, results, line_rate_gbps, warnings)
 
 
@@ -116,8 +131,12 @@ def _summary(
         means = [r.typical_mean_gbps for r in grouped.repeats]
         pairs, jain = len(means), None
         aggregate = means[0] if pairs == 1 else None
-    if grouped.links > (pairs if largest is not None else 1):
+    if _not_concurrent(grouped):
         warnings.append(msg.run_not_concurrent())
+    if grouped.unplaced_matters:
+        warnings.append(texts.unplaced(len(grouped.unplaced)))
+    if largest is not None and largest.declared:
+        warnings.append(texts.declared_set(largest.links, largest.links))
     for repeats in grouped.repeats:
         if len(repeats.logs) > 1:
             warnings.append(
@@ -150,6 +169,16 @@ def _summary(
         warmup_s=sum(w.seconds or 0.0 for w in warm),
         kind=grouped.kind,
     )
+
+
+def _not_concurrent(grouped: Grouped) -> bool:
+    """Timed logs on distinct links that the largest set leaves out: their clocks show they did
+    not all run at the same time (unplaced logs are said so on their own)."""
+    largest = grouped.largest_set
+    covered = {link_of(e) for e in largest.logs} if largest is not None else set()
+    unplaced = {link_of(e) for e in grouped.unplaced}
+    left = {link_of(e) for e in grouped.logs} - covered - unplaced
+    return bool(left) if largest is not None else len(left) >= 2
 
 
 def _one_target(udp: list[Evidence]) -> float | None:

@@ -118,7 +118,9 @@ def admit(record: EvidenceRecord, offer: OfferPorts | None = None) -> Admission:
     """Admit one log for ``offer`` (None: the checks that need no offer only)."""
     reasons: list[Message] = []
     result, checks = record.result, record.checks
-    evidence = describe(result, str(record.log_id), record.batch)
+    evidence = describe(
+        result, str(record.log_id), record.batch, declared_together=record.declared_together
+    )
     if evidence is None:
         reasons.append(_reason(NO_FIGURE, "The log gave no figure.", "该日志没有给出数值。"))
     if checks.integrity == "inconsistent":
@@ -377,7 +379,12 @@ def offer_evidence(records: Sequence[EvidenceRecord], offer: OfferPorts) -> Offe
     admissions = admit_all(records, offer)
     admitted = admitted_records(records, admissions)
     evidence = [
-        e for e in (describe(r.result, str(r.log_id), r.batch) for r in admitted) if e is not None
+        e
+        for e in (
+            describe(r.result, str(r.log_id), r.batch, declared_together=r.declared_together)
+            for r in admitted
+        )
+        if e is not None
     ]
     figure = derive(evidence, offer)
     return OfferEvidence(figure, tuple(admissions), sentence(figure, admissions))
@@ -401,6 +408,9 @@ def sentence(figure: OfferFigure | None, admissions: Sequence[Admission]) -> Mes
             f"数值来自 {total} 个日志中的 {used} 个（{kind_zh}）：{figure.explanation.zh}；"
             f"每台服务器 {texts.g(figure.gbps)} Gbit/s。"
         )
+        if figure.unplaced:
+            note = texts.unplaced(figure.unplaced)
+            en, zh = f"{en} {note.en}", f"{zh}{note.zh}"
     if aside:
         parts_en = [f"{a.name} ({', '.join(SHORT[c][0] for c in a.codes)})" for a in aside[:8]]
         parts_zh = [f"{a.name}（{'、'.join(SHORT[c][1] for c in a.codes)}）" for a in aside[:8]]

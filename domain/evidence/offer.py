@@ -15,6 +15,10 @@
 - UDP at a set rate is never capacity; latency never feeds bandwidth; a one-server collective
   measures NVLink/PCIe, not the network.
 
+Logs without a clock on distinct links are *unplaced* (``sets.py``): counted link by link like
+ports tested one at a time, never as a simultaneous set, unless their test run is declared
+simultaneous by its uploader; the sentence then says the set rests on that declaration.
+
 Uncertainty: ``low``…``high`` spans the repeats (worst to best) and the set's P5…P50; ports not
 tested together widen the low end by ``NOT_TOGETHER_MARGIN`` × the share of ports not covered by
 one simultaneous test. That margin is this project's assumption (ports of one server share PCIe
@@ -90,6 +94,11 @@ class OfferFigure:
     notes: tuple[Message, ...] = ()
     capped: bool = False
     worst_gbps: float | None = None  # the lowest test's figure, scaled like ``gbps``
+    # Logs without a clock on two or more links of runs not declared simultaneous: counted link
+    # by link (``sets.Grouped.unplaced``); the figure's sentence says so.
+    unplaced: int = 0
+    # The simultaneous set the figure rests on was taken on its run's declaration, not on clocks.
+    together_declared: bool = False
 
     @property
     def typical_gbps(self) -> float:
@@ -105,6 +114,7 @@ class _Candidate:
     together: bool
     sentence: Message
     worst: float = 0.0
+    declared: bool = False
 
 
 def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | None:
@@ -114,12 +124,16 @@ def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | Non
     kinds = {e.kind for e in usable}
     if COLLECTIVE_BUSBW in kinds:
         chosen = COLLECTIVE_BUSBW
-        candidate = _collective(group(chosen, usable, untimed_together=True), offer)
+        # A collective drives the whole server: two are never one set, declared or not.
+        candidate = _collective(group(chosen, usable, honour_declaration=False), offer)
+        unplaced = 0
     else:
         chosen = next((k for k in LINK_KINDS if k in kinds), "")
         if not chosen:
             return None
-        candidate = _links(group(chosen, usable, untimed_together=True), offer)
+        grouped = group(chosen, usable)
+        candidate = _links(grouped, offer)
+        unplaced = len(grouped.unplaced) if grouped.unplaced_matters else 0
     for kind in sorted(kinds - {chosen}):
         notes.append(texts.kind_kept_apart(kind, chosen, sum(e.kind == kind for e in usable)))
     figure = OfferFigure(
@@ -134,6 +148,8 @@ def derive(evidence: Sequence[Evidence], offer: OfferPorts) -> OfferFigure | Non
         explanation=candidate.sentence,
         notes=tuple(notes),
         worst_gbps=min(candidate.worst or candidate.gbps, candidate.gbps),
+        unplaced=unplaced,
+        together_declared=candidate.together and candidate.declared,
     )
     return _cap(figure, offer.achievable_gbps)
 
@@ -170,7 +186,9 @@ def _links(grouped: Grouped, offer: OfferPorts) -> _Candidate:
     """Separate per-port tests scaled to the offer's ports, bounded by each simultaneous set."""
     candidates = [_from_set(s, offer.ports) for s in grouped.sets]
     if grouped.repeats:
-        candidates.append(_from_separate(grouped.repeats, offer.ports))
+        candidates.append(
+            _from_separate(grouped.repeats, offer.ports, unplaced=grouped.unplaced_matters)
+        )
     binding = min(candidates, key=lambda c: c.gbps)
     others = [c for c in candidates if c is not binding]
     sentence = binding.sentence
@@ -196,13 +214,17 @@ def _from_set(found: ConcurrentSet, ports: int) -> _Candidate:
         high=median * ports,
         tested=found.links,
         together=True,
-        sentence=texts.ports_together(ports, per_port, found.links, found.aggregate_gbps),
+        sentence=texts.ports_together(
+            ports, per_port, found.links, found.aggregate_gbps, declared=found.declared
+        ),
         worst=min(found.figures) * ports if found.figures else per_port * ports,
+        declared=found.declared,
     )
 
 
-def _from_separate(repeats: Sequence[Repeats], ports: int) -> _Candidate:
-    """Ports tested one at a time: the typical port (median of each port's typical figure)."""
+def _from_separate(repeats: Sequence[Repeats], ports: int, *, unplaced: bool = False) -> _Candidate:
+    """Ports tested one at a time (or unplaced: no clock says when): the typical port (median
+    of each port's typical figure)."""
     per_port = float(statistics.median(r.typical_gbps for r in repeats))
     worst = min(r.worst_gbps for r in repeats)
     best = max(r.best_gbps for r in repeats)
@@ -214,7 +236,11 @@ def _from_separate(repeats: Sequence[Repeats], ports: int) -> _Candidate:
         high=best * ports,
         tested=len(repeats),
         together=False,
-        sentence=texts.one_port_at_a_time(ports, per_port, len(repeats), tests),
+        sentence=(
+            texts.ports_unplaced(ports, per_port, len(repeats), tests)
+            if unplaced
+            else texts.one_port_at_a_time(ports, per_port, len(repeats), tests)
+        ),
         worst=worst * ports,
     )
 

@@ -152,14 +152,16 @@ class Checks:
 
 @dataclass(frozen=True)
 class EvidenceRecord:
-    """One log as evidence: ``log_id`` and ``name`` say which, ``batch`` the test run it came in
-    (its untimed logs are declared to have run together), ``result`` its figures."""
+    """One log as evidence: ``log_id`` and ``name`` say which, ``batch`` the test run it came in,
+    ``result`` its figures. ``declared_together``: the uploader declared that the run's tests
+    were started at the same time (only then are its untimed logs one concurrent set)."""
 
     log_id: int
     name: str
     batch: str
     result: BenchResult
     checks: Checks
+    declared_together: bool = False
 
     @classmethod
     def from_stored(
@@ -170,8 +172,16 @@ class EvidenceRecord:
         batch: str,
         result: dict[str, Any],
         checks: dict[str, Any] | None,
+        declared_together: bool = False,
     ) -> EvidenceRecord:
-        return cls(log_id, name, batch, result_from_stored(result), Checks.from_dict(checks))
+        return cls(
+            log_id,
+            name,
+            batch,
+            result_from_stored(result),
+            Checks.from_dict(checks),
+            declared_together,
+        )
 
     def to_stored(self) -> dict[str, Any]:
         """The checks as the app keeps them (the parsed result is kept on its own)."""

@@ -65,7 +65,10 @@ class Evidence:
     target_gbps: float | None = None
     streams: int | None = None
     tool: str = ""
-    batch: str = ""  # the test run the log came in: its untimed logs are declared together
+    batch: str = ""  # the test run the log came in
+    # The uploader declared that the tests of the log's run were started at the same time: only
+    # then do untimed logs on distinct links of that run form one concurrent set (``sets.py``).
+    declared_together: bool = False
     # The tool's clock (s) at the middle of each steady interval, when the log has a start time
     # and interval times: tests sharing one link are summed second by second on it.
     interval_at: tuple[float, ...] = ()
@@ -83,8 +86,12 @@ class Evidence:
         return self.kind in CAPACITY_KINDS and self.scope != ONE_HOST and bool(self.gbps)
 
 
-def describe(result: BenchResult, label: str = "", batch: str = "") -> Evidence | None:
-    """What ``result`` measured; None when the log gave no figure (an error, a failed test)."""
+def describe(
+    result: BenchResult, label: str = "", batch: str = "", *, declared_together: bool = False
+) -> Evidence | None:
+    """What ``result`` measured; None when the log gave no figure (an error, a failed test).
+    ``declared_together``: the log's run is declared by its uploader to have started its tests
+    at the same time (the batch-level declaration ``sets.group`` honours for untimed logs)."""
     if result.error is not None or (result.throughput_gbps is None and result.latency is None):
         return None
     kind = COLLECTIVE_BUSBW if result.measured_kind == COLLECTIVE else _KINDS.get(result.test or "")
@@ -109,6 +116,7 @@ def describe(result: BenchResult, label: str = "", batch: str = "") -> Evidence 
         streams=result.streams,
         tool=result.tool,
         batch=batch,
+        declared_together=declared_together,
     )
 
 

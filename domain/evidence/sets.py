@@ -10,9 +10,15 @@ time and duration) overlap ran at the same time, whatever their ports:
   how they shared the fabric.
 
 Logs on one link that did not overlap are *repeats* of one measurement: they give a typical and a
-worst figure and are never summed. A log without a start time (perftest, nccl-tests, iperf3 text
-without ``--timestamps``) cannot show that it ran with another: it is *unplaced* and stands alone
-(unless its run declares its logs ran together, ``untimed_together``).
+worst figure and are never summed.
+
+A log without a start time (perftest, nccl-tests, iperf3 text without ``--timestamps``) cannot
+show that it ran with another: it is *unplaced*, never guessed. Its link's logs are repeats on
+their own: never summed with other links, no fairness, no tail across links
+(``Grouped.unplaced``). Only the uploader's declaration that a run's tests were started at the
+same time (``Evidence.declared_together``, one flag per test run) makes the untimed logs on
+distinct links of that run one concurrent set, and that set says it rests on the declaration
+(``ConcurrentSet.declared``), not on the logs' clocks.
 """
 
 from __future__ import annotations
@@ -56,9 +62,11 @@ class Repeats:
 
 @dataclass(frozen=True)
 class ConcurrentSet:
-    """Tests whose windows overlap on distinct links: one log per link."""
+    """Tests whose windows overlap on distinct links: one log per link. ``declared``: untimed
+    logs taken as one set on their run's declaration, not on their clocks."""
 
     logs: tuple[Evidence, ...]
+    declared: bool = False
 
     @property
     def links(self) -> int:
@@ -97,6 +105,14 @@ class Grouped:
     kind: str
     sets: tuple[ConcurrentSet, ...]
     repeats: tuple[Repeats, ...]
+    # Untimed logs of runs not declared simultaneous: counted link by link among ``repeats``.
+    unplaced: tuple[Evidence, ...] = ()
+
+    @property
+    def unplaced_matters(self) -> bool:
+        """Unplaced logs where placing them would change the reading: the kind covers two or
+        more links, so a simultaneous test cannot be told from tests one link at a time."""
+        return bool(self.unplaced) and self.links >= 2
 
     @property
     def largest_set(self) -> ConcurrentSet | None:
@@ -126,18 +142,20 @@ def pooled_intervals(logs: Sequence[Evidence]) -> list[float]:
     return pool
 
 
-def group(kind: str, logs: Sequence[Evidence], *, untimed_together: bool = False) -> Grouped:
+def group(kind: str, logs: Sequence[Evidence], *, honour_declaration: bool = True) -> Grouped:
     """Sort the logs of one kind into concurrent sets and repeats (see the module doc).
 
-    ``untimed_together``: logs without a clock on distinct links of one batch (a test run) are
-    taken as one set: a run declares its pairs ran at the same time, and such logs cannot
-    contradict it.
+    Logs without a clock on distinct links of one batch (a test run) are one set only when the
+    run is declared simultaneous (``Evidence.declared_together``); otherwise they are unplaced.
+    ``honour_declaration=False`` leaves every untimed log unplaced (a collective already covers
+    the whole server: two of them are never one set).
     """
     same = [e for e in logs if e.kind == kind and e.gbps is not None]
-    sets: list[ConcurrentSet] = []
-    singles: list[Evidence] = [e for e in same if e.window is None]
-    if untimed_together:
-        sets, singles = _declared_sets(singles)
+    untimed = [e for e in same if e.window is None]
+    declared = [e for e in untimed if e.declared_together and honour_declaration]
+    unplaced = [e for e in untimed if not (e.declared_together and honour_declaration)]
+    sets, singles = _declared_sets(declared)
+    singles.extend(unplaced)
     for cluster in _overlapping_clusters([e for e in same if e.window is not None]):
         per_link = _per_link(cluster)
         if len(per_link) >= 2:
@@ -148,11 +166,12 @@ def group(kind: str, logs: Sequence[Evidence], *, untimed_together: bool = False
     for e in singles:
         by_link.setdefault(_key(e), []).append(e)
     repeats = tuple(Repeats(link, tuple(items)) for link, items in by_link.items())
-    return Grouped(kind, tuple(sets), repeats)
+    return Grouped(kind, tuple(sets), repeats, tuple(unplaced))
 
 
 def _declared_sets(untimed: list[Evidence]) -> tuple[list[ConcurrentSet], list[Evidence]]:
-    """One set per batch of untimed logs on two or more links (the first log of each link)."""
+    """One set per declared batch of untimed logs on two or more links (the first log of each
+    link); the rest are repeats."""
     sets: list[ConcurrentSet] = []
     rest: list[Evidence] = []
     batches: dict[str, list[Evidence]] = {}
@@ -165,14 +184,18 @@ def _declared_sets(untimed: list[Evidence]) -> tuple[list[ConcurrentSet], list[E
         if len(firsts) < 2:
             rest.extend(logs)
             continue
-        sets.append(ConcurrentSet(tuple(firsts.values())))
+        sets.append(ConcurrentSet(tuple(firsts.values()), declared=True))
         chosen = {id(e) for e in firsts.values()}
         rest.extend(e for e in logs if id(e) not in chosen)
     return sets, rest
 
 
-def _key(e: Evidence) -> str:
+def link_of(e: Evidence) -> str:
+    """The link a log stands for: its named link, else the log itself."""
     return e.link or f"log:{e.label}"
+
+
+_key = link_of
 
 
 def _overlapping_clusters(logs: list[Evidence]) -> list[list[Evidence]]:
@@ -238,6 +261,7 @@ def shared_link(logs: Sequence[Evidence]) -> Evidence:
         streams=sum(e.streams or 1 for e in logs),
         tool=first.tool,
         batch=first.batch,
+        declared_together=first.declared_together,
         interval_at=at,
         tests=sum(e.tests for e in logs),
     )

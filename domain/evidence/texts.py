@@ -30,20 +30,69 @@ def one_port_at_a_time(ports: int, per_port: float, tested: int, repeats: int) -
     )
 
 
-def ports_together(ports: int, per_port: float, tested: int, total: float) -> Message:
+def ports_together(
+    ports: int, per_port: float, tested: int, total: float, *, declared: bool = False
+) -> Message:
+    """``declared``: the set rests on the uploader's declaration, not on the logs' clocks."""
+    on = DECLARED if declared else ("", "")
     if tested >= ports:
         return Message(
             "evidence.all_ports_together",
-            f"{tested} links tested together: {g(total)} Gbit/s in total, "
+            f"{tested} links tested together{on[0]}: {g(total)} Gbit/s in total, "
             f"P5 {g(per_port)} Gbit/s per link",
-            f"{tested} 条链路同时测试：合计 {g(total)} Gbit/s，每条链路 P5 {g(per_port)} Gbit/s",
+            f"{tested} 条链路同时测试{on[1]}：合计 {g(total)} Gbit/s，"
+            f"每条链路 P5 {g(per_port)} Gbit/s",
         )
     return Message(
         "evidence.some_ports_together",
-        f"{ports} ports × {g(per_port)} Gbit/s (P5 per link of {tested} links tested together, "
-        f"{g(total)} Gbit/s in total)",
-        f"{ports} 个端口 × {g(per_port)} Gbit/s（{tested} 条链路同时测试的每条 P5，"
+        f"{ports} ports × {g(per_port)} Gbit/s (P5 per link of {tested} links tested together"
+        f"{on[0]}, {g(total)} Gbit/s in total)",
+        f"{ports} 个端口 × {g(per_port)} Gbit/s（{tested} 条链路同时测试{on[1]}的每条 P5，"
         f"合计 {g(total)} Gbit/s）",
+    )
+
+
+DECLARED = (
+    " (as the uploader declared the run's tests started at the same time; the logs carry no "
+    "clock to show it)",
+    "（依据上传者声明本次测试同时开始；日志本身没有时钟可以证明）",
+)
+
+
+def ports_unplaced(ports: int, per_port: float, tested: int, tests: int) -> Message:
+    """Ports whose logs carry no clock: counted link by link, never as a simultaneous test."""
+    again = f", {tests} tests" if tests > tested else ""
+    again_zh = f"，共 {tests} 次测试" if tests > tested else ""
+    return Message(
+        "evidence.ports_unplaced",
+        f"{ports} ports × {g(per_port)} Gbit/s measured on {tested} links{again}, counted link by "
+        "link, not as a simultaneous test",
+        f"{ports} 个端口 × {g(per_port)} Gbit/s（实测 {tested} 条链路{again_zh}，逐条链路计算，"
+        "不视为同时测试）",
+    )
+
+
+def unplaced(count: int) -> Message:
+    """Untimed logs of a run not declared simultaneous, on two or more links."""
+    return Message(
+        "evidence.unplaced",
+        f"{count} log(s) carry no clock (perftest/nccl-tests/iperf3 text): unplaced — counted "
+        "link by link, not as a simultaneous test; declare the run simultaneous or upload logs "
+        "with timestamps to show the fabric under full load.",
+        f"{count} 份日志没有时钟（perftest/nccl-tests/iperf3 文本）：无法确定时间——逐条链路计算，"
+        "不视为同时测试；请声明本次测试同时开始，或上传带时间戳的日志，以展示满载下的网络。",
+    )
+
+
+def declared_set(count: int, links: int) -> Message:
+    """Untimed logs taken as one simultaneous set on their run's declaration."""
+    return Message(
+        "evidence.declared_set",
+        f"{count} log(s) carry no clock: their {links} links are taken as one simultaneous test "
+        "because the uploader declared the run's tests started at the same time, not because "
+        "the logs show it.",
+        f"{count} 份日志没有时钟：其 {links} 条链路被视为一次同时测试，依据是上传者声明本次测试"
+        "同时开始，而不是日志本身。",
     )
 
 

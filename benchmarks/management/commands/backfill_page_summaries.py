@@ -33,7 +33,9 @@ class Command(BaseCommand):
                 "result", flat=True
             )
             summary = parsing.run_summary(
-                [r for r in results if r], line_rate_gbps=selectors.run_line_rate_gbps(run)
+                [r for r in results if r],
+                line_rate_gbps=selectors.run_line_rate_gbps(run),
+                declared_together=run.started_together == "yes",
             )
             TestRun.objects.filter(pk=run.pk).update(run_notes=summary.run_notes)
             noted += 1

@@ -27,7 +27,8 @@ class TestThreePairs:
     @pytest.fixture
     def summary(self) -> RunSummary:
         pairs = [_pair((10.0,) * 3), _pair((8.0,) * 3), _pair((9.0,) * 3)]
-        return summarise_run(pairs, line_rate_gbps=10.0)
+        # Untimed pairs: one set only because the run is declared simultaneous.
+        return summarise_run(pairs, line_rate_gbps=10.0, declared_together=True)
 
     def test_aggregate_and_extremes(self, summary: RunSummary) -> None:
         assert summary.pairs == 3 and summary.excluded == 0
@@ -47,7 +48,7 @@ class TestThreePairs:
         assert summary.measured_gbps == 8.0
         assert summary.spread_gbps == (8.0, 9.0)
         assert summary.measured_kind == "link"
-        assert summary.warnings == ()
+        assert [w.code for w in summary.warnings] == ["evidence.declared_set"]
 
 
 def test_the_tail_comes_from_intervals_not_pair_means() -> None:
