@@ -35,6 +35,7 @@ SKIP = {
     "rankings:whatif": "partial (JSON)", "rankings:whatif_save": "POST only",
     "rankings:recompute": "POST only",
     "rankings:rerank": "POST only",
+    "benchmarks:run_together": "POST only (the declaration form is on the run page)",
     "contracts:prometheus-set": "POST only (its form is on the contract page)",
     "contracts:maintenance-create": "POST only (its form is on the contract page)",
     "contracts:maintenance-delete": "POST only",

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from domain.evidence.linkrates import rdma_payload_share
 from rankings.services import rank_snapshot
 from sourcing.services import answer_submit, answer_upload_evidence
 from sourcing.tasks import close_due_rfqs
@@ -43,11 +44,14 @@ def test_the_rfq_ranking_costs_evidence_by_its_shortfall_only(
     mine = results[quote.current_version_id].cost_per_eth
     theirs = results[plain.quote.current_version_id].cost_per_eth
     assert theirs <= mine <= theirs * 400 / 394.4
-    # Exactly the shortfall: the same snapshot with the evidence replaced by a 394.4 G claim.
+    # Exactly the shortfall: the same snapshot with the evidence replaced by a claim of a port
+    # whose achievable rate is what the log measured per port (a claim counts at its data rate
+    # less headers, linkrates.py; a rate no IB generation is sold at keeps its nominal rate).
     snapshot = dict(rfq.ranking_run.snapshot)
     per_port = quote.measured_gbps / 8
+    nominal = per_port / rdma_payload_share("ib")
     snapshot["offers"] = [
-        {**o, "nic_gbps": per_port, "measured_gbps": None, "measured_p50_gbps": None}
+        {**o, "nic_gbps": nominal, "measured_gbps": None, "measured_p50_gbps": None}
         if o["quote_id"] == quote.pk
         else o
         for o in snapshot["offers"]
