@@ -43,6 +43,8 @@ def _walk(patterns, prefix: str = "", namespace: str = ""):  # type: ignore[no-u
 
 def _concrete(route: str) -> str:
     def fill(match: re.Match) -> str:  # type: ignore[type-arg]
+        if match.group("conv") == "int:":  # an <int:...> route takes a number, whatever its name
+            return DUMMY.get(match.group("name"), "1")
         return DUMMY.get(match.group("name"), "x" * 24)
 
     def fill_group(match: re.Match) -> str:  # type: ignore[type-arg]
@@ -54,7 +56,7 @@ def _concrete(route: str) -> str:
         return body.split("|")[0]
 
     path = re.sub(r"\(\?P<(?P<name>\w+)>(?P<body>[^)]*)\)", fill_group, route)
-    path = re.sub(r"<(?:\w+:)?(?P<name>\w+)>", fill, path)
+    path = re.sub(r"<(?P<conv>\w+:)?(?P<name>\w+)>", fill, path)
     path = path.replace("\\.", ".")
     return "/" + path.replace("^", "").rstrip("$")
 

@@ -154,6 +154,7 @@ ROUTES: dict[str, R] = {
     "benchmarks:thresholds": R({"GET": READ, "POST": WRITE}),
     "benchmarks:run": R(G_READ, k(pk="test_run"), obj=True),
     "benchmarks:run_status": R(G_READ, k(pk="test_run"), obj=True),
+    "benchmarks:run_together": R({"POST": WRITE}, k(pk="test_run"), obj=True),
     "benchmarks:log": R(G_READ, k(pk="log"), obj=True),
     "benchmarks:download": R(G_READ, k(pk="log"), obj=True, download=True),
     # rankings pages
@@ -168,6 +169,7 @@ ROUTES: dict[str, R] = {
     "rankings:rerank": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "rankings:policy": R({"GET": READ, "POST": ADMIN}),
     "rankings:policy_history": R(G_READ),
+    "team-settings": R({"GET": READ, "POST": ADMIN}),
     # reports pages
     "reports:list": R(G_READ),
     "reports:dashboard": R(G_READ, supplier_home=True),  # the home page under its other name
@@ -228,6 +230,11 @@ ROUTES: dict[str, R] = {
     "contracts:incident-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contracts:upload-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contracts:evaluate": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contracts:prometheus-set": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contracts:maintenance-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contracts:maintenance-delete": R(
+        {"POST": WRITE}, k(pk="contract", window_pk="maintenance"), obj=True
+    ),
     # the delivery kit of one host: a script carrying the contract's kit token
     "contracts:kit": R(G_READ, k(pk="contract", host="=gpu-01"), obj=True, download=True),
     "contracts:claim-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
@@ -278,6 +285,7 @@ ROUTES: dict[str, R] = {
     "ranking-list": R(API_LIST),
     "risk-policy": R({"GET": READ, "PUT": ADMIN, "PATCH": ADMIN}),
     "ranking-detail": R(G_READ, k(pk="ranking"), obj=True),
+    "ranking-results": R(G_READ, k(pk="ranking"), obj=True),
     "ranking-scenario": R({"POST": WRITE}, k(pk="ranking"), obj=True),
     "ranking-report-pdf": R(G_READ, k(pk="ranking"), obj=True, download=True),
     "ranking-report-xlsx": R(G_READ, k(pk="ranking"), obj=True, download=True),
@@ -472,7 +480,7 @@ def _build_team(team: Team, user, prefix: str) -> TeamData:  # type: ignore[no-u
 def _build_contract(d: TeamData, user) -> None:  # type: ignore[no-untyped-def]
     """A signed contract of the team's quote with its servers, a Prometheus source, an
     evaluation of its (empty) evidence and a built claim pack (PDF and ZIP)."""
-    from contracts.models import ClaimPack, DeliveryEvaluation
+    from contracts.models import ClaimPack, DeliveryEvaluation, MaintenanceWindow
     from contracts.services import (
         contract_create_from_quote,
         contract_servers_set,
@@ -491,6 +499,9 @@ def _build_contract(d: TeamData, user) -> None:  # type: ignore[no-untyped-def]
         contract=d.contract, url="https://prometheus.example.com",
         queries={"tx": "rate(node_network_transmit_bytes_total[5m])"},
     )  # fmt: skip
+    d.maintenance = MaintenanceWindow.objects.create(
+        contract=d.contract, starts_at=timezone.now(), ends_at=timezone.now() + timedelta(hours=2)
+    )
     evaluation = DeliveryEvaluation.objects.create(contract=d.contract, requested_by=user)
     jobs.run("delivery_evaluate", evaluation.pk)
     d.claim_pack = ClaimPack.objects.create(
