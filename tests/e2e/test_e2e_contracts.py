@@ -55,7 +55,7 @@ def test_contract_page_breach_credit_and_claim_pack(page, live_server, breached,
         assert ("应得赔付" if lang == "zh-hans" else "Credits due") in page.content()
         assert page.evaluate(SCROLL) <= width + 1, "the page scrolls sideways"
         if not built:
-            page.click("#credits form button[type=submit]")  # the job runs (eager in tests)
+            page.click("#claim-packs form button[type=submit]")  # the job runs (eager in tests)
             page.wait_for_load_state("networkidle")
             built = True
         pdf = page.locator("p.claim-pack a", has_text="PDF").first
