@@ -7,7 +7,7 @@ from vendors.choices import Fabric  # noqa: F401 - re-exported: one list of fabr
 
 
 class MeasuredKind(models.TextChoices):
-    LINK = "link", _("Link test (iperf3 / perftest, P5)")
+    LINK = "link", _("Link test (iperf3 / perftest)")
     COLLECTIVE = "collective", _("Collective test (nccl-tests busbw)")
 
 
