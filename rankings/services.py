@@ -195,6 +195,13 @@ def _evidence(quote: Quote) -> dict[str, Any] | None:
     out = {key: found.get(key) for key in keys}
     if found.get("sentence"):  # the one sentence every surface prints (PDF, workbook, pages)
         out["sentence"] = found["sentence"]
+    graded = found.get("envelope")
+    if isinstance(graded, dict) and graded.get("status"):
+        # The card's acceptance-envelope grade beside the figure: the offer's grade and sentence,
+        # not each log's (the run page lists those).
+        out["envelope"] = {
+            key: graded.get(key) for key in ("status", "envelope", "source", "code", "en", "zh")
+        }
     return out
 
 

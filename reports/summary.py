@@ -441,9 +441,21 @@ def evidence_words(value: dict[str, Any], lang: str) -> str:
 
 def evidence_sentence(value: dict[str, Any] | None, lang: str) -> str:
     """The quote's evidence sentence (``measured_derivation["sentence"]``, carried in the run's
-    snapshot) in the reader's language; "" when the figure is claimed or the run predates it."""
+    snapshot) in the reader's language, then the card's acceptance-envelope grade when one
+    applies; "" when the figure is claimed or the run predates it."""
     found = (value or {}).get("sentence") or {}
-    return str(found.get("zh") if lang.startswith("zh") else found.get("en")) if found else ""
+    text = str(found.get("zh") if lang.startswith("zh") else found.get("en")) if found else ""
+    graded = envelope_words(value, lang)
+    return f"{text} {graded}".strip() if graded else text
+
+
+def envelope_words(value: dict[str, Any] | None, lang: str) -> str:
+    """The offer's grade against its card's published acceptance envelope (domain/evidence/
+    envelopes.py ``summary``, carried in the snapshot's evidence), in the reader's language."""
+    found = (value or {}).get("envelope") or {}
+    if not isinstance(found, dict) or not found.get("status"):
+        return ""
+    return str(found.get("zh") if lang.startswith("zh") else found.get("en")) or ""
 
 
 def offer_rows(data: ReportData) -> dict[str, Any]:

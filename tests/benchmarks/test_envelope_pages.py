@@ -1,21 +1,29 @@
 """Acceptance envelopes per card beside the line-rate verdict: a real NDR log on an H100 offer is
 within Azure's ND H100 v5 floor (380 Gbit/s per HCA), a real RoCE log (111.7 Gbit/s) below it;
 both grades are shown on the run page (per log and for the run) and on the quote page, in both
-languages, and an A100 offer (no published envelope) shows none."""
+languages, and an A100 offer (no published envelope) shows none. The ranking row's evidence line
+and the workbook's bandwidth evidence carry the grade beside the figure."""
 
 from __future__ import annotations
 
+import io
 import re
 from decimal import Decimal
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import translation
+from openpyxl import load_workbook
 
 from benchmarks.models import BenchmarkLog, TestRun
 from benchmarks.services import benchmark_ingest
 from benchmarks.services import test_run_create as run_create
 from quotes.models import GpuModel, Quote
-from quotes.testing import make_quote, make_vendor
+from quotes.testing import make_quote, make_vendor, make_workload
+from rankings.models import RankingRun
+from rankings.services import ranking_start
+from reports.selectors import report_data
+from reports.xlsx import build_xlsx
 
 from .conftest import corpus
 
@@ -82,6 +90,35 @@ def test_the_grade_is_shown_beside_the_verdict_on_the_run_and_quote_pages(  # ty
     assert "Below the Azure ND H100 v5 health check envelope" in card.group(1)
 
 
+def _ranked_beside_the_bandwidth(team, user, client, quote, capture) -> None:  # type: ignore[no-untyped-def]
+    """The ranking row's evidence line and the workbook's bandwidth evidence carry the grade."""
+    with capture(execute=True):
+        run = ranking_start(
+            team=team, user=user, workload=make_workload(team, nodes=4), quotes=[quote]
+        )
+    run = RankingRun.objects.get(pk=run.pk)
+    assert run.status == "done", run.status
+    row = run.results.get(quote_version__quote=quote)
+    assert row.model_detail["evidence"]["envelope"]["status"] == "within"
+    for lang, words in (
+        ("en", "Within the Azure ND H100 v5 health check envelope: 1 graded log(s)."),
+        ("zh-hans", "达到Azure ND H100 v5 健康检查的验收下限：1 个已评级日志。"),
+    ):
+        page = client.get(f"/rankings/{run.pk}/", HTTP_ACCEPT_LANGUAGE=lang).content.decode()
+        line = re.search(r'<tr class="evidence-row"[^>]*>(.*?)</tr>', page, re.S)
+        assert line, lang
+        graded = re.search(r'<span class="evidence-envelope">(.*)</span>', line.group(1), re.S)
+        assert graded and 'data-envelope="within"' in graded.group(1), lang
+        assert words in graded.group(1), lang
+        with translation.override(lang):
+            wb = load_workbook(io.BytesIO(build_xlsx(report_data(run=run))))
+        sheet = wb.worksheets[0]
+        header = [c.value for c in sheet[1]]
+        column = header.index("Bandwidth evidence" if lang == "en" else "带宽证据")
+        cells = [r[column].value for r in sheet.iter_rows(min_row=2)]
+        assert len(cells) == 1 and cells[0].endswith(words), (lang, cells)
+
+
 def test_the_ndr_log_alone_is_within_and_an_a100_offer_shows_no_envelope(  # type: ignore[no-untyped-def]
     team_a, analyst_a, client_as, django_capture_on_commit_callbacks
 ):
@@ -93,6 +130,7 @@ def test_the_ndr_log_alone_is_within_and_an_a100_offer_shows_no_envelope(  # typ
     assert 'id="run-envelope"' in page and "Within the Azure ND H100 v5 health check" in page
     h100.refresh_from_db()
     assert h100.measured_derivation["envelope"]["status"] == "within"
+    _ranked_beside_the_bandwidth(team_a, analyst_a, client, h100, capture)
     a100 = _quote(team_a, analyst_a, "A100-SXM4-80GB")
     other = _run(team_a, analyst_a, a100, [ROCE], capture)
     page = client.get(f"/benchmarks/runs/{other.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
