@@ -22,6 +22,7 @@ from domain import eligibility as el
 from domain import labels, ranking
 from domain import uncertainty as un
 from domain.decision import summary as dd
+from domain.evidence.linkrates import port_achievable_gbps
 from domain.messages import Message
 
 
@@ -135,8 +136,12 @@ def _ranges(
         return float(found) if isinstance(found, int | float) and found > 0 else np.nan
 
     def nominal(r: ranking.OfferResult) -> float:
+        """What the quoted ports can carry per server: the cap the ranking puts on a measured
+        figure too (ranking.network.credited_port_gbps), so both ends use the priced physics."""
         o = offers.get(r.offer_id, _NO_OFFER)
-        return float(o.get("nic_gbps") or 0.0) * float(o.get("nics_per_node") or 1)
+        nic = float(o.get("nic_gbps") or 0.0)
+        port = port_achievable_gbps(str(o.get("fabric") or ""), nic) if nic > 0 else 0.0
+        return (port or nic) * float(o.get("nics_per_node") or 1)
 
     def parts(r: ranking.OfferResult) -> tuple[float, float, float]:
         g = int(offers.get(r.offer_id, _NO_OFFER).get("gpus_per_node") or 1)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from domain import ranking
 from domain import uncertainty as un
+from domain.evidence.linkrates import port_achievable_gbps
 from domain.trainmodel import gpu_table
 from domain.uncertainty import (
     MODEL_BAND,
@@ -49,7 +50,8 @@ def _columns(rs, by_id):  # type: ignore[no-untyped-def]
         np.array([r.bandwidth_basis == "measured" for r in rs]),
         np.array([x.measured_gbps or np.nan for x in o]),
         np.array([x.measured_p50_gbps or np.nan for x in o]),
-        np.full(len(o), np.nan), np.array([x.nic_gbps * x.nics_per_node for x in o]),
+        np.full(len(o), np.nan),
+        np.array([port_achievable_gbps(x.fabric, x.nic_gbps) * x.nics_per_node for x in o]),
     )  # fmt: skip
     return np.array([r.cost_per_eth for r in rs]), parts, times
 
