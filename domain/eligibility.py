@@ -340,9 +340,11 @@ def _assess(risks: tuple[RiskItem, ...], policy: RiskPolicy) -> Assessment:
         default="none",
     )
     reasons = [_excluded(i) for i in by_action["exclude"]]
-    if by_action["premium"]:
+    # an excluded offer is not ranked at all: no "ranked with a premium / a mark" line beside
+    # its reason (its findings stay listed as its marks)
+    if by_action["premium"] and not by_action["exclude"]:
         reasons.append(_premium(len(by_action["premium"]), pct, money))
-    if by_action["mark"]:
+    if by_action["mark"] and not by_action["exclude"]:
         reasons.append(_marked(by_action["mark"]))
     return Assessment(not by_action["exclude"], action, marks, tuple(reasons), pct, money)
 

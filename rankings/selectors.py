@@ -63,6 +63,25 @@ def stale_quotes(*, run: RankingRun) -> list[Quote]:
     return list(Quote.objects.filter(pk__in=changed).select_related("vendor").order_by("pk"))
 
 
+def stale_priced_versions(*, run: RankingRun) -> set[int]:
+    """The quote versions the run priced that are no longer current (their quote got new
+    terms or was deleted): what a report marks row by row."""
+    priced = run.priced_versions or {}
+    changed = _changed({run.pk: priced}).get(run.pk, [])
+    return {int(priced[str(q)]) for q in changed if priced.get(str(q)) is not None}
+
+
+def stale_versions(*, run: RankingRun) -> str:
+    """What changed since the run priced its quotes, as a short stable key ("" when nothing
+    did): each changed quote with its current version (``x`` when deleted). A report of the run
+    is built again when this changes, so a file built after a quote got new terms says so."""
+    changed = sorted(_changed({run.pk: run.priced_versions or {}}).get(run.pk, []))
+    if not changed:
+        return ""
+    current = dict(Quote.objects.filter(pk__in=changed).values_list("pk", "current_version_id"))
+    return ",".join(f"{q}:{current.get(q, 'x')}" for q in changed)
+
+
 def stale_run_ids(runs: Iterable[RankingRun]) -> set[int]:
     """Which of these runs priced a quote version that is no longer current (one query)."""
     changed = _changed({r.pk: r.priced_versions or {} for r in runs})

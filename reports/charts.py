@@ -31,7 +31,10 @@ def charts_enabled() -> bool:
 
 
 def _name(r: Any) -> str:
-    return f"#{r.rank} {r.vendor_name} · {r.label}" if r.vendor_name else f"#{r.rank} {r.label}"
+    """A bar's name: the decision's rank ("✕" for an excluded offer, which has none), as the
+    page's chart prints it."""
+    head = f"#{r.shown_rank}" if r.shown_rank else "✕"
+    return f"{head} {r.vendor_name} · {r.label}" if r.vendor_name else f"{head} {r.label}"
 
 
 def _share(r: Any, seconds: float) -> float:
@@ -57,7 +60,7 @@ def bandwidth_chart(results: list[Any], labels: dict[str, str]) -> svg.Chart:
     points = [
         svg.Point(x=float(r.bandwidth_gbps or 0), y=float(r.cost_per_eth),
                   low=float(r.cost_per_eth_low), high=float(r.cost_per_eth_high),
-                  text=short_label(r.rank, r.label), hollow=r.bandwidth_basis != "measured")
+                  text=short_label(r.shown_rank, r.label), hollow=r.bandwidth_basis != "measured")
         for r in results
     ]  # fmt: skip
     return svg.log_scatter(

@@ -21,7 +21,7 @@ def build_csv(data: ReportData) -> bytes:
     fits = term_fits(data)
     formats = [fmt for _title, fmt in RANKING_COLUMNS]
     for r in data.results:  # numbers as the workbook holds them (money to the cent)
-        values = ranking_row(r, lang, fits)
+        values = ranking_row(r, lang, fits, data.stale_version_ids)
         row = [at_precision(v, f) for v, f in zip(values, formats, strict=False)]
         writer.writerow(["" if v is None else csv_safe(v) for v in row])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Prefetch, Q
+from django.db.models.fields.json import KT
 
 from core.models import JobStatus
 from quotes.models import Quote
@@ -31,6 +32,9 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     runs = list(
         RankingRun.objects.for_team(team)
         .select_related("workload")
+        # every offer's inputs and the stored page are not read here: only the workload's name
+        .defer("snapshot", "page_data", "problems")
+        .annotate(snapshot_workload=KT("snapshot__workload_name"))
         .prefetch_related(leaders)
         .order_by("-created_at", "-pk")[:200]
     )
@@ -40,7 +44,7 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         if run.status != JobStatus.DONE:
             continue
         key = run.workload_id or f"run:{run.pk}"
-        name = run.snapshot.get("workload_name") or run.label
+        name = run.snapshot_workload or run.label
         decided = run.decision or {}
         per_workload.setdefault(key, {
             "run": run, "leader": run.leaders[0] if run.leaders else None, "workload": name,

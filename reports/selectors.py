@@ -21,6 +21,7 @@ from quotes.models import Quote
 from rankings.inputs import InputFileError
 from rankings.models import RankingResult, RankingRun
 from rankings.page_data import is_current
+from rankings.selectors import stale_priced_versions, stale_quotes
 from rankings.whatif import sensitivity_rows, stored_sensitivity
 from vendors.models import Vendor
 from vendors.selectors import vendor_findings, vendor_prefetch
@@ -92,6 +93,15 @@ class ReportData:
     # against eligible offers, contract-term fits; every builder reads it, none recomputes it.
     decision: dict[str, Any] = field(default_factory=dict)
     savings_rows: list[dict[str, Any]] = field(default_factory=list)
+    # Stale means said: the quotes that got new terms (or were deleted) since the run priced
+    # them, read when the file is built; the report names them and asks for a new ranking.
+    stale: list[Quote] = field(default_factory=list)
+    stale_version_ids: set[int] = field(default_factory=set)
+
+    @property
+    def stale_results(self) -> list[RankingResult]:
+        """The ranked offers whose quote changed (or was deleted) since the ranking."""
+        return [r for r in self.results if r.quote_version_id in self.stale_version_ids]
 
     @property
     def winner_term(self) -> dict[str, Any] | None:
@@ -263,6 +273,8 @@ def report_data(*, run: RankingRun, user=None) -> ReportData:  # type: ignore[no
         missing=_missing(run, results, unverified),
         decision=decision,
         savings_rows=savings_rows,
+        stale=stale_quotes(run=run),
+        stale_version_ids=stale_priced_versions(run=run),
     )
 
 

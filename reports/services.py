@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from core import jobs
 from core.models import JobStatus
 from rankings.models import RankingRun
+from rankings.selectors import stale_versions
 
 from .choices import ReportKind
 from .collector import fewer_collections
@@ -45,10 +46,16 @@ def _check(*, team, run: RankingRun, kind: str) -> None:  # type: ignore[no-unty
 
 
 def run_stamp(run: RankingRun) -> str:
-    """What a run's report is built from: the run and when its results were last computed (a
-    ranking computed again gets a new finished_at, hence a new file)."""
+    """What a run's report is built from: the run, when its results were last computed (a
+    ranking computed again gets a new finished_at, hence a new file) and which of its quotes
+    have changed since (stale means said: once an offer gets new terms, the next file of the
+    run is built again and names it)."""
     done = run.finished_at.isoformat() if run.finished_at else "-"
-    return f"run-{run.pk}-{done}"[:64]
+    stamp = f"run-{run.pk}-{done}"
+    changed = stale_versions(run=run)
+    if changed:
+        stamp += "-c" + hashlib.sha256(changed.encode()).hexdigest()[:10]
+    return stamp[:64]
 
 
 def _claim(*, team, user, run: RankingRun, kind: str, language: str | None) -> tuple[Report, bool]:  # type: ignore[no-untyped-def]

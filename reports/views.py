@@ -19,6 +19,7 @@ from accounts.mixins import TeamRequiredMixin
 from core.export import XLSX_TYPE
 from core.models import JobStatus
 from rankings.models import RankingRun
+from rankings.selectors import stale_quotes
 
 from .choices import CONTENT_TYPES, ListFormat, ReportKind
 from .dashboard import decision_board
@@ -61,6 +62,7 @@ class RankingExportsView(TeamRequiredMixin, View):
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
         run = self._run(pk)
         ctx = exports_context(team=self.team, run=run, can_write=self.membership.can_write)
+        ctx["stale"] = stale_quotes(run=run) if run.status == JobStatus.DONE else []
         return render(request, "reports/ranking_exports.html", ctx)
 
     def post(self, request, pk: int):  # type: ignore[no-untyped-def]

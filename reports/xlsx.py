@@ -47,14 +47,19 @@ from .summary import (
 )
 
 RANKING_COLUMNS = (
+    # the decision's rank, among eligible offers only: an excluded offer has none (blank)
     (gettext_lazy("Rank"), INT),
     (gettext_lazy("Vendor"), None),
     (gettext_lazy("Offer"), None),
     (gettext_lazy("Currency"), None),
     (gettext_lazy("Rent per month"), MONEY),
+    # the deciding figure and its range: risk-adjusted where a premium decides (the bare cost
+    # beside it), as the page, the PDF and the API show it
     (gettext_lazy("Cost per ETH"), MONEY),
     (gettext_lazy("Cost per ETH (low)"), MONEY),
     (gettext_lazy("Cost per ETH (high)"), MONEY),
+    (gettext_lazy("Cost per ETH without risk premium"), MONEY),
+    (gettext_lazy("Risk premium"), PCT),
     (gettext_lazy("Step time (s)"), NUM2),
     (gettext_lazy("Exposed comm (s)"), NUM2),
     (gettext_lazy("Utilisation"), PCT),
@@ -65,15 +70,14 @@ RANKING_COLUMNS = (
     (gettext_lazy("Job hours"), MONEY0),
     (gettext_lazy("Job cost"), MONEY),
     (gettext_lazy("Warnings"), None),
-    # the run's decision (rankings/decision.py): the same flags the page and the API show
+    # the run's decision (domain/decision): the same flags the page and the API show
     (gettext_lazy("Recommended"), None),
     (gettext_lazy("Eligible"), None),
-    (gettext_lazy("Rank among eligible offers"), INT),
     (gettext_lazy("Excluded because"), None),
-    (gettext_lazy("Risk premium"), PCT),
-    (gettext_lazy("Risk-adjusted cost per ETH"), MONEY),
     (gettext_lazy("Tie with the recommended offer"), None),
     (gettext_lazy("Job fits the contract term"), None),
+    # stale means said: the offer's quote got new terms (or was deleted) after this ranking
+    (gettext_lazy("Quote changed since this ranking"), None),
 )
 
 BREAKDOWN_COLUMNS = (
@@ -138,21 +142,26 @@ def term_fits(data: ReportData) -> dict[str, bool]:
     return out
 
 
-def ranking_row(r: Any, lang: str | None, fits: dict[str, bool] | None = None) -> list[Any]:
+def ranking_row(
+    r: Any, lang: str | None, fits: dict[str, bool] | None = None,
+    stale: set[int] | None = None,
+) -> list[Any]:  # fmt: skip
     """One ranked offer as the ranking sheet and the CSV give it, in the reader's language."""
     excluded = "" if r.eligible else "; ".join(_msg(m, lang) for m in r.eligibility_reasons or [])
+    low, high = r.deciding_range
     return [
-        r.rank, getattr(r, "display_vendor", r.vendor_name), r.label, r.currency, r.monthly_rent,
-        r.cost_per_eth, r.cost_per_eth_low, r.cost_per_eth_high, r.step_time_s, r.exposed_comm_s,
+        r.shown_rank, getattr(r, "display_vendor", r.vendor_name), r.label, r.currency,
+        r.monthly_rent, r.deciding_cost_per_eth, low, high, r.cost_per_eth,
+        (r.risk_premium_pct or 0.0) / 100, r.step_time_s, r.exposed_comm_s,
         r.utilisation, r.bandwidth_gbps,
         str(BASIS_WORDS.get(r.bandwidth_basis, r.bandwidth_basis)),
         evidence_sentence((r.model_detail or {}).get("evidence"), lang or "en"),
         r.job_hours, r.job_cost,
         "; ".join(_msg(w, lang) for w in r.warnings or []),
-        _yes(r.recommended), _yes(r.eligible), r.decision_rank, excluded,
-        (r.risk_premium_pct or 0.0) / 100, r.risk_adjusted_cost_per_eth,
+        _yes(r.recommended), _yes(r.eligible), excluded,
         _yes(r.tie_with_winner and not r.recommended),
         "" if (fits or {}).get(str(r.offer_id)) is None else _yes((fits or {})[str(r.offer_id)]),
+        _yes(r.quote_version_id in (stale or ())),
     ]  # fmt: skip
 
 
@@ -164,7 +173,7 @@ def _breakdown_row(r: Any) -> list[Any]:
     step = r.step_time_s or 0
     share = (lambda t: r.cost_per_eth * t / step) if step else (lambda t: None)
     return [
-        r.rank, _display(r), r.compute_time_s, r.comm_time_s, r.exposed_comm_s,
+        r.shown_rank, _display(r), r.compute_time_s, r.comm_time_s, r.exposed_comm_s,
         r.step_time_s, r.eth_per_hour, r.hourly_cost, share(r.compute_time_s),
         share(r.exposed_comm_s), r.nodes_used, r.oversubscription, r.tokens_per_gpu_to_hide_comm,
     ]  # fmt: skip
@@ -174,7 +183,7 @@ def _model_row(r: Any) -> list[Any]:
     d = r.model_detail
     lay, mem, step, fail, job = d["layout"], d["memory"], d["step"], d["failures"], d["job"]
     return [
-        r.rank, _display(r), lay["tp"], lay["pp"], lay["dp"], lay["ep"],
+        r.shown_rank, _display(r), lay["tp"], lay["pp"], lay["dp"], lay["ep"],
         lay["zero_stage"], lay["microbatch"], d["gpus_used"], mem["total_gb"], mem["card_gb"],
         step["compute_s"], step["tp_s"], step["bubble_s"], step["pp_transfer_s"], step["dp_s"],
         step["ep_s"], step["optimizer_s"], step["step_s"], d["mfu"],
@@ -243,6 +252,10 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
     """The ranking's inputs, one per row, named in words (numbers stay numbers to recompute)."""
     lang = get_language()
     rows: list[list[Any]] = [[_("Ranking run"), _("Ranking run"), data.run.pk]]
+    changed = data.stale_results
+    status = _("yes: %(offers)s changed since this ranking; rank again with the current "
+               "quotes before signing") % {"offers": "; ".join(_display(r) for r in changed)}
+    rows.append([_("Ranking run"), _("Out of date"), status if changed else _("no")])
     for k, v in data.workload.items():
         value = str(STRATEGIES.get(str(v), v)) if k == "strategy" else v
         rows.append([_("Workload"), str(WORKLOAD_LABELS.get(k, _humanise(k))), value])
@@ -377,7 +390,8 @@ def build_xlsx(data: ReportData, progress: Any = None) -> bytes:
     fits = term_fits(data)
     suffix = money_suffix({r.currency for r in data.results if r.currency})
     ranking = _sheet(wb, _("Ranking")[:31], RANKING_COLUMNS,
-                     (ranking_row(r, lang, fits) for r in data.results), suffix)  # fmt: skip
+                     (ranking_row(r, lang, fits, data.stale_version_ids) for r in data.results),
+                     suffix)  # fmt: skip
     if not data.results:
         ranking.append([None, _cell(ranking, "; ".join(data.missing), None)])
     tick(50)

@@ -49,6 +49,10 @@ class OfferDecision:
 _Key = tuple[tuple[str, str, str, str, str], ...]
 
 
+# the reasons that say how an eligible offer is ranked (eligibility.assess)
+RANKED_AS = frozenset({"risk_premium", "risk_marked"})
+
+
 def _finding_key(snapshot: Mapping[str, Any], offer: Mapping[str, Any], offer_id: str) -> _Key:
     """An offer's findings as a hashable key: offers of one vendor site share it."""
     stored = snapshot.get("risk_findings")
@@ -249,7 +253,9 @@ def decide(
             row.eligible = False
             row.risk_action = "knocked_out"
             row.recommended = False
-            row.eligibility_reasons = [reason, *row.eligibility_reasons]
+            # knocked out: not ranked, so no "ranked with a premium / a mark" line beside it
+            kept = [m for m in row.eligibility_reasons if m.get("code") not in RANKED_AS]
+            row.eligibility_reasons = [reason, *kept]
         elif status == "ranked_last":
             row.risk_marks = [reason, *row.risk_marks]
     run = _run_decision(offers, results, rows, order, tied.nonzero()[0].tolist(), policy, snapshot)

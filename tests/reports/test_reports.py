@@ -10,6 +10,7 @@ import subprocess
 from decimal import Decimal
 
 import pytest
+from django.db.models import F
 from django.urls import reverse
 from openpyxl import load_workbook
 
@@ -91,15 +92,21 @@ def test_the_workbook_stores_numbers_with_formats(demo_run, team_a, analyst_a):
     wb = load_workbook(report.file.path)
     assert wb.sheetnames == ["Ranking", "Breakdown", "Model detail", "Inputs", "Evidence"]
     ws = wb["Ranking"]
-    results = list(demo_run.results.order_by("rank"))
+    results = list(demo_run.results.order_by(F("decision_rank").asc(nulls_last=True), "rank"))
     assert ws.max_row == 1 + len(results)
     header = [c.value for c in ws[1]]
     currency = results[0].currency  # money columns name their currency
     cost = ws.cell(row=2, column=header.index(f"Cost per ETH ({currency})") + 1)
-    # money to the cent, as the page shows it
+    # money to the cent, as the page shows it: the deciding figure (risk-adjusted where a
+    # premium decides), the bare cost in its own labelled column
     assert isinstance(cost.value, int | float)
-    assert cost.value == pytest.approx(results[0].cost_per_eth, abs=0.005)
+    assert cost.value == pytest.approx(results[0].deciding_cost_per_eth, abs=0.005)
     assert cost.number_format == "#,##0.00"
+    bare = ws.cell(row=2, column=header.index(
+        f"Cost per ETH without risk premium ({currency})") + 1)  # fmt: skip
+    assert bare.value == pytest.approx(results[0].cost_per_eth, abs=0.005)
+    ranks = [ws.cell(row=i + 2, column=1).value for i in range(len(results))]
+    assert ranks == [r.decision_rank if r.eligible else None for r in results]
     util = ws.cell(row=2, column=header.index("Utilisation") + 1)
     assert util.number_format == "0.0%" and 0 < util.value <= 1
     assert util.value == pytest.approx(results[0].utilisation, abs=0.0005)  # 0.0 % shown
