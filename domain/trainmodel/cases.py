@@ -202,6 +202,8 @@ def parallel_from(data: Any) -> ParallelRequest:
         dp_overlap=True if overlap is None else overlap,
         flash_attention=flash if flash is not None else True,
         zero3_gathers_per_layer=_field("parallel", d, "zero3_gathers_per_layer", "int", False) or 1,
+        zero_reduce=_field("parallel", d, "zero_reduce", "str", False) or "reduce_scatter",
+        zero_shard_ranks=_field("parallel", d, "zero_shard_ranks", "int", False),
     )
 
 

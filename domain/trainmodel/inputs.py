@@ -143,6 +143,13 @@ class ParallelRequest:
     # ZeRO-3 parameter all-gathers per layer: 1 for a flattened FSDP unit (PyTorch FSDP, current
     # DeepSpeed); DeepSpeed's ZeRO-3 of 2021 gathered every parameter tensor on its own.
     zero3_gathers_per_layer: int = 1
+    # How ZeRO-1/2 gradients reach the rank that owns them (steptime.ZERO_REDUCES):
+    # "reduce_scatter" (Megatron-Core, FSDP) or "per_rank" (DeepSpeed: one Reduce per owner).
+    zero_reduce: str = "reduce_scatter"
+    # ZeRO-1/2 optimizer sharded over groups of this many data-parallel ranks and replicated
+    # across the groups (Megatron-Core --num-distributed-optimizer-instances, DeepSpeed MiCS,
+    # FSDP hybrid sharding); None: over all of them.
+    zero_shard_ranks: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

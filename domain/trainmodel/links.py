@@ -48,6 +48,22 @@ SWITCH_HOP_S = {"ib": 0.15e-6, "roce": 0.5e-6, "tcp": 1e-6}
 DEFAULT_SERVERS_PER_RACK = 4
 NO_SPINE = 1 << 30
 
+# NCCL's own latency model (NVIDIA/nccl src/graph/tuning.cc, the table NCCL uses to choose a
+# protocol per call; docs/MODEL.md §21.1): per-step latency of the ring algorithm by link kind for
+# the protocols (LL, LL128, Simple), and the base latency of a ring call. A Reduce runs the ring as
+# a pipelined chain of nRanks steps; across servers NCCL charges each Simple step the 50 us
+# "chunk latency" of its tree table. LL moves 4 data bytes per 8-byte line and NCCL models it at
+# 1/4 of the ring's bus bandwidth across servers (1/3 inside one); LL128 at 120/128 (0.92).
+NCCL_RING_HOP_S = {
+    "nvlink": (0.47e-6, 1.9e-6, 3.4e-6),
+    "pcie": (1.0e-6, 2.5e-6, 5.7e-6),
+    "net": (2.7e-6, 4.0e-6, 9.6e-6),
+}
+NCCL_RING_BASE_S = (3.6e-6, 10.0e-6, 8.4e-6)
+NCCL_CHAIN_SIMPLE_NET_HOP_S = 50e-6
+NCCL_PROTOCOL_BW_SHARE_NET = (0.25, 0.92, 1.0)
+NCCL_PROTOCOL_BW_SHARE_INTRA = (1.0 / 3.0, 0.92, 1.0)
+
 # Volume factor per rank (x S) and ring steps (x (n-1)) per collective kind.
 _VOLUME = {"ar": 2.0, "ag": 1.0, "rs": 1.0, "a2a": 1.0}
 _STEPS = {"ar": 2.0, "ag": 1.0, "rs": 1.0, "a2a": 1.0}
@@ -72,6 +88,8 @@ class Links:
     tp_comm_overlap: bool = False
     # Storage read bandwidth into one server, bytes/s (0: not stated; steptime data loading).
     ingress_bps: float = 0.0
+    # The server's GPU link kind ("nvlink", "pcie", "hccs"): NCCL's per-hop latency table.
+    intra_kind: str = "nvlink"
 
     def inter_at(self, message_bytes: float) -> float:
         """Inter-node bytes/s per rank at a message size (evidence table when given)."""
@@ -85,7 +103,7 @@ class Links:
         by offers whose servers are alike and whose networks differ)."""
         return Links(
             self.intra_bps, self.intra_alpha_s, 0.0, 0.0, self.gpus_per_node, "",
-            tp_comm_overlap=self.tp_comm_overlap,
+            tp_comm_overlap=self.tp_comm_overlap, intra_kind=self.intra_kind,
         )  # fmt: skip
 
     def flattened(self) -> Links:
@@ -134,6 +152,7 @@ def links_for(cluster: Cluster) -> Links:
         table=table,
         tp_comm_overlap=bool(gpu.fp8_tflops) and gpu.intra_kind == "nvlink",
         ingress_bps=(cluster.storage_ingress_gbyte_s or 0.0) * 1e9,
+        intra_kind=gpu.intra_kind,
         **spine,  # type: ignore[arg-type]
     )
 
@@ -227,6 +246,39 @@ def ring_latency_s(kind: str, local: int, nodes: int, inter_alpha: float, links:
         return (local * nodes - 1) * max(inter_alpha, RING_STEP_ALPHA_S)
     depth = math.ceil(math.log2(nodes)) if nodes > 1 else 0
     return _STEPS[kind] * ((local - 1) * links.intra_alpha_s + depth * inter_alpha)
+
+
+def reduce_s(size_bytes: float, n: int, stride: int, links: Links) -> float:
+    """One NCCL Reduce of `size_bytes` onto one rank of `n` (docs/MODEL.md §21.1). NCCL runs it as
+    a pipelined chain through every rank: the data crosses each link once (S over the ring's bus
+    bandwidth per rank) and the pipeline fills over nRanks steps, each paying the per-hop latency
+    of NCCL's tuning table (every hop at the network's figure once the group spans servers, as
+    NCCL models it). NCCL picks the protocol with the least modelled time, so the least of the
+    three is taken. A fabric slower to answer than InfiniBand (RoCE, TCP sockets) adds its extra
+    per-step latency (FABRIC_ALPHA_S) to every network hop."""
+    if n <= 1 or size_bytes <= 0:
+        return 0.0
+    local, nodes = placement(n, stride, links.gpus_per_node)
+    if nodes == 1:
+        bps = links.intra_bps
+        hops = NCCL_RING_HOP_S["nvlink" if links.intra_kind == "nvlink" else "pcie"]
+        shares = NCCL_PROTOCOL_BW_SHARE_INTRA
+        extra = 0.0
+    else:
+        inter_bps = links.inter_at(size_bytes)
+        if nodes > links.spine_after:
+            inter_bps *= links.spine_factor
+        bps = group_bps(inter_bps, local, links)
+        ll, ll128, _simple = NCCL_RING_HOP_S["net"]
+        hops = (ll, ll128, NCCL_CHAIN_SIMPLE_NET_HOP_S)
+        shares = NCCL_PROTOCOL_BW_SHARE_NET
+        extra = max(0.0, links.inter_alpha_s - FABRIC_ALPHA_S["ib"])
+        if nodes > links.spine_after:
+            extra += links.spine_alpha_s
+    return min(
+        base + n * (hop + extra) + size_bytes / (bps * share)
+        for base, hop, share in zip(NCCL_RING_BASE_S, hops, shares, strict=True)
+    )
 
 
 def p2p_s(size_bytes: float, crosses_nodes: bool, links: Links) -> float:

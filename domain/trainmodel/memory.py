@@ -62,14 +62,32 @@ def stage_grad_bytes(zero_stage: int, reduce_bytes: float | None) -> float:
     return reduce_bytes if reduce_bytes is not None else DEFAULT_REDUCE_BYTES[zero_stage]
 
 
-def states_bytes(model: ModelSpec, layout: Layout, reduce_bytes: float | None = None) -> float:
+def states_bytes(
+    model: ModelSpec, layout: Layout, reduce_bytes: float | None = None,
+    shard_ranks: int | None = None,
+) -> float:  # fmt: skip
     """Weights, gradients and optimizer states of one GPU: the non-expert weights sharded over
-    dp x cp, a MoE's routed experts over their expert-data-parallel group (moe.param_groups)."""
+    dp x cp, a MoE's routed experts over their expert-data-parallel group (moe.param_groups).
+    `shard_ranks`: ZeRO-1/2 states sharded over groups of that many ranks only (replicated
+    across the groups, steptime._shard_group)."""
     groups = param_groups(model, layout) if model.moe is not None else None
+    dense = _shard_ranks(layout, shard_ranks)
     if groups is None:
         p = params_per_rank(model, layout)
-        return _group_states_bytes(model, layout, p, None, reduce_bytes)
-    return sum(_group_states_bytes(model, layout, p, g, reduce_bytes) for p, g in groups)
+        return _group_states_bytes(model, layout, p, dense, reduce_bytes)
+    first, *rest = groups
+    return _group_states_bytes(model, layout, first[0], dense or first[1], reduce_bytes) + sum(
+        _group_states_bytes(model, layout, p, g, reduce_bytes) for p, g in rest
+    )
+
+
+def _shard_ranks(layout: Layout, shard_ranks: int | None) -> int | None:
+    """The group ZeRO-1/2 shards the dense states over when it is smaller than dp x cp and
+    divides it (None: dp x cp, the default)."""
+    n = layout.dp * layout.cp
+    if not shard_ranks or layout.zero_stage not in (1, 2) or shard_ranks >= n or n % shard_ranks:
+        return None
+    return shard_ranks
 
 
 def _group_states_bytes(
@@ -136,9 +154,10 @@ def layer_activation_bytes(model: ModelSpec, layout: Layout, recompute: str) -> 
 
 
 def memory_use(
-    model: ModelSpec, layout: Layout, microbatches: int, reduce_bytes: float | None = None
-) -> MemoryUse:
-    states = states_bytes(model, layout, reduce_bytes)
+    model: ModelSpec, layout: Layout, microbatches: int, reduce_bytes: float | None = None,
+    shard_ranks: int | None = None,
+) -> MemoryUse:  # fmt: skip
+    states = states_bytes(model, layout, reduce_bytes, shard_ranks)
     layers = first_stage_layers(model.layers, layout.pp)
     p, v = layout.pp, layout.interleave
     in_flight = min(p, microbatches) if p > 1 else 1

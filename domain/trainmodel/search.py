@@ -24,6 +24,7 @@ from domain.trainmodel.memory import MemoryUse, memory_use, stage_grad_bytes
 from domain.trainmodel.moe import check_expressible, expert_degrees
 from domain.trainmodel.precision import check_precision
 from domain.trainmodel.steptime import (
+    ZERO_REDUCES,
     StepTime,
     dp_exposed_floor_s,
     lower_bound_s,
@@ -131,6 +132,20 @@ def check_request(model: ModelSpec, req: ParallelRequest) -> None:
             "zero_stage",
             f"zero_stage must be 0, 1, 2 or 3 (got {req.zero_stage}).",
             f"zero_stage 必须是 0、1、2 或 3（当前为 {req.zero_stage}）。",
+        )
+    if req.zero_reduce not in ZERO_REDUCES:
+        raise _bad(
+            "zero_reduce",
+            f"zero_reduce must be reduce_scatter or per_rank (got {req.zero_reduce!r}).",
+            f"zero_reduce 必须是 reduce_scatter 或 per_rank（当前为 {req.zero_reduce!r}）。",
+        )
+    if req.zero_shard_ranks is not None and not 1 <= req.zero_shard_ranks <= 1_000_000:
+        raise _bad(
+            "zero_shard_ranks",
+            "zero_shard_ranks must be a positive whole number (the ranks one copy of the "
+            f"optimizer is sharded over; got {req.zero_shard_ranks}).",
+            "zero_shard_ranks 必须为正整数（一份优化器状态分片所跨的数据并行进程数；"
+            f"当前为 {req.zero_shard_ranks}）。",
         )
     if req.recompute is not None and req.recompute not in RECOMPUTE_ORDER:
         raise _bad(
@@ -306,7 +321,7 @@ def search(
                 continue
             step = step_time(
                 model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap,
-                req.zero3_gathers_per_layer,
+                req.zero3_gathers_per_layer, req.zero_shard_ranks, req.zero_reduce,
             )  # fmt: skip
             evaluated += 1
             candidate = Candidate(layout, step, mem, _score(step, layout, goodput_of))
@@ -740,7 +755,7 @@ def _seed_step_s(
     layout = next((lay for lay, _mem in fits if lay.recompute == seed.recompute), fits[0][0])
     step = step_time(
         model, cluster, links, layout, seqs, req.grad_reduce_bytes, req.dp_overlap,
-        req.zero3_gathers_per_layer,
+        req.zero3_gathers_per_layer, req.zero_shard_ranks, req.zero_reduce,
     )  # fmt: skip
     return _score(step, layout, goodput_of)
 
@@ -839,7 +854,8 @@ def _fitting(
 
     lightest = variant(recomputes[-1], stages[-1])
     rb = req.grad_reduce_bytes
-    mem = memory_use(model, lightest, m, rb)
+    sr = req.zero_shard_ranks
+    mem = memory_use(model, lightest, m, rb, sr)
     if mem.total_gb > card_gb:
         return [], (mem.total_gb, lightest), True
     fits: list[tuple[Layout, MemoryUse]] = []
@@ -847,13 +863,13 @@ def _fitting(
         heaviest_fails = (
             len(stages) > 1
             and rc != lightest.recompute
-            and memory_use(model, variant(rc, stages[-1]), m, rb).total_gb > card_gb
+            and memory_use(model, variant(rc, stages[-1]), m, rb, sr).total_gb > card_gb
         )
         if heaviest_fails:
             continue  # not even at the highest ZeRO stage
         for z in stages:
             layout = variant(rc, z)
-            mem = memory_use(model, layout, m, rb)
+            mem = memory_use(model, layout, m, rb, sr)
             if mem.total_gb <= card_gb:
                 fits.append((layout, mem))
                 break

@@ -19,6 +19,7 @@ from domain.trainmodel.links import (
     collective_latency_s,
     collective_s,
     p2p_s,
+    reduce_s,
     transfer_s,
 )
 from domain.trainmodel.memory import grad_bytes, params_per_rank
@@ -48,6 +49,14 @@ ELEMENTWISE_BYTES = 24.0
 PARAM_BYTES = 2.0
 ACT_BYTES = 2.0
 BUCKET_BYTES = 25e6  # PyTorch DDP bucket_cap_mb default (25 MB)
+# DeepSpeed ZeRO-1/2 bucket sizes, elements (docs/MODEL.md §21.1): reduce_bucket_size and
+# allgather_bucket_size both default to 5e8 (DeepSpeed's zero config, runtime/zero/config.py).
+DEEPSPEED_BUCKET_ELEMENTS = 5e8
+# How a ZeRO-1/2 stack reduces the gradients each rank owns (parallel.zero_reduce):
+# "reduce_scatter" (Megatron-Core's distributed optimizer, PyTorch FSDP: one reduce-scatter per
+# bucket) or "per_rank" (DeepSpeed's stage_1_and_2.py average_tensor: one NCCL Reduce per
+# owning rank's slice of each bucket, issued one after another on the same communicator).
+ZERO_REDUCES = ("reduce_scatter", "per_rank")
 # Share of the shorter of (compute, traffic) that overlap really hides; fitted once on the
 # ZeRO-3 rows of Megatron-LM SC'21 Table 2 (MODEL.md §Calibration).
 OVERLAP_EFFICIENCY = 0.6
@@ -320,6 +329,7 @@ def _dp_exposed_s(
     overlap: bool,
     gathers_per_layer: int = 1,
     shard_ranks: int | None = None,
+    zero_reduce: str = "reduce_scatter",
 ) -> float:
     held = params_per_rank(model, layout)
     params = held * trainable_share(model)
@@ -341,9 +351,27 @@ def _dp_exposed_s(
     # DDP: 25 MB buckets; ZeRO-1/2 and FSDP: one bucket (unit) per transformer layer.
     per_layer = max(1.0, round(model.layers / layout.pp))
     buckets = max(1.0, grads / BUCKET_BYTES) if layout.zero_stage == 0 else per_layer
+    gather_exposed = False
     if layout.zero_stage == 0:
         traffic = collective_s("ar", grads / buckets, n, stride, links) * buckets
         gather = 0.0
+    elif zero_reduce == "per_rank":
+        # DeepSpeed ZeRO-1/2 (docs/MODEL.md §21.1): the gradient buffer goes out in buckets of
+        # DEEPSPEED_BUCKET_ELEMENTS, and each bucket's slice owned by one rank is reduced onto
+        # it with its own NCCL Reduce over the whole group, so a step issues about one Reduce
+        # per rank (plus one per bucket boundary), each paying the chain's latency over every
+        # rank: the latency grows as ranks x ranks. Inside a smaller sharding group the same,
+        # then the all-reduce of each shard across the groups (MiCS-style hierarchy). The
+        # updated weights are all-gathered in buckets after the optimizer step, before the
+        # next forward: nothing to overlap with.
+        buckets = max(1.0, math.ceil(params / DEEPSPEED_BUCKET_ELEMENTS))
+        pieces = shard + buckets - 1.0
+        traffic = pieces * reduce_s(grads / pieces, shard, stride, links)
+        if shard < n:
+            across = collective_s("ar", grads / buckets / shard, n // shard, stride * shard, links)
+            traffic += across * buckets
+        gather = collective_s("ag", weights / buckets, shard, stride, links) * buckets
+        gather_exposed = True
     elif shard < n:
         # optimizer sharded over `shard` ranks only (one per server's share), replicated
         # across the n / shard groups: reduce-scatter inside the group, all-reduce of each
@@ -368,7 +396,9 @@ def _dp_exposed_s(
     last = traffic / buckets
     bwd_c = bwd_share * mb_compute_s
     exposed = reductions * max(last, _overlapped(bwd_c, traffic) - bwd_c)
-    if gather:
+    if gather_exposed:
+        exposed += gather
+    elif gather:
         fwd_c = (1 - bwd_share) * mb_compute_s
         exposed += max(gather / buckets, _overlapped(fwd_c, gather) - fwd_c)
     return exposed
@@ -514,12 +544,14 @@ def step_time(
     dp_overlap: bool = True,
     gathers_per_layer: int = 1,
     shard_ranks: int | None = None,
+    zero_reduce: str = "reduce_scatter",
 ) -> StepTime:
     """`shard_ranks`: ZeRO-1/2 optimizer sharded over that many data-parallel ranks only and
-    replicated across the groups (default: over all of them, _shard_group)."""
+    replicated across the groups (default: over all of them, _shard_group). `zero_reduce`: how
+    the ZeRO-1/2 gradients reach their owners (ZERO_REDUCES)."""
     return _step_time(
         model, cluster.gpu, links, layout, global_batch_sequences, reduce_bytes, dp_overlap,
-        gathers_per_layer, shard_ranks,
+        gathers_per_layer, shard_ranks, zero_reduce,
     )  # fmt: skip
 
 
@@ -537,6 +569,7 @@ def _step_time(
     dp_overlap: bool,
     gathers_per_layer: int,
     shard_ranks: int | None = None,
+    zero_reduce: str = "reduce_scatter",
 ) -> StepTime:
     # A batch that does not split evenly is rounded up to whole microbatches per replica.
     m = -(-global_batch_sequences // (layout.dp * layout.microbatch))
@@ -548,8 +581,9 @@ def _step_time(
     )
     rb = grad_bytes(layout, reduce_bytes)
     dp = _dp_exposed_s(
-        model, layout, links, c_mb, m, rb, dp_overlap, gathers_per_layer, shard_ranks
-    )
+        model, layout, links, c_mb, m, rb, dp_overlap, gathers_per_layer, shard_ranks,
+        zero_reduce,
+    )  # fmt: skip
     zero3_mb = dp / m if layout.zero_stage == 3 else 0.0
     t_mb = c_mb + tpcp_mb + ep_mb + zero3_mb
     p, v = layout.pp, layout.interleave

@@ -31,7 +31,9 @@ EXTRA_MODEL_KEYS = (
     "trainable_params_b", "peft", "lora_rank", "lora_targets", "bytes_per_sample",
     "attention_kernel", "cp_comm", "head_dim",
 )  # fmt: skip
-EXTRA_PARALLEL_KEYS = ("grad_reduce_bytes", "recompute", "interleave", "cp", "ep")
+EXTRA_PARALLEL_KEYS = (
+    "grad_reduce_bytes", "recompute", "interleave", "cp", "ep", "zero_reduce", "zero_shard_ranks",
+)  # fmt: skip
 KNOWN_MODEL_KEYS = {*MODEL_KEYS, *EXTRA_MODEL_KEYS, "params_b", "moe"}
 KNOWN_PARALLEL_KEYS = {
     *PARALLEL_KEYS, *EXTRA_PARALLEL_KEYS, "global_batch_tokens", "sequence_parallel",
