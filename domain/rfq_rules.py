@@ -251,7 +251,20 @@ def _size_gaps(req: Requirements, terms: Mapping[str, Any]) -> list[Gap]:
                         f"报价 {nodes:,} 台服务器，要求 {req.nodes:,} 台。"))  # fmt: skip
     per_node = _num(terms.get("nic_gbps")) * _num(terms.get("nics_per_node"))
     need = _num(req.min_internode_gbps)
-    if per_node < need:
+    across = _across_racks(req, terms)
+    if across is not None and across < per_node and across < need:
+        # the RFQ's servers span racks: between racks a server gets its share of the uplink
+        uplink, spr = _g(terms.get("rack_uplink_gbps")), _g(terms.get("servers_per_rack"))
+        out.append(_gap(
+            req, "bandwidth",
+            f"{_g(per_node)} Gbit/s per server quoted, but the {_g(req.nodes)} servers span "
+            f"racks and each rack's {uplink} Gbit/s uplink is shared by {spr} servers: "
+            f"{_g(across)} Gbit/s per server between racks, {_g(need)} required.",
+            f"每台服务器报价 {_g(per_node)} Gbit/s，但 {_g(req.nodes)} 台服务器跨机柜，每柜 "
+            f"{uplink} Gbit/s 上行由 {spr} 台服务器分享：跨柜每台 {_g(across)} Gbit/s，"
+            f"要求 {_g(need)} Gbit/s。",
+        ))  # fmt: skip
+    elif per_node < need:
         out.append(_gap(
             req, "bandwidth",
             f"{_g(per_node)} Gbit/s per server quoted, {_g(need)} required.",
@@ -264,6 +277,19 @@ def _size_gaps(req: Requirements, terms: Mapping[str, Any]) -> list[Gap]:
         out.append(_gap(req, "fabric", f"Fabric {name} quoted, {wanted[1]} required.",
                         f"报价网络为 {name}，要求 {wanted[2]}。"))  # fmt: skip
     return out
+
+
+def _across_racks(req: Requirements, terms: Mapping[str, Any]) -> Decimal | None:
+    """Gbit/s per server between racks when the RFQ's servers do not fit in one rack of the
+    bid (its rack uplink shared by the rack's servers), as the ranking counts it
+    (domain/ranking/network.bandwidth); None when the bid states no rack or one rack holds them."""
+    uplink, per_rack = terms.get("rack_uplink_gbps"), terms.get("servers_per_rack")
+    if uplink in (None, "") or per_rack in (None, ""):
+        return None
+    spr = _num(per_rack)
+    if spr <= 0 or req.nodes <= spr:
+        return None
+    return _num(uplink) / spr
 
 
 def _contract_gaps(req: Requirements, terms: Mapping[str, Any]) -> list[Gap]:

@@ -35,7 +35,7 @@ def quote_choice_label(quote: Quote) -> str:
     """ "Vendor · label (8 nodes × 8 H100)": a quote as the start form lists it."""
     v = quote.current_version
     size = f" ({v.nodes} × {v.gpus_per_node} {v.gpu.key})" if v is not None else ""
-    return f"{quote.vendor} · {quote.label}{size}"
+    return f"{quote.vendor.name_for_reader()} · {quote.label}{size}"
 
 
 class QuoteChoices(forms.ModelMultipleChoiceField):

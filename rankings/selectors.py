@@ -9,6 +9,7 @@ from django.db.models import Count, F, Prefetch, QuerySet
 from django.db.models.fields.json import KT
 
 from domain import eligibility
+from domain.credentials_rules.catalogue import CATALOGUE as FINDING_CATALOGUE
 from domain.messages import Message
 from quotes.models import Quote
 
@@ -82,6 +83,12 @@ def stale_versions(*, run: RankingRun) -> str:
     return ",".join(f"{q}:{current.get(q, 'x')}" for q in changed)
 
 
+def changed_quote_ids(runs: Iterable[RankingRun]) -> dict[int, list[int]]:
+    """Per run, the quotes changed or deleted since it priced them, sorted (one query)."""
+    return {run: sorted(quotes) for run, quotes in
+            _changed({r.pk: r.priced_versions or {} for r in runs}).items()}  # fmt: skip
+
+
 def stale_run_ids(runs: Iterable[RankingRun]) -> set[int]:
     """Which of these runs priced a quote version that is no longer current (one query)."""
     changed = _changed({r.pk: r.priced_versions or {} for r in runs})
@@ -112,13 +119,20 @@ _WARNING_SEVERITY = {
     "roce_lossless_unknown": "warning",
     "bandwidth_unverified": "info",
     "job_longer_than_term": "warning",  # domain/decision.py
+    "claim_discounted_by_track_record": "warning",  # domain/ranking/network.py
 }
 _SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 WARNINGS_SHOWN = 3
 
 
 def warning_severity(code: str) -> str:
-    return _WARNING_SEVERITY.get(code, "critical")
+    """How an offer's warning is shown: the ranking's own codes as listed here, a vendor
+    finding at its catalogue severity (domain/credentials_rules), anything else a warning, so a
+    new code never turns a recommended offer red by default."""
+    if code in _WARNING_SEVERITY:
+        return _WARNING_SEVERITY[code]
+    found = FINDING_CATALOGUE.get(code)
+    return str(found[0].value) if found else "warning"
 
 
 def offer_warnings(warnings: list[dict[str, str]], *, shown: int = WARNINGS_SHOWN) -> dict:  # type: ignore[type-arg]

@@ -51,6 +51,7 @@ from .selectors import (
     ranking_lesson,
     ranking_overview,
     stale_quotes,
+    stale_run_ids,
     team_risk_policy,
 )
 from .services import (
@@ -82,8 +83,10 @@ def _run_or_404(team, pk: int) -> RankingRun:  # type: ignore[no-untyped-def]
 class RankingListView(TeamRequiredMixin, View):
     def get(self, request):  # type: ignore[no-untyped-def]
         page = Paginator(ranking_overview(team=self.team), 25).get_page(request.GET.get("page"))
+        done = [r for r in page if r.status == JobStatus.DONE]
         return render(request, "rankings/ranking_list.html", {
             "page": page, "can_write": self.membership.can_write,
+            "stale_ids": stale_run_ids(done),  # live: a quote may change any time (one query)
         })  # fmt: skip
 
 

@@ -78,6 +78,7 @@ def decision_board(*, team) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     return {
         "open_rfqs": rfqs,
         "open_runs": runs[:10],
+        "stale_ids": stale,
         "leaders": list(per_workload.values()),
         "flagged": list(
             vendors.filter(findings_critical__gt=0).order_by("-findings_critical")[:20]

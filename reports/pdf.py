@@ -59,22 +59,27 @@ def _vendor_appendix(data: ReportData) -> dict[str, Any]:
 
     Fifty vendor pages were most of a fifty-offer report's pages and of its build time, and a
     reader decides among the leaders; the workbook keeps every vendor's evidence."""
-    rank_of = {str(r.offer_id): r.rank for r in data.results}
+    # the decision's rank (excluded offers have none), and for the order the excluded ones
+    # after every ranked one, by cost
+    order_of = {str(r.offer_id): (0, r.shown_rank) if r.shown_rank else (1, r.rank)
+                for r in data.results}  # fmt: skip
 
-    def best(s: VendorSection) -> int | None:
-        ranks = [rank_of[str(o.get("id"))] for o in s.offers if str(o.get("id")) in rank_of]
-        return min(ranks) if ranks else None
+    def order(s: VendorSection) -> tuple[int, int] | None:
+        keys = [order_of[str(o.get("id"))] for o in s.offers if str(o.get("id")) in order_of]
+        return min(keys) if keys else None
 
     rows = []
     for s in data.vendors:
         v = s.vendor
         licences = list(v.licences.all()) if v else []
+        key = order(s)
         rows.append({
-            "section": s, "best": best(s), "licences": len(licences),
+            "section": s, "order": key, "best": key[1] if key and key[0] == 0 else None,
+            "licences": len(licences),
             "verified_licences": sum(1 for lic in licences if lic.state == "verified"),
             "data_centres": len(v.data_centres.all()) if v else 0,
         })  # fmt: skip
-    rows.sort(key=lambda r: (r["best"] is None, r["best"] or 0, r["section"].name))
+    rows.sort(key=lambda r: (r["order"] is None, r["order"] or (0, 0), r["section"].name))
     details = [r["section"] for r in rows if r["best"] is not None and r["best"] <= DETAIL_TOP]
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for r in rows:  # vendors with the same evidence profile share one entry, best-ranked first

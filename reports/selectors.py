@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from benchmarks.models import BenchmarkLog, TestRun
@@ -97,6 +97,11 @@ class ReportData:
     # them, read when the file is built; the report names them and asks for a new ranking.
     stale: list[Quote] = field(default_factory=list)
     stale_version_ids: set[int] = field(default_factory=set)
+
+    @property
+    def excluded(self) -> list[RankingResult]:
+        """The offers the decision left out (risk policy, RFQ knock-out): listed, not ranked."""
+        return [r for r in self.results if not r.eligible]
 
     @property
     def stale_results(self) -> list[RankingResult]:
@@ -215,8 +220,11 @@ def _missing(
         out.append(
             _("The workload has no total token count, so whole-job cost and time are unknown.")
         )
-    if unverified:
-        out.append(_("%d offer(s) are ranked on claimed (unmeasured) bandwidth.") % len(unverified))
+    ranked = [r for r in unverified if r.eligible]
+    if ranked:
+        out.append(ngettext("%(n)d ranked offer rests on claimed (unmeasured) bandwidth.",
+                            "%(n)d ranked offers rest on claimed (unmeasured) bandwidth.",
+                            len(ranked)) % {"n": len(ranked)})  # fmt: skip
     return out
 
 

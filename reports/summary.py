@@ -200,12 +200,13 @@ PAGE_ONE_MARKS = 3
 
 
 def _short(text: str) -> str:
-    """A mark's first sentence (its advice follows in appendix A)."""
-    for stop in (". ", "。", "；", "; "):
-        head, found, _rest = text.partition(stop)
-        if found and head:
-            return head + ("." if stop == ". " else found.strip())
-    return text
+    """A mark's first sentence (its advice follows in appendix A): up to the earliest full stop,
+    never cut at a semicolon (the clause after it belongs to the sentence)."""
+    ends = [(at, stop) for stop in (". ", "。") if (at := text.find(stop)) > 0]
+    if not ends:
+        return text
+    at, stop = min(ends)
+    return text[:at] + stop.strip()
 
 
 def _term_risk(data: ReportData) -> dict[str, str] | None:
@@ -264,11 +265,16 @@ def management_summary(data: ReportData, found: list[OfferFindings]) -> dict[str
     if rent is not None and rent.offer_id != w.offer_id:
         why.append(_("The cheapest eligible rent (%(name)s) loses time to communication the GPUs "
                      "cannot hide, so it trains dearer.") % {"name": _name(rent)})  # fmt: skip
-    excluded = int(decided.get("excluded") or 0)
+    knocked = sum(1 for r in data.excluded if r.risk_action == "knocked_out")
+    excluded = len(data.excluded) - knocked
     if excluded:
         why.append(ngettext("%(n)d offer is excluded by the team's risk policy and is not "
                             "compared.", "%(n)d offers are excluded by the team's risk policy "
                             "and are not compared.", excluded) % {"n": excluded})  # fmt: skip
+    if knocked:
+        why.append(ngettext("%(n)d bid fails a mandatory requirement of the RFQ and is not "
+                            "compared.", "%(n)d bids fail a mandatory requirement of the RFQ "
+                            "and are not compared.", knocked) % {"n": knocked})  # fmt: skip
     headline = decided.get("headline")
     if tie:
         names = ", ".join(_name(r) for r in [w, *tied])

@@ -152,7 +152,8 @@ def ranking_row(
     return [
         r.shown_rank, getattr(r, "display_vendor", r.vendor_name), r.label, r.currency,
         r.monthly_rent, r.deciding_cost_per_eth, low, high, r.cost_per_eth,
-        (r.risk_premium_pct or 0.0) / 100, r.step_time_s, r.exposed_comm_s,
+        # an excluded offer is not ranked: no premium counts on it
+        (r.risk_premium_pct or 0.0) / 100 if r.eligible else None, r.step_time_s, r.exposed_comm_s,
         r.utilisation, r.bandwidth_gbps,
         str(BASIS_WORDS.get(r.bandwidth_basis, r.bandwidth_basis)),
         evidence_sentence((r.model_detail or {}).get("evidence"), lang or "en"),
@@ -253,8 +254,10 @@ def _inputs_rows(data: ReportData) -> list[list[Any]]:
     lang = get_language()
     rows: list[list[Any]] = [[_("Ranking run"), _("Ranking run"), data.run.pk]]
     changed = data.stale_results
-    status = _("yes: %(offers)s changed since this ranking; rank again with the current "
-               "quotes before signing") % {"offers": "; ".join(_display(r) for r in changed)}
+    status = _(
+        "yes: %(offers)s changed since this ranking; rank again with the current "
+        "quotes before signing"
+    ) % {"offers": "; ".join(_display(r) for r in changed)}
     rows.append([_("Ranking run"), _("Out of date"), status if changed else _("no")])
     for k, v in data.workload.items():
         value = str(STRATEGIES.get(str(v), v)) if k == "strategy" else v

@@ -143,8 +143,9 @@ def _row(rfq: Rfq, answer: Answer, result: Any, lang: str) -> dict[str, Any]:
     status = EXCLUDED if exclusion else standing.status
     reasons = exclusion + ([rules.knocked_out_reason(standing)] if standing.mandatory_gaps else [])
     verdict = answer.evidence_run.verdict if answer.evidence_run_id else ""
-    return {"answer": answer, "answer_id": answer.pk, "vendor": str(answer.vendor),
-            "cost_rank": result.rank, "cost_per_eth": result.deciding_cost_per_eth,
+    return {"answer": answer, "answer_id": answer.pk, "vendor": answer.vendor.name_for_reader(),
+            # the decision's rank: a knocked-out or excluded bid has none
+            "cost_rank": result.shown_rank, "cost_per_eth": result.deciding_cost_per_eth,
             "currency": result.currency, "monthly_rent": result.monthly_rent, "verdict": verdict,
             "status": status, "reasons": [m.text(lang) for m in reasons],
             "reason_codes": [m.code for m in reasons],
@@ -197,7 +198,8 @@ def rfq_evaluation(rfq: Rfq) -> dict[str, Any]:
         row["total"] = sum(weights.get(k, 0.0) * v for k, v in row["scores"].items()) / (
             total_weight
         )
-    rows.sort(key=lambda row: (_GROUP[row["status"]], -(row["total"] or 0.0), row["cost_rank"]))
+    rows.sort(key=lambda row: (_GROUP[row["status"]], -(row["total"] or 0.0),
+                               row["cost_rank"] is None, row["cost_rank"] or 0))  # fmt: skip
     position = 0
     for row in rows:
         if _GROUP[row["status"]] < 2:

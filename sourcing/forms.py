@@ -153,7 +153,7 @@ class ProposeForm(CapfirstLabels, forms.Form):
 
     def __init__(self, *args, rfq, answers, **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
-        self.fields["answer"].choices = [(a.pk, str(a.vendor)) for a in answers]
+        self.fields["answer"].choices = [(a.pk, a.vendor.name_for_reader()) for a in answers]
         self.fields["min_pairs"].initial = rfq.kit_pairs
         self.fields["trial_days"].initial = rfq.min_trial_days
 

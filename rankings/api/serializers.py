@@ -11,6 +11,7 @@ from domain.messages import Message
 from quotes.models import Quote, WorkloadProfile
 
 from ..models import RankingResult, RankingRun
+from ..selectors import changed_quote_ids
 from ..whatif import CONTROLS
 
 
@@ -24,6 +25,10 @@ class RankingResultSerializer(serializers.ModelSerializer):
     # the decision's rank (None: excluded, listed apart without one) and the deciding figure
     # with its range (risk-adjusted where a premium decides): what every page prints
     shown_rank = serializers.IntegerField(read_only=True, allow_null=True)
+    # `rank` is that rank too (an excluded offer has none); `cost_rank` is the order by cost
+    # alone before eligibility, where an excluded offer may come first
+    rank = serializers.IntegerField(source="shown_rank", read_only=True, allow_null=True)
+    cost_rank = serializers.IntegerField(source="rank", read_only=True)
     deciding_cost_per_eth = serializers.FloatField(read_only=True)
     deciding_low = serializers.SerializerMethodField()
     deciding_high = serializers.SerializerMethodField()
@@ -73,15 +78,29 @@ class RankingRunSerializer(serializers.ModelSerializer):
     recommended = serializers.SerializerMethodField()
     tax_basis = serializers.SerializerMethodField()
     tax_basis_text = serializers.SerializerMethodField()
+    # stale means said: the quotes that got new terms (or were deleted) since the run priced
+    # them; a stale run's figures are those of the old terms (rank again: POST a new run)
+    stale = serializers.SerializerMethodField()
+    changed_quotes = serializers.SerializerMethodField()
 
     class Meta:
         model = RankingRun
         fields = (
             "id", "label", "workload", "all_current", "quotes", "fx_to_cny", "status", "progress",
             "error", "problems", "decision", "headline", "recommended", "tax_basis",
-            "tax_basis_text", "queued_at", "started_at", "finished_at", "created_at", "results",
+            "tax_basis_text", "stale", "changed_quotes", "queued_at", "started_at",
+            "finished_at", "created_at", "results",
         )  # fmt: skip
         read_only_fields = fields
+
+    def get_changed_quotes(self, run: RankingRun) -> list[int]:
+        known = self.context.get("changed")
+        if known is None or run.pk not in known:
+            known = changed_quote_ids([run])
+        return list(known.get(run.pk, []))
+
+    def get_stale(self, run: RankingRun) -> bool:
+        return bool(self.get_changed_quotes(run))
 
     def get_headline(self, run: RankingRun) -> str | None:
         head = (run.decision or {}).get("headline")
@@ -121,7 +140,8 @@ class RankingRunSummarySerializer(RankingRunSerializer):
         fields = (
             "id", "url", "results_url", "label", "workload", "all_current", "fx_to_cny", "status",
             "progress", "error", "headline", "recommended", "tie", "leader", "tax_basis",
-            "tax_basis_text", "quotes_count", "results_count", "eligible_count",
+            "tax_basis_text", "stale", "changed_quotes", "quotes_count", "results_count",
+            "eligible_count",
             "queued_at", "started_at", "finished_at", "created_at",
         )  # fmt: skip
         read_only_fields = fields

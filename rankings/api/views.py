@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.core.cache import cache
@@ -32,6 +33,7 @@ from core.queue import unavailable_body, was_unqueued
 from quotes.models import Quote
 
 from ..models import RankingResult, RankingRun
+from ..selectors import changed_quote_ids
 from ..services import ranking_start
 from ..whatif import ranking_start_scenario, scenario_from
 from . import serializers as s
@@ -42,7 +44,7 @@ from . import serializers as s
 # that changes whenever the run or its results do: computing a run again writes its results
 # and a new finished_at, and a run that is not finished is never kept. ANSWER_VERSION changes
 # when the answer's shape does.
-ANSWER_VERSION = 5
+ANSWER_VERSION = 6
 ANSWER_TIMEOUT_S = 6 * 3600
 
 _RESULTS = RankingResult.objects.select_related("quote_version").order_by(
@@ -60,10 +62,15 @@ def run_version(run: RankingRun) -> str:
     return f"{ANSWER_VERSION}.{run.status}.{stamp:.6f}"
 
 
-def answer_key(run: RankingRun, part: str) -> str:
+def answer_key(run: RankingRun, part: str, changed: list[int] | None = None) -> str:
     """The cache key of one part of a finished run's answer in the request's language (its
-    headline, outlier and evidence texts are in that language)."""
-    return f"ranking-api:{run.team_id}:{run.pk}:{run_version(run)}:{part}:{get_language()}"
+    headline, outlier and evidence texts are in that language) and, for the parts that say
+    whether the run is stale, the quotes changed since it priced them."""
+    moved = "-".join(str(q) for q in changed) if changed else ""
+    if len(moved) > 64:
+        moved = hashlib.sha256(moved.encode()).hexdigest()[:16]
+    return (f"ranking-api:{run.team_id}:{run.pk}:{run_version(run)}:{part}:{moved}:"
+            f"{get_language()}")  # fmt: skip
 
 
 def _count(model_field: str, **filters: object) -> Subquery:
@@ -149,14 +156,16 @@ class RankingRunViewSet(TeamScopedViewSet):
         if self.action == "list":
             # the page of runs: what names a run's version, and the total of the filtered runs
             # in each row (SummaryPaginator); the summaries come from the cache or _summaries
-            return qs.only("pk", "team_id", "status", "finished_at", "created_at").annotate(
-                listed_total=Window(Count("*"))
-            )
+            return qs.only(
+                "pk", "team_id", "status", "finished_at", "created_at", "priced_versions"
+            ).annotate(listed_total=Window(Count("*")))
         # the snapshot (every offer's inputs) and the stored page are not part of the answer
         qs = qs.defer("snapshot", "page_data")
         return qs.annotate(saved_tax_basis=KT("snapshot__tax_basis"))  # the run's money basis
 
-    def _summaries(self, ids: list[int]) -> dict[int, dict[str, Any]]:
+    def _summaries(
+        self, ids: list[int], changed: dict[int, list[int]]
+    ) -> dict[int, dict[str, Any]]:
         """The summaries of these runs, from one query: their counts and recommended offer as
         subqueries; no result rows, quote ids or problems."""
         qs = (
@@ -171,17 +180,20 @@ class RankingRunViewSet(TeamScopedViewSet):
             )
         )
         runs = list(qs)
-        data = self.get_serializer(runs, many=True).data
+        context = {**self.get_serializer_context(), "changed": changed}
+        data = self.get_serializer_class()(runs, many=True, context=context).data
         return {run.pk: row for run, row in zip(runs, data, strict=True)}
 
     def list(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
         """A page of run summaries. A finished run's summary is kept in the cache under its
         version (as its whole answer is): a page reads the runs' versions, then the cache."""
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        keys = {run.pk: answer_key(run, "summary") for run in page if run.is_finished}
+        changed = changed_quote_ids(page)  # live: a quote may change any time (one query)
+        keys = {run.pk: answer_key(run, "summary", changed.get(run.pk))
+                for run in page if run.is_finished}  # fmt: skip
         kept = cache.get_many(list(keys.values())) if keys else {}
         missing = [run.pk for run in page if keys.get(run.pk) not in kept]
-        made = self._summaries(missing) if missing else {}
+        made = self._summaries(missing, changed) if missing else {}
         if made:
             fresh = {keys[pk]: row for pk, row in made.items() if pk in keys}
             cache.set_many(fresh, timeout=ANSWER_TIMEOUT_S)
@@ -196,15 +208,18 @@ class RankingRunViewSet(TeamScopedViewSet):
         renderer = request.accepted_renderer
         media = request.accepted_media_type
         plain = type(renderer) is JSONRenderer and media == renderer.media_type
+        changed = changed_quote_ids([run])  # live: a quote may change any time (one query)
+        context = {**self.get_serializer_context(), "changed": changed}
         if not run.is_finished or not plain:
             # a run still computing (its progress moves), or the browsable API / indented JSON
             prefetch_related_objects([run], *_RELATED)
-            return Response(self.get_serializer(run).data)
-        key = answer_key(run, "run")
+            return Response(self.get_serializer_class()(run, context=context).data)
+        key = answer_key(run, "run", changed.get(run.pk))
         body = cache.get(key)
         if body is None:
             prefetch_related_objects([run], *_RELATED)
-            body = renderer.render(self.get_serializer(run).data, renderer.media_type)
+            data = self.get_serializer_class()(run, context=context).data
+            body = renderer.render(data, renderer.media_type)
             cache.set(key, body, timeout=ANSWER_TIMEOUT_S)
         return HttpResponse(body, content_type=renderer.media_type)
 

@@ -252,7 +252,7 @@ class AcceptInvitationSerializer(serializers.Serializer):
 class EvaluationRowSerializer(serializers.Serializer):
     answer_id = serializers.IntegerField()
     vendor = serializers.CharField()
-    cost_rank = serializers.IntegerField()
+    cost_rank = serializers.IntegerField(allow_null=True)  # None: knocked out or excluded
     cost_per_eth = serializers.FloatField()
     currency = serializers.CharField()
     monthly_rent = serializers.FloatField()

@@ -71,3 +71,18 @@ def test_only_a_second_admin_who_confirms_approves_an_override():
     assert refusal(approver_id=1).code == "award.override_second_admin"
     assert refusal(approver_is_admin=False).code == "award.override_second_admin"
     assert refusal(confirmed=False).code == "award.override_unconfirmed"
+
+
+def test_enough_ports_but_a_shared_rack_uplink_is_short_of_the_bandwidth_between_racks():
+    # 8 × 400G ports per server, but 4 servers share a 3,200 Gbit/s rack uplink and the RFQ's 8
+    # servers span two racks: 800 Gbit/s per server between racks (as the ranking counts it)
+    bid = BID | {"nics_per_node": 8, "rack_uplink_gbps": 3200, "servers_per_rack": 4}
+    standing = bid_standing(REQ, bid)
+    assert standing.status == KNOCKED_OUT
+    reason = knocked_out_reason(standing)
+    assert "800 Gbit/s per server between racks, 1,600 required." in reason.en
+    assert "跨柜每台 800 Gbit/s，要求 1,600 Gbit/s。" in reason.zh
+    # the same bid with all 8 servers in one rack, or an uplink that carries every port, conforms
+    assert bid_standing(REQ, bid | {"servers_per_rack": 8}).status != KNOCKED_OUT
+    assert bid_standing(REQ, bid | {"rack_uplink_gbps": 12800}).status != KNOCKED_OUT
+    assert bid_standing(REQ, BID | {"nics_per_node": 8}).status != KNOCKED_OUT  # no rack stated

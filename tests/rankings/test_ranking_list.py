@@ -30,7 +30,7 @@ def test_each_run_shows_its_offers_and_its_leader(
     assert leader.label == "100G RoCE"  # the seed example: the dearer RoCE offer wins
     html = client_as(analyst_a).get(URL).content.decode()
     row = re.search(rf'<tr>\s*<td><a href="/rankings/{run.pk}/">.*?</tr>', html, re.S).group(0)
-    assert "100G RoCE" in row and f"{leader.cost_per_eth:.2f} CNY" in row
+    assert "100G RoCE" in row and f"{leader.deciding_cost_per_eth:.2f} CNY" in row  # deciding
     assert re.search(r'<td class="num">2</td>', row)  # two offers ranked
 
 

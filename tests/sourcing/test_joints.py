@@ -74,12 +74,16 @@ def _rows(ws: Any) -> list[dict[str, Any]]:
     return [dict(zip(header, (c.value for c in row), strict=True)) for row in ws.iter_rows(2)]
 
 
-def _numbered(text: str, name: str) -> bool:
-    """Whether a line of the PDF's text prints a rank number just before this offer's name."""
+def _numbered(text: str, name: str, vendor: str) -> bool:
+    """Whether a line of the PDF's text prints a rank number just before this offer's name, or
+    a "#rank" right after its vendor's name (appendix B, the red-flag table)."""
     head = name[:18]
     for line in text.splitlines():
         at = line.find(head)
         if at >= 0 and re.search(r"(^|\s)#?\d+\s*$", line[:at]):
+            return True
+        at = line.find(vendor)
+        if at >= 0 and re.match(r"\s*\(?#\d+", line[at + len(vendor) :]):
             return True
     return False
 
@@ -122,6 +126,7 @@ def read_surfaces(run: RankingRun, team, user, client) -> dict[str, Reading]:  #
     api = client.get(f"/api/v1/rankings/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en").json()
     api_rows = {r["offer_id"]: r for r in api["results"]}
     rec = api["recommended"]
+    assert all(r["rank"] == r["shown_rank"] for r in api_rows.values())  # one rank, the decision's
     out["api"] = Reading(
         recommended=rec, figure=api_rows[rec]["deciding_cost_per_eth"] if rec else None,
         ranked={o for o, r in api_rows.items() if r["shown_rank"] is not None},
@@ -134,7 +139,8 @@ def read_surfaces(run: RankingRun, team, user, client) -> dict[str, Reading]:  #
         assert pdf.status == JobStatus.DONE, pdf.error
         text = _pdftotext(pdf.file.path)
         page_one = text.split("\f")[0]
-        box = page_one.split("Recommendation", 1)[1] if "Recommendation" in page_one else ""
+        label = "No clear winner" if run.decision.get("tie") else "Recommendation"
+        box = page_one.split(label, 1)[1] if label in page_one else ""
         box = box.split("Runner-up")[0]
         inside = [r for r in named if _flat(r.display_name) in _flat(box)]
         winner = inside[0] if len(inside) == 1 else None
@@ -144,7 +150,8 @@ def read_surfaces(run: RankingRun, team, user, client) -> dict[str, Reading]:  #
             shown = shown if shown in _flat(box) else None
         out["pdf"] = Reading(
             recommended=winner.offer_id if winner else None, figure=shown,
-            ranked={r.offer_id for r in named if _numbered(text, r.display_name)},
+            ranked={r.offer_id for r in named
+                    if _numbered(text, r.display_name, r.display_vendor)},  # fmt: skip
             savings="Whole-job cost" in page_one and "Runner-up" in page_one.split("Saving")[-1],
         )  # fmt: skip
 
@@ -260,7 +267,7 @@ def test_an_excluded_cheapest_offer_is_never_recommended_and_savings_compare_eli
 
 
 def test_where_a_risk_premium_decides_every_surface_shows_the_risk_adjusted_figure(
-    team_a, analyst_a, reader
+    team_a, analyst_a, reader, client_as
 ):
     import benchmarks.demo
     import quotes.demo
@@ -274,6 +281,11 @@ def test_where_a_risk_premium_decides_every_surface_shows_the_risk_adjusted_figu
     assert winner.premium_decides  # the demo's recommended offer carries a premium
     assert winner.deciding_cost_per_eth > winner.cost_per_eth
     assert_one_decision(run, reader(run))
+    # the list of runs prints the same deciding figure
+    listing = client_as(analyst_a).get(reverse("rankings:list"),
+                                       HTTP_ACCEPT_LANGUAGE="en").content.decode()  # fmt: skip
+    row = listing.split(f'href="/rankings/{run.pk}/"', 1)[1].split("</tr>")[0]
+    assert money(winner.deciding_cost_per_eth, winner.currency) in row
 
 
 def test_an_rfqs_knocked_out_bid_is_recommended_nowhere_and_scored_nowhere(
@@ -296,6 +308,7 @@ def test_an_rfqs_knocked_out_bid_is_recommended_nowhere_and_scored_nowhere(
     assert first["answer_id"] == full.pk
     knocked_row = next(r for r in evaluation["rows"] if r["answer_id"] == short.pk)
     assert knocked_row["total"] is None and knocked_row["position"] is None
+    assert knocked_row["cost_rank"] is None  # no rank, though the cheapest before the rule
     assert all(0.0 <= (r["total"] or 0.0) <= 1.0 for r in evaluation["rows"])
 
 
@@ -396,6 +409,13 @@ def test_a_superseded_quote_is_said_on_the_run_the_dashboard_and_every_export(
         lines = list(csv.reader(io.StringIO(raw.file.read().decode("utf-8-sig"))))
         column = lines[0].index("Quote changed since this ranking")
         assert {line[2]: line[column] for line in lines[1:]} == changed
+
+    api = client.get(f"/api/v1/rankings/{run.pk}/").json()
+    assert api["stale"] and api["changed_quotes"] == [alpha.pk]
+    listed = client.get("/api/v1/rankings/").json()["results"]
+    assert [r["stale"] for r in listed if r["id"] == run.pk] == [True]
+    runs_page = client.get(reverse("rankings:list"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "out of date: a quote changed" in runs_page
 
     with django_capture_on_commit_callbacks(execute=True):
         answer = client.post(reverse("rankings:rerank", args=[run.pk]))

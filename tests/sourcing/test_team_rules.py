@@ -60,7 +60,7 @@ def test_a_bid_failing_a_mandatory_requirement_is_knocked_out_with_the_reason(
                                 rfq_over=NEED_1600, terms=[SHORT, FULL])  # fmt: skip
     evaluation = rfq_evaluation(rfq)
     knocked, kept = _row(evaluation, short), _row(evaluation, full)
-    assert knocked["cost_rank"] == 1  # the cheapest per ETH: ranked first before the rule
+    assert knocked["cost_rank"] is None  # the cheapest per ETH, yet knocked out: no rank
     assert knocked["status"] == "knocked_out" and knocked["position"] is None
     assert "400 Gbit/s per server quoted, 1,600 required." in " ".join(knocked["reasons"])
     assert kept["status"] == "conforming" and kept["position"] == 1
