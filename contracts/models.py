@@ -303,7 +303,12 @@ class DeliveryUpload(Job):
         verbose_name = _("delivery evidence upload")
         verbose_name_plural = _("delivery evidence uploads")
         ordering = ["-uploaded_at", "-pk"]
-        indexes = [models.Index(fields=["contract", "status"])]
+        indexes = [
+            models.Index(fields=["contract", "status"]),
+            # the page's latest 20 of a contract's files (a pull every 15 minutes keeps one
+            # each: thousands over a term) without sorting them all
+            models.Index(fields=["contract", "-uploaded_at", "-id"], name="du_contract_latest"),
+        ]
 
     def __str__(self) -> str:
         return self.original_name
