@@ -418,6 +418,10 @@ class DeliveryEvaluation(Job):
     inputs_stamp = models.CharField(_("inputs stamp"), max_length=64, blank=True)
     computed_at = models.DateTimeField(_("computed at"), null=True, blank=True)
     report = models.JSONField(_("report"), default=dict, blank=True)
+    # The report as the contract page shows it, written with it: the timeline downsampled to
+    # the chart's points (contracts.figures.MAX_CHART_POINTS), so a page rendered afresh reads
+    # and rebuilds half as much (a 90-day term: 2,152 hourly points, 530 kB of JSON).
+    page_report = models.JSONField(_("report as the page shows it"), default=dict, blank=True)
     delivered_ratio = models.FloatField(_("delivered ÷ committed"), null=True, blank=True)
     breach_count = models.PositiveIntegerField(_("breach episodes"), default=0)
     credit_total = models.DecimalField(_("credits due"), max_digits=14, decimal_places=2, default=0)

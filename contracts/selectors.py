@@ -72,7 +72,7 @@ def latest_evaluation(contract: Contract, *, with_report: bool = True) -> Delive
     until it is used (the page reads it only when its cached view is missing)."""
     rows = contract.evaluations.filter(status=JobStatus.DONE)
     if not with_report:
-        rows = rows.defer("report")
+        rows = rows.defer("report", "page_report")
     return rows.order_by("-computed_at", "-pk").first()
 
 
@@ -104,7 +104,7 @@ def page_evaluations(
         DeliveryEvaluation.objects.filter(
             Q(pk=Subquery(done.values("pk")[:1])) | Q(pk=Subquery(pending.values("pk")[:1]))
         )
-        .defer("report")
+        .defer("report", "page_report")
         .annotate(claim_packs_stamp=_claim_packs_stamp())
     )
     latest = running = None
@@ -119,7 +119,7 @@ def page_evaluations(
 def pending_evaluation(contract: Contract) -> DeliveryEvaluation | None:
     return (
         contract.evaluations.filter(status__in=[JobStatus.PENDING, JobStatus.RUNNING])
-        .defer("report")
+        .defer("report", "page_report")
         .order_by("-pk")
         .first()
     )
@@ -170,10 +170,15 @@ def _days_left(deadline, now) -> int:  # type: ignore[no-untyped-def]
 
 
 def evaluation_view(evaluation: DeliveryEvaluation | None, *, now) -> EvaluationView | None:  # type: ignore[no-untyped-def]
-    if evaluation is None or not evaluation.report:
+    """The page's view of an evaluation: its ``page_report`` (the timeline already downsampled
+    to the chart's points), or the whole report for an evaluation stored before there was one."""
+    if evaluation is None:
+        return None
+    data = evaluation.page_report or evaluation.report
+    if not data:
         return None
     try:
-        report = report_from_dict(evaluation.report)
+        report = report_from_dict(data)
     except ValueError:
         return None
     episodes = [{"index": i, "e": e, "days_left": _days_left(e.claim_deadline, now)}
@@ -200,7 +205,7 @@ UPLOAD_SHOWN = ("pk", "original_name", "kind", "origin", "uploaded_at", "status"
                 "window_count", "error_message", "notes")  # fmt: skip
 INCIDENT_SHOWN = ("pk", "kind", "started_at", "ended_at", "hosts", "vendor_ticket",
                   "responded_at", "repaired_at")  # fmt: skip
-_NOT_SHOWN = {DeliveryEvaluation: {"report", "page"}}  # large and read only on a miss
+_NOT_SHOWN = {DeliveryEvaluation: {"report", "page_report"}}  # large, read only on a miss
 
 
 def _q(name: str) -> str:

@@ -12,9 +12,13 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from contracts import views
+from contracts.evaluation import evaluation_compute
+from contracts.figures import MAX_CHART_POINTS
 from contracts.models import Contract, DeliveryEvaluation, DeliveryUpload, PrometheusSource
 from contracts.services import (
     contract_create,
@@ -31,7 +35,7 @@ from contracts.services import (
 )
 from core.models import JobStatus
 
-from .conftest import contract_data
+from .conftest import T0, contract_data, kit_windows
 
 pytestmark = pytest.mark.django_db
 
@@ -216,3 +220,32 @@ def test_a_change_while_the_page_renders_is_not_kept_under_the_older_state(  # t
     assert "LATE-1" in _page(client, url)
     contract_a.incidents.filter(pk=added[0]).delete()  # the state is the first one again
     assert "LATE-1" not in _page(client, url)
+
+
+def test_the_evaluation_keeps_the_report_as_the_page_shows_it(contract_a, analyst_a, client_as):  # type: ignore[no-untyped-def]
+    """The evaluate job writes ``page_report`` beside the report: the same report with its
+    timeline already downsampled to the chart's points. The page drawn from it is the page
+    drawn from the whole report (as for an evaluation stored before the column)."""
+    kit_windows(contract_a, hours=1100, low={"gpu-02": (10, 3, 50.0)})  # 46 days, hourly
+    row = DeliveryEvaluation.objects.create(contract=contract_a, requested_by=analyst_a)
+    evaluation_compute(evaluation_id=row.pk, progress=lambda _p: None,
+                       now=T0 + timedelta(days=60))  # fmt: skip
+    row.refresh_from_db()
+    full, shown = row.report, row.page_report
+    assert len(full["timeline"]) > MAX_CHART_POINTS >= len(shown["timeline"]) > 0
+    assert {k: v for k, v in full.items() if k != "timeline"} == {
+        k: v for k, v in shown.items() if k != "timeline"
+    }
+    client = client_as(analyst_a)
+    url = f"/contracts/{contract_a.pk}/"
+    for lang in ("en", "zh-hans"):
+        cache.clear()
+        with CaptureQueriesContext(connection) as fresh:
+            page = _same(_page(client, url, lang))
+        read = " ".join(q["sql"] for q in fresh.captured_queries)
+        assert '"page_report"' in read and '"contracts_deliveryevaluation"."report"' not in read
+        assert 'id="summary"' in page and "chart-figure" in page and 'id="breaches"' in page
+        DeliveryEvaluation.objects.filter(pk=row.pk).update(page_report={})
+        cache.clear()
+        assert _same(_page(client, url, lang)) == page
+        DeliveryEvaluation.objects.filter(pk=row.pk).update(page_report=shown)
