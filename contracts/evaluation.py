@@ -4,6 +4,7 @@ the vendor's track record refreshed from its contracts' latest reports."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from datetime import datetime, time
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -18,10 +19,11 @@ from core.jobs import Progress
 from core.models import JobStatus
 from domain.delivery import engine
 from domain.delivery import terms as dt
-from domain.delivery.report import track_record_to_dict
+from domain.delivery.report import downsample_timeline, track_record_to_dict
 from vendors.models import Vendor
 
 from .evidence import stored_windows
+from .figures import MAX_CHART_POINTS
 from .models import Contract, DeliveryEvaluation, VendorTrackRecord
 
 
@@ -93,9 +95,11 @@ def evaluation_compute(
                              now=now or timezone.now())  # fmt: skip
     progress(80)
     data = engine.report_to_dict(report)
+    shown = replace(report, timeline=tuple(downsample_timeline(report.timeline, MAX_CHART_POINTS)))
     with transaction.atomic():
         DeliveryEvaluation.objects.filter(pk=row.pk).update(
-            report=data, inputs_stamp=stamp, computed_at=report.computed_at,
+            report=data, page_report=engine.report_to_dict(shown),
+            inputs_stamp=stamp, computed_at=report.computed_at,
             delivered_ratio=report.delivered_ratio, breach_count=report.breaches,
             credit_total=report.claimable_amount,
             no_data_hours=sum(m.no_data_h for m in report.months),

@@ -303,7 +303,12 @@ class DeliveryUpload(Job):
         verbose_name = _("delivery evidence upload")
         verbose_name_plural = _("delivery evidence uploads")
         ordering = ["-uploaded_at", "-pk"]
-        indexes = [models.Index(fields=["contract", "status"])]
+        indexes = [
+            models.Index(fields=["contract", "status"]),
+            # the page's latest 20 of a contract's files (a pull every 15 minutes keeps one
+            # each: thousands over a term) without sorting them all
+            models.Index(fields=["contract", "-uploaded_at", "-id"], name="du_contract_latest"),
+        ]
 
     def __str__(self) -> str:
         return self.original_name
@@ -413,6 +418,10 @@ class DeliveryEvaluation(Job):
     inputs_stamp = models.CharField(_("inputs stamp"), max_length=64, blank=True)
     computed_at = models.DateTimeField(_("computed at"), null=True, blank=True)
     report = models.JSONField(_("report"), default=dict, blank=True)
+    # The report as the contract page shows it, written with it: the timeline downsampled to
+    # the chart's points (contracts.figures.MAX_CHART_POINTS), so a page rendered afresh reads
+    # and rebuilds a third as much (a 90-day term: 718 points, 183 kB instead of 2,152, 530 kB).
+    page_report = models.JSONField(_("report as the page shows it"), default=dict, blank=True)
     delivered_ratio = models.FloatField(_("delivered ÷ committed"), null=True, blank=True)
     breach_count = models.PositiveIntegerField(_("breach episodes"), default=0)
     credit_total = models.DecimalField(_("credits due"), max_digits=14, decimal_places=2, default=0)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache as shared_cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -51,7 +53,7 @@ def _apply_errors(form, exc: ValidationError, rename=None) -> None:  # type: ign
             form.add_error(name if name in form.fields else None, m)
 
 
-PAGE_CACHE_VERSION = 1
+PAGE_CACHE_VERSION = 2
 
 
 class _Kept:
@@ -82,9 +84,15 @@ class _Kept:
         return out
 
 
+def _row(contract) -> tuple[Any, ...]:  # type: ignore[no-untyped-def]
+    """The contract's stored columns as key parts."""
+    fields = contract._meta.concrete_fields
+    return tuple(cache.stable(f.value_from_object(contract)) for f in fields)
+
+
 def _fragments(kept: _Kept, contract, evaluation) -> None:  # type: ignore[no-untyped-def]
     """The terms card and the stored report's summary, chart and tables. Keys: the contract's
-    change stamp, the evaluation's identity (a finished evaluation never changes) and the day
+    columns, the evaluation's identity (a finished evaluation never changes) and the day
     (days left to each deadline count from today). A hit reads no report, builds no figure and
     runs no template loop."""
     names = (
@@ -94,8 +102,8 @@ def _fragments(kept: _Kept, contract, evaluation) -> None:  # type: ignore[no-un
         contract.rfq_id,
         contract.rfq_title,
     )  # what the card names (read with the contract)
-    kept.add("terms", (contract.pk, contract.updated_at, contract.quote_id, contract.award_id,
-                       names),
+    row = _row(contract)  # every column: a bulk update leaves ``updated_at`` as it was
+    kept.add("terms", (row, names),
              lambda: render_to_string("contracts/_terms.html", {"contract": contract}))  # fmt: skip
     if evaluation is None:
         return
@@ -107,16 +115,28 @@ def _fragments(kept: _Kept, contract, evaluation) -> None:  # type: ignore[no-un
         return (render_to_string("contracts/_report_head.html", ctx),
                 render_to_string("contracts/_report_tables.html", ctx), bool(chart))  # fmt: skip
 
-    kept.add("report", (evaluation.pk, evaluation.computed_at, evaluation.status, contract.pk,
-                        contract.updated_at, timezone.localdate()), make)  # fmt: skip
+    kept.add("report", (evaluation.pk, evaluation.computed_at, evaluation.status, row,
+                        timezone.localdate()), make)  # fmt: skip
 
 
 class ContractListView(TeamRequiredMixin, View):
+    """The team's contracts. The table is kept rendered under the values it shows
+    (``selectors.list_state``: one query, no ORM), the reader's role, language and zone."""
+
     def get(self, request):  # type: ignore[no-untyped-def]
-        return render(request, "contracts/list.html", {
-            "contracts": selectors.contract_list(team=self.team)[:200],
-            "can_write": self.membership.can_write,
-        })  # fmt: skip
+        can_write = self.membership.can_write
+        state = selectors.list_state(team=self.team)
+        key = cache.key("contracts.list", PAGE_CACHE_VERSION, self.team.pk, state, can_write,
+                        get_language(), timezone.get_current_timezone_name())  # fmt: skip
+        body = shared_cache.get(key)
+        if body is None:
+            body = render_to_string("contracts/_list_body.html", {
+                "contracts": selectors.contract_list(team=self.team)[:200],
+                "can_write": can_write,
+            })  # fmt: skip
+            if selectors.list_state(team=self.team) == state:  # not changed while rendered
+                shared_cache.set(key, body)
+        return render(request, "contracts/list.html", {"body": mark_safe(body)})  # noqa: S308
 
 
 def _fields(kept: _Kept, slot: str, form, parts: tuple[Any, ...] = ()) -> str | None:  # type: ignore[no-untyped-def]
@@ -132,76 +152,120 @@ def _fields(kept: _Kept, slot: str, form, parts: tuple[Any, ...] = ()) -> str | 
     return None
 
 
-UPLOAD_SHOWN = ("pk", "original_name", "kind", "origin", "uploaded_at", "status", "progress",
-                "window_count", "error_message", "notes")  # fmt: skip
-INCIDENT_SHOWN = ("pk", "kind", "started_at", "ended_at", "hosts", "vendor_ticket", "responded_at",
-                  "repaired_at")  # fmt: skip
+UPLOAD_SHOWN = selectors.UPLOAD_SHOWN
+INCIDENT_SHOWN = selectors.INCIDENT_SHOWN
 SOURCE_SHOWN = ("pk", "url", "queries", "step_s", "enabled", "pulled_until", "status", "error")
 
 
+def _csrf_mark() -> str:
+    """What stands for the CSRF token in a kept page body: derived from the secret key, so no
+    text a user can enter is it (the token itself is per reader and put in per request)."""
+    return "csrf-" + cache.digest("contracts.page.csrf", settings.SECRET_KEY)
+
+
+def page_body(view, request, contract, upload_form=None, incident_form=None,  # type: ignore[no-untyped-def]
+              prometheus_form=None, maintenance_form=None) -> dict[str, Any]:  # fmt: skip
+    """The contract page's title, whether it draws a chart, and its body (the CSRF token as
+    ``_csrf_mark()``). Each table is read as the values it shows and rendered only when those
+    values, the language or the zone changed (``_Kept``); the stored report's parts are kept
+    under the evaluation's identity (``_fragments``)."""
+    evaluation, pending = selectors.page_evaluations(contract)
+    uploads = list(selectors.contract_uploads(contract).values_list(*UPLOAD_SHOWN)[:20])
+    incidents = list(selectors.contract_incidents(contract).values_list(*INCIDENT_SHOWN)[:50])
+    src = getattr(contract, "prometheus", None)  # read with the contract
+    source = [tuple(getattr(src, f) for f in SOURCE_SHOWN)] if src else []
+    hosts = list(contract.servers.values_list("hostname", flat=True))
+    cron_line = kit_cron_line(contract, request)
+    if prometheus_form is None:
+        initial = PrometheusSourceForm.initial_for(src)
+        prometheus_form = PrometheusSourceForm(prefix="prom", initial=initial)
+    kept = _Kept()
+    _fragments(kept, contract, evaluation)
+    if evaluation is not None:  # the list's stamp is read with the evaluation
+        packs = contract.claim_packs.order_by("-pk")
+        kept.add("claim_packs", (contract.pk, evaluation.claim_packs_stamp),
+                 lambda: render_to_string("contracts/_claim_packs.html", {
+                     "contract": contract, "claim_packs": list(packs[:5])}))  # fmt: skip
+    kept.add("evidence", (contract.pk, uploads), lambda: render_to_string(
+        "contracts/_evidence.html",
+        {"uploads": list(selectors.contract_uploads(contract)[:20])}))  # fmt: skip
+    kept.add("incidents", (contract.pk, incidents), lambda: render_to_string(
+        "contracts/_incidents.html",
+        {"incidents": list(selectors.contract_incidents(contract)[:50])}))  # fmt: skip
+    kept.add(
+        "sources", (contract.pk, source, hosts, contract.kit_token_expires_at, cron_line),
+        lambda: render_to_string("contracts/_sources.html", {
+            "contract": contract, "hosts": hosts, "cron_line": cron_line,
+            "prometheus": src}),
+    )  # fmt: skip
+    live = {
+        "upload_fields": _fields(kept, "form.upload", upload_form or UploadForm()),
+        "incident_fields": _fields(kept, "form.incident", incident_form or IncidentForm()),
+        "prometheus_fields": _fields(kept, "form.prometheus", prometheus_form,
+                                     (contract.pk, source)),
+        "maintenance_fields": _fields(kept, "form.maintenance",
+                                      maintenance_form or MaintenanceWindowForm(prefix="mw")),
+    }  # fmt: skip
+    html = kept.resolve()
+    ctx = {
+        "contract": contract, "evaluation": evaluation,
+        "pending": pending,
+        "fragments": html, "claimable": bool(evaluation and (evaluation.breach_count
+                                                             or evaluation.credit_total)),
+        "maintenance": list(contract.maintenance_windows.all()),
+        **{k: v if v is not None else html[f"form.{k.split('_')[0]}"]
+           for k, v in live.items()},
+        "incident_open": bool(incident_form is not None and incident_form.errors),
+        "prometheus_open": bool(prometheus_form.errors) or not source,
+        "maintenance_open": bool(maintenance_form is not None and maintenance_form.errors),
+        "can_write": view.membership.can_write,
+        "csrf_token": _csrf_mark(),
+    }  # fmt: skip
+    chart = bool(evaluation is not None and html["report"][2])
+    body = render_to_string("contracts/_detail_body.html", ctx)
+    return {"title": contract.title, "chart": chart, "body": body}
+
+
+def page_response(request, page: dict[str, Any], status: int = 200) -> HttpResponse:  # type: ignore[no-untyped-def]
+    """The page around a body from ``page_body``, with this reader's CSRF token."""
+    body, mark = page["body"], _csrf_mark()
+    ctx: dict[str, Any] = {"title": page["title"], "chart": page["chart"]}
+    if mark in body:  # one token for the whole page, the layout's forms too (as rendered live)
+        ctx["csrf_token"] = token = get_token(request)
+        body = body.replace(mark, token)
+    ctx["body"] = mark_safe(body)  # noqa: S308 (our own rendering)
+    return render(request, "contracts/detail.html", ctx, status=status)
+
+
 class ContractDetailView(TeamRequiredMixin, View):
-    """The contract's page from stored results only. Each table is read as the values it shows
-    (one query each, no per-row query) and rendered only when those values, the language or the
-    zone changed (``_kept``); the stored report's parts are kept under the evaluation's identity
-    (``_fragments``). Only the forms' CSRF tokens and the job progress lines are live."""
+    """The contract's page from stored results only. Read first: everything the page shows,
+    as values (``selectors.page_state``: one query, no ORM); the page's body is kept rendered
+    under those values, the team, the reader's role, language and zone and the day (the days
+    left to each deadline count from today). A hit runs no other query and renders only the
+    layout around the body; a miss renders it (``page_body``) and keeps it when the state did
+    not change meanwhile. Only the CSRF token is put in per request. No page runs the engine."""
 
     def get(self, request, pk: int):  # type: ignore[no-untyped-def]
-        return self.page(request, _contract_or_404(self.team, pk))
+        state = selectors.page_state(team=self.team, pk=pk)
+        if state is None:
+            raise Http404
+        key = cache.key("contracts.page", PAGE_CACHE_VERSION, self.team.pk, pk, state,
+                        self.membership.can_write, get_language(),
+                        timezone.get_current_timezone_name(), timezone.localdate())  # fmt: skip
+        page = shared_cache.get(key)
+        if page is None:
+            page = page_body(self, request, _contract_or_404(self.team, pk))
+            if selectors.page_state(team=self.team, pk=pk) == state:
+                shared_cache.set(key, page)
+        return page_response(request, page)
 
     def page(self, request, contract, upload_form=None, incident_form=None,  # type: ignore[no-untyped-def]
              prometheus_form=None, maintenance_form=None, status=200):  # fmt: skip
-        evaluation, pending = selectors.page_evaluations(contract)
-        uploads = list(selectors.contract_uploads(contract).values_list(*UPLOAD_SHOWN)[:20])
-        incidents = list(selectors.contract_incidents(contract).values_list(*INCIDENT_SHOWN)[:50])
-        src = getattr(contract, "prometheus", None)  # read with the contract
-        source = [tuple(getattr(src, f) for f in SOURCE_SHOWN)] if src else []
-        hosts = list(contract.servers.values_list("hostname", flat=True))
-        cron_line = kit_cron_line(contract, request)
-        if prometheus_form is None:
-            initial = PrometheusSourceForm.initial_for(src)
-            prometheus_form = PrometheusSourceForm(prefix="prom", initial=initial)
-        kept = _Kept()
-        _fragments(kept, contract, evaluation)
-        if evaluation is not None:  # the list's stamp is read with the evaluation
-            packs = contract.claim_packs.order_by("-pk")
-            kept.add("claim_packs", (contract.pk, evaluation.claim_packs_stamp),
-                     lambda: render_to_string("contracts/_claim_packs.html", {
-                         "contract": contract, "claim_packs": list(packs[:5])}))  # fmt: skip
-        kept.add("evidence", (contract.pk, uploads), lambda: render_to_string(
-            "contracts/_evidence.html",
-            {"uploads": list(selectors.contract_uploads(contract)[:20])}))  # fmt: skip
-        kept.add("incidents", (contract.pk, incidents), lambda: render_to_string(
-            "contracts/_incidents.html",
-            {"incidents": list(selectors.contract_incidents(contract)[:50])}))  # fmt: skip
-        kept.add(
-            "sources", (contract.pk, source, hosts, contract.kit_token_expires_at, cron_line),
-            lambda: render_to_string("contracts/_sources.html", {
-                "contract": contract, "hosts": hosts, "cron_line": cron_line,
-                "prometheus": src}),
-        )  # fmt: skip
-        live = {
-            "upload_fields": _fields(kept, "form.upload", upload_form or UploadForm()),
-            "incident_fields": _fields(kept, "form.incident", incident_form or IncidentForm()),
-            "prometheus_fields": _fields(kept, "form.prometheus", prometheus_form,
-                                         (contract.pk, source)),
-            "maintenance_fields": _fields(kept, "form.maintenance",
-                                          maintenance_form or MaintenanceWindowForm(prefix="mw")),
-        }  # fmt: skip
-        html = kept.resolve()
-        ctx = {
-            "contract": contract, "evaluation": evaluation,
-            "pending": pending,
-            "fragments": html, "claimable": bool(evaluation and (evaluation.breach_count
-                                                                 or evaluation.credit_total)),
-            "maintenance": list(contract.maintenance_windows.all()),
-            **{k: v if v is not None else html[f"form.{k.split('_')[0]}"]
-               for k, v in live.items()},
-            "incident_open": bool(incident_form is not None and incident_form.errors),
-            "prometheus_open": bool(prometheus_form.errors) or not source,
-            "maintenance_open": bool(maintenance_form is not None and maintenance_form.errors),
-            "can_write": self.membership.can_write,
-        }  # fmt: skip
-        return render(request, "contracts/detail.html", ctx, status=status)
+        """A page with a form sent back (the reader's values and errors): rendered, not kept."""
+        body = page_body(self, request, contract, upload_form=upload_form,
+                         incident_form=incident_form, prometheus_form=prometheus_form,
+                         maintenance_form=maintenance_form)  # fmt: skip
+        return page_response(request, body, status=status)
 
 
 class ContractFormView(TeamWriteMixin, View):

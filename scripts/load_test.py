@@ -7,11 +7,16 @@ The script uses its own PostgreSQL database (``--database-url`` / ``LOAD_DATABAS
 with one analyst: 100 vendors (data centres, networks, licences, SLAs), 5,000 quotes with the GPU
 keys of the reference table, 500 benchmark logs stored and parsed by the real ingest service
 (``benchmarks.services.benchmark_ingest``, files of ``../shared/corpus`` with small variations) and
-one finished ranking of 50 quotes. Seeding is skipped when the data is there (``--reseed`` redoes
-it). Then it starts gunicorn (DEBUG off, tasks in-process) on a free local port, logs in over
-HTTP, and runs wrk (20 connections, ``--duration`` seconds per target) against a trivial page, the
-vendor list, the quote list, the quote comparison, a ranking page and the API. A generated wrk
-Lua script sends the session cookie and prints one JSON line per target, from which this script
+one finished ranking of 50 quotes, and 100 signed contracts (``seed_contracts``): one of 64
+servers over a 90-day term with an hourly window per server (138,240 stored windows, the
+Prometheus pulls that brought them as 2,160 uploads, an outage, a bandwidth drop) evaluated by
+the real delivery job, and 99 lighter ones that carry a copy of its stored evaluation (what the
+contract list shows). Seeding is skipped when the data is there (``--reseed`` redoes it; the
+contracts are added to an older seed without them). Then it starts gunicorn (DEBUG off, tasks
+in-process) on a free local port, logs in over HTTP, and runs wrk (20 connections, ``--duration``
+seconds per target) against a trivial page, the vendor list, the quote list, the quote
+comparison, a ranking page, the contract page and list and the API. A generated wrk Lua script
+sends the session cookie and prints one JSON line per target, from which this script
 computes p50, p95 and the error rate. At the end it reads each gunicorn worker's peak resident
 memory (``VmHWM`` in /proc/<pid>/status: the most the process ever held, not a sample). Goal: no
 errors, every p95 at most 3 × the trivial page's p95 in the same run and each worker's peak at
@@ -64,6 +69,10 @@ N_QUOTES = 5000
 N_LOGS = 500
 LOGS_PER_RUN = 10
 RANKED_QUOTES = 50
+N_CONTRACTS = 100
+CONTRACT_HOSTS = 64
+CONTRACT_DAYS = 90
+CONTRACT_TITLE = "负载测试合同 Load test contract · 64 servers, 90 days"
 RATIO_GOAL = 3.0
 WORKER_MEMORY_GOAL_MB = 400
 RESULT_MARK = "LOADTEST_RESULT "
@@ -158,6 +167,21 @@ def seed_present() -> bool:
     )
 
 
+def contracts_present() -> bool:
+    from accounts.models import Team
+    from contracts.models import Contract
+    from core.models import JobStatus
+
+    team = Team.objects.filter(slug=TEAM_SLUG).first()
+    return bool(
+        team
+        and Contract.objects.filter(team=team).count() >= N_CONTRACTS
+        and Contract.objects.filter(
+            team=team, title=CONTRACT_TITLE, evaluations__status=JobStatus.DONE
+        ).exists()
+    )
+
+
 def delete_team_data() -> None:
     from django.apps import apps
 
@@ -166,7 +190,8 @@ def delete_team_data() -> None:
     team = Team.objects.filter(slug=TEAM_SLUG).first()
     if team is None:
         return
-    for label in ("sourcing", "serving", "reports", "rankings", "benchmarks", "quotes", "vendors"):
+    for label in ("contracts", "sourcing", "serving", "reports", "rankings", "benchmarks", "quotes",
+                  "vendors"):  # fmt: skip
         for model in reversed(list(apps.get_app_config(label).get_models())):
             if any(f.name == "team" for f in model._meta.fields):
                 model.objects.filter(team=team).delete()
@@ -441,6 +466,108 @@ def seed_ranking(team, user):  # type: ignore[no-untyped-def]
     return run
 
 
+def delete_contracts(team) -> None:  # type: ignore[no-untyped-def]
+    from django.apps import apps
+
+    for model in reversed(list(apps.get_app_config("contracts").get_models())):
+        if any(f.name == "team" for f in model._meta.fields):
+            model.objects.filter(team=team).delete()
+
+
+def seed_contracts(team, user, rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+    """One contract of ``CONTRACT_HOSTS`` servers over ``CONTRACT_DAYS`` days, as a team pulling
+    its Prometheus every hour would have it: per server an hourly window (delivered Gbit/s
+    around 96% of the 400 committed, one server's link at half for 30 hours, every server down
+    for 3 hours: one outage incident), the 2,160 pulls as uploads; evaluated by the real job
+    (``delivery_evaluate``: the engine over the stored windows, its report stored). Then 99
+    contracts of other vendors whose latest evaluation is a copy of that one's (figures varied):
+    the list's rows. No file is written (the pages never open one)."""
+    from datetime import UTC, date, datetime, timedelta
+
+    from contracts.models import Contract, DeliveryEvaluation, DeliveryUpload, DeliveryWindow
+    from contracts.services import contract_create, contract_servers_set, incident_create
+    from core import jobs
+    from core.models import JobStatus
+    from vendors.models import Vendor
+
+    schedule = {
+        "availability_bands": [{"below_pct": 99.5, "credit_pct": 10},
+                               {"below_pct": 99.0, "credit_pct": 25}],
+        "bandwidth": {"threshold_fraction": 0.8, "min_duration_minutes": 60,
+                      "credit_pct_per_hour": 0.5},
+        "latency": None, "overruns": [{"kind": "response", "credit_pct_per_hour": 1.0}],
+        "cap_pct": 30.0, "claim_window_days": 30,
+    }  # fmt: skip
+    vendors = list(Vendor.objects.filter(team=team).order_by("pk")[:N_CONTRACTS])
+    today = date.today()
+    first = today - timedelta(days=CONTRACT_DAYS)
+    start = datetime(first.year, first.month, first.day, tzinfo=UTC)
+    contract = contract_create(team=team, user=user, vendor=vendors[0], data={
+        "title": CONTRACT_TITLE, "starts_on": first, "ends_on": today,
+        "monthly_fee": Decimal("6400000"), "currency": "CNY", "committed_gbps": 400.0,
+        "availability_pct": Decimal("99.9"), "response_minutes": 30, "repair_hours": 4.0,
+        "schedule": schedule, "notes": "负载测试数据 / load test data",
+    })  # fmt: skip
+    hosts = [f"gpu-{i:03d}" for i in range(1, CONTRACT_HOSTS + 1)]
+    contract_servers_set(contract=contract, servers=[
+        {"hostname": h, "rack": f"R{i // 8:02d}", "leaf": f"leaf-{i // 16}"}
+        for i, h in enumerate(hosts)])  # fmt: skip
+    hours = CONTRACT_DAYS * 24
+    uploads = DeliveryUpload.objects.bulk_create(
+        [DeliveryUpload(contract=contract, kind="prometheus_json", origin="prometheus",
+                        file=f"contracts/team-{team.pk}/load/pull-{h:04d}.json",
+                        original_name=f"prometheus-{start + timedelta(hours=h):%Y%m%dT%H}.json",
+                        size_bytes=64 * 4 * 61 * 40, sha256=f"{h:064x}", status=JobStatus.DONE,
+                        progress=100, window_count=CONTRACT_HOSTS, source_timezone="UTC",
+                        uploaded_at=start + timedelta(hours=h + 1, minutes=2))
+         for h in range(hours)], batch_size=1000)  # fmt: skip
+    slow_from, slow_hours = 40 * 24 + 8, 30  # gpu-017 at half from day 40, 08:00
+    down_from, down_hours = 61 * 24 + 10, 3  # every server down on day 61 from 10:00
+    batch: list[DeliveryWindow] = []
+    for h, upload in enumerate(uploads):
+        at = start + timedelta(hours=h)
+        down = down_from <= h < down_from + down_hours
+        for host in hosts:
+            slow = host == "gpu-017" and slow_from <= h < slow_from + slow_hours
+            gbps = None if down else 400.0 * (0.5 if slow else rng.uniform(0.93, 0.99))
+            batch.append(DeliveryWindow(
+                contract=contract, upload=upload, origin=f"upload:{upload.pk}",
+                kind="kit" if slow else "monitoring", saturating=slow, samples=60, host=host,
+                starts_at=at, seconds=3600, delivered_gbps=gbps,
+                up_fraction=0.0 if down else 1.0, coverage=1.0))  # fmt: skip
+        if len(batch) >= 20000:
+            DeliveryWindow.objects.bulk_create(batch, batch_size=5000)
+            batch = []
+    DeliveryWindow.objects.bulk_create(batch, batch_size=5000)
+    outage = start + timedelta(hours=down_from)
+    incident_create(contract=contract, data={
+        "kind": "outage", "started_at": outage, "ended_at": outage + timedelta(hours=down_hours),
+        "opened_at": outage + timedelta(minutes=4), "responded_at": outage + timedelta(minutes=50),
+        "repaired_at": outage + timedelta(hours=down_hours),
+        "vendor_ticket": "LOAD-INC-0001"})  # fmt: skip
+    evaluation = DeliveryEvaluation.objects.create(contract=contract, requested_by=user)
+    jobs.run("delivery_evaluate", evaluation.pk)
+    evaluation.refresh_from_db()
+    if evaluation.status != JobStatus.DONE:
+        raise SystemExit(f"the seeded contract's evaluation did not finish: {evaluation.error}")
+    others = Contract.objects.bulk_create([
+        Contract(team=team, vendor=v, created_by=user, title=f"负载测试合同 {i:03d} / load {i:03d}",
+                 starts_on=first + timedelta(days=i % 30), ends_on=today + timedelta(days=300),
+                 monthly_fee=Decimal(800000 + 1000 * i), currency="CNY",
+                 committed_gbps=rng.choice([100.0, 200.0, 400.0]), schedule=schedule)
+        for i, v in enumerate(vendors[1:], 1)])  # fmt: skip
+    DeliveryEvaluation.objects.bulk_create([
+        DeliveryEvaluation(contract=c, status=JobStatus.DONE, progress=100,
+                           computed_at=evaluation.computed_at, report=evaluation.report,
+                           inputs_stamp=evaluation.inputs_stamp,
+                           delivered_ratio=round(rng.uniform(0.6, 1.0), 4),
+                           breach_count=rng.choice([0, 0, 1, 2]),
+                           credit_total=Decimal(rng.choice([0, 0, 12000, 48000])),
+                           no_data_hours=evaluation.no_data_hours,
+                           measured_hours=evaluation.measured_hours)
+        for c in others], batch_size=50)  # fmt: skip
+
+
 def seed(args: argparse.Namespace) -> None:
     from django.core.management import call_command
     from django.db import transaction
@@ -448,7 +575,11 @@ def seed(args: argparse.Namespace) -> None:
     t0 = time.monotonic()
     call_command("migrate", interactive=False, verbosity=0)
     if not args.reseed and seed_present():
-        ensure_user()
+        team, user = ensure_user()
+        if not contracts_present():
+            delete_contracts(team)
+            seed_contracts(team, user, random.Random(11))
+            print(f"seed: {N_CONTRACTS} contracts in {time.monotonic() - t0:.1f} s", flush=True)
         analyse()
         print(f"seed: data already present ({time.monotonic() - t0:.1f} s; --reseed redoes it)")
         return
@@ -464,7 +595,10 @@ def seed(args: argparse.Namespace) -> None:
     t2 = time.monotonic()
     print(f"seed: {N_LOGS} benchmark logs ingested and parsed in {t2 - t1:.1f} s", flush=True)
     seed_ranking(team, user)
-    print(f"seed: ranking of {RANKED_QUOTES} quotes in {time.monotonic() - t2:.1f} s", flush=True)
+    t3 = time.monotonic()
+    print(f"seed: ranking of {RANKED_QUOTES} quotes in {t3 - t2:.1f} s", flush=True)
+    seed_contracts(team, user, random.Random(11))
+    print(f"seed: {N_CONTRACTS} contracts in {time.monotonic() - t3:.1f} s", flush=True)
     analyse()
 
 
@@ -484,11 +618,14 @@ def analyse() -> None:
 def targets() -> list[tuple[str, str]]:
     """(name, path) of every target; the first is the trivial baseline page."""
     from accounts.models import Team
+    from contracts.models import Contract
     from quotes.models import Quote
     from rankings.models import RankingRun
 
     team = Team.objects.get(slug=TEAM_SLUG)
     run = RankingRun.objects.filter(team=team).order_by("-pk").first()
+    contract = Contract.objects.filter(team=team, title=CONTRACT_TITLE).order_by("-pk").first()
+    assert contract is not None, "no seeded contract"
     picked: list[int] = []  # six distinct current quotes, two from each of three vendors
     vendors = (
         Quote.objects.filter(team=team).order_by("vendor_id").values_list("vendor_id", flat=True)
@@ -507,6 +644,8 @@ def targets() -> list[tuple[str, str]]:
         ("quote list", "/quotes/"),
         ("quote compare (6 quotes)", compare),
         ("ranking page", f"/rankings/{run.pk}/"),
+        ("contract page (64 x 90 d)", f"/contracts/{contract.pk}/"),
+        ("contract list (100)", "/contracts/"),
         ("API quotes list", "/api/v1/quotes/"),
         ("API vendors list", "/api/v1/vendors/"),
         ("API ranking detail", f"/api/v1/rankings/{run.pk}/"),

@@ -11,6 +11,7 @@ import types
 from dataclasses import dataclass, fields, is_dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from domain.delivery.terms import Commitment
@@ -165,6 +166,15 @@ def _dump(value: Any) -> Any:
     return value
 
 
+@cache
+def _typed_fields(tp: type) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's (field name, type) pairs: resolving the annotations once per class, not
+    once per stored point (a 90-day term has 2,160 timeline points), made loading a report
+    several times faster."""
+    hints = get_type_hints(tp)
+    return tuple((f.name, hints[f.name]) for f in fields(tp))
+
+
 def _load(tp: Any, value: Any) -> Any:
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):
@@ -178,10 +188,8 @@ def _load(tp: Any, value: Any) -> Any:
     if tp is Message:
         return Message(str(value["code"]), str(value["en"]), str(value["zh"]))
     if isinstance(tp, type) and is_dataclass(tp):
-        hints = get_type_hints(tp)
-        return tp(
-            **{f.name: _load(hints[f.name], value[f.name]) for f in fields(tp) if f.name in value}
-        )
+        return tp(**{name: _load(hint, value[name]) for name, hint in _typed_fields(tp)
+                     if name in value})  # fmt: skip
     if tp is datetime:
         moment = datetime.fromisoformat(value)
         if moment.tzinfo is None:
