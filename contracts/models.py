@@ -8,6 +8,8 @@ the API and the vendor track record read.
 
 from __future__ import annotations
 
+from typing import Any
+
 import secrets
 from datetime import timedelta
 
@@ -141,6 +143,8 @@ class Contract(TeamScoped):
         errors: dict[str, list[str]] = {}
         if self.starts_on and self.ends_on and self.ends_on <= self.starts_on:
             errors["ends_on"] = [str(_("The term must end after it starts."))]
+        if self.monthly_fee is not None and self.monthly_fee < 0:
+            errors["monthly_fee"] = [str(_("The monthly fee cannot be negative."))]
         if self.vendor_id and self.team_id and self.vendor.team_id != self.team_id:
             errors["vendor"] = [str(_("Choose one of your team's records."))]
         if self.quote_id and self.team_id and self.quote.team_id != self.team_id:
@@ -159,6 +163,16 @@ class Contract(TeamScoped):
     @property
     def kit_token_valid(self) -> bool:
         return self.kit_token_expires_at > timezone.now()
+
+    def term_span(self, margin_days: int = 0) -> tuple[Any, Any]:
+        """The term as the engine counts it (first day's midnight to the last day's, in the
+        portal's zone), widened by ``margin_days`` on each side."""
+        from datetime import datetime, time, timedelta
+
+        zone = timezone.get_default_timezone()
+        margin = timedelta(days=margin_days)
+        return (datetime.combine(self.starts_on, time(), zone) - margin,
+                datetime.combine(self.ends_on, time(), zone) + margin)  # fmt: skip
 
 
 class ContractServer(models.Model):

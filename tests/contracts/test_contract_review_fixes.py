@@ -1,0 +1,93 @@
+"""Defects a reviewer reproduced on the demo contract: far-past dates answered with a 500,
+impossible incidents that changed money, evidence refused with a raw exception or accepted
+without a word, an expired kit token with no way forward, raw constraint names and a percent
+judged as a fraction."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.utils import timezone
+
+from contracts.models import Contract, DeliveryUpload, DeliveryWindow, Incident, MaintenanceWindow
+
+from .conftest import HOSTS, counter_series, prom_answer
+from .test_evidence_uploads import START, URL, post_upload, run_jobs  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+
+def csv_upload(rows: list[tuple[str, str]]) -> bytes:
+    lines = ["timestamp,host,device,metric,value"]
+    lines += [f"{t},gpu-01,eth0,node_network_transmit_bytes_total,{v}" for t, v in rows]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def good_rows() -> list[tuple[str, str]]:
+    t0 = int(START.timestamp())
+    return [(str(t0 + i * 60), str(i * 60 * 1e9)) for i in range(61)]
+
+
+# --- 3. parse failures: a bilingual error_message, never the raw exception ---
+
+
+@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00", "-94608000000", "-1e300"])
+def test_a_csv_of_only_far_past_stamps_fails_with_a_bilingual_message(
+    contract_a, analyst_a, api_as, run_jobs, stamp
+):  # type: ignore[no-untyped-def]
+    content = csv_upload([(stamp, "1"), (stamp, "2")])
+    r = run_jobs(lambda: post_upload(api_as(analyst_a), contract_a, content, "csv",
+                                     name="series.csv"))  # fmt: skip
+    assert r.status_code == 202, r.content
+    row = DeliveryUpload.objects.get()
+    assert row.status == "failed"
+    assert "out of range" not in row.error and "Error" not in row.error, row.error
+    assert row.error_message and row.error_message["zh"] and row.error_message["en"]
+    body = api_as(analyst_a).get(f"{URL}{contract_a.pk}/uploads/").json()[0]
+    assert body["error_message"] is not None and body["error_message"]["text"]
+    # and the reason is said: the samples lie outside the term
+    assert any(n["code"] == "outside_term_set_aside" for n in body["notes"]), body
+
+
+@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00", "-5", "55"])
+def test_far_past_samples_beside_good_ones_are_set_aside_with_a_note(
+    contract_a, analyst_a, api_as, run_jobs, stamp
+):  # type: ignore[no-untyped-def]
+    content = csv_upload([(stamp, "0"), *good_rows()])
+    run_jobs(lambda: post_upload(api_as(analyst_a), contract_a, content, "csv",
+                                 name="series.csv"))  # fmt: skip
+    row = DeliveryUpload.objects.get()
+    assert row.status == "done", row.error
+    assert any(n["code"] == "outside_term_set_aside" for n in row.notes), row.notes
+    first, _last = contract_a.term_span(1)
+    assert not DeliveryWindow.objects.filter(contract=contract_a, starts_at__lt=first).exists()
+
+
+def test_inf_and_nan_in_a_csv_are_said(contract_a, analyst_a, api_as, run_jobs):  # type: ignore[no-untyped-def]
+    rows = good_rows()
+    rows[3], rows[4] = (rows[3][0], "inf"), (rows[4][0], "nan")
+    run_jobs(lambda: post_upload(api_as(analyst_a), contract_a, csv_upload(rows), "csv",
+                                 name="series.csv"))  # fmt: skip
+    row = DeliveryUpload.objects.get()
+    assert row.status == "done", row.error
+    note = next(n for n in row.notes if n["code"] == "non_finite_set_aside")
+    assert note["en"].startswith("2 sample(s)")
+
+
+def test_a_counter_reset_is_said_with_its_host_and_device(contract_a, analyst_a, api_as, run_jobs):  # type: ignore[no-untyped-def]
+    answer = prom_answer([counter_series("gpu-01", START, 2, 80.0, reset_at=30),
+                          *(counter_series(h, START, 2, 80.0) for h in HOSTS[1:])])  # fmt: skip
+    run_jobs(lambda: post_upload(api_as(analyst_a), contract_a, answer, "prometheus_json"))
+    row = DeliveryUpload.objects.get()
+    assert row.status == "done", row.error
+    note = next(n for n in row.notes if n["code"] == "counter_resets_handled")
+    assert "gpu-01 eth0: 1" in note["en"]
+
+
+def test_a_cut_off_json_is_not_valid_json(contract_a, analyst_a, api_as, run_jobs):  # type: ignore[no-untyped-def]
+    answer = prom_answer([counter_series(h, START, 2, 80.0) for h in HOSTS])[:70]
+    run_jobs(lambda: post_upload(api_as(analyst_a), contract_a, answer, "prometheus_json"))
+    row = DeliveryUpload.objects.get()
+    assert row.status == "failed" and row.error_message["code"] == "prometheus_truncated"
+    assert "cut off at byte 70?" in row.error_message["en"]
