@@ -19,6 +19,7 @@ from core.widgets import IsoDateInput, LocalDateTimeInput
 from vendors.models import Vendor
 
 from .choices import UploadKind
+from .instants import TermDateTimeField
 from .models import Contract, Incident, MaintenanceWindow
 
 CONTRACT_FORM_FIELDS = (
@@ -94,6 +95,8 @@ class IncidentForm(KeepStoredInstants, forms.ModelForm):
         widgets = {f: LocalDateTimeInput() for f in ("started_at", "ended_at", "opened_at",
                                                  "responded_at", "repaired_at")}  # fmt: skip
         widgets["description"] = forms.Textarea(attrs={"rows": 2})
+        field_classes = {f: TermDateTimeField for f in ("started_at", "ended_at", "opened_at",
+                                                        "responded_at", "repaired_at")}  # fmt: skip
 
     def hosts(self) -> list[str]:
         return (self.cleaned_data.get("hosts_text") or "").replace(",", " ").split()
@@ -175,6 +178,7 @@ class MaintenanceWindowForm(KeepStoredInstants, forms.ModelForm):
         model = MaintenanceWindow
         fields = ("starts_at", "ends_at", "note")
         widgets = {"starts_at": LocalDateTimeInput(), "ends_at": LocalDateTimeInput()}
+        field_classes = {"starts_at": TermDateTimeField, "ends_at": TermDateTimeField}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

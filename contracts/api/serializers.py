@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
 from django.utils.translation import get_language
 from rest_framework import serializers
 
@@ -11,6 +12,7 @@ from quotes.models import Quote
 from vendors.models import Vendor
 
 from ..choices import UploadKind
+from ..instants import TermDateTimeSerializerField
 from ..engine import schedule_errors
 from ..models import (
     Contract,
@@ -71,7 +73,16 @@ class ContractSerializer(serializers.ModelSerializer):
         return value
 
 
-class IncidentSerializer(serializers.ModelSerializer):
+class _TermTimes(serializers.ModelSerializer):
+    """Date-times checked for a far date before DRF's time-zone check (a 400, not a 500)."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.DateTimeField: TermDateTimeSerializerField,
+    }
+
+
+class IncidentSerializer(_TermTimes):
     class Meta:
         model = Incident
         fields = ("id", "kind", "started_at", "ended_at", "hosts", "vendor_ticket", "opened_at",
@@ -148,7 +159,7 @@ class VendorTrackRecordSerializer(serializers.ModelSerializer):
         return Message(**s).text(get_language()) if s else ""
 
 
-class MaintenanceWindowSerializer(serializers.ModelSerializer):
+class MaintenanceWindowSerializer(_TermTimes):
     class Meta:
         model = MaintenanceWindow
         fields = ("id", "starts_at", "ends_at", "note")

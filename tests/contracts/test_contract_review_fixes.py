@@ -91,3 +91,66 @@ def test_a_cut_off_json_is_not_valid_json(contract_a, analyst_a, api_as, run_job
     row = DeliveryUpload.objects.get()
     assert row.status == "failed" and row.error_message["code"] == "prometheus_truncated"
     assert "cut off at byte 70?" in row.error_message["en"]
+
+
+# --- 1./2. far-past and impossible incidents and maintenance windows ---
+
+
+def lang_client(client, lang: str):  # type: ignore[no-untyped-def]
+    client.cookies["django_language"] = lang
+    return client
+
+
+@pytest.mark.parametrize(("lang", "needle"), [("en", "term"), ("zh-hans", "合同期")])
+def test_a_far_past_incident_on_the_page_is_a_form_error_not_a_500(
+    contract_a, analyst_a, client_as, lang, needle
+):  # type: ignore[no-untyped-def]
+    client = lang_client(client_as(analyst_a), lang)
+    r = client.post(f"/contracts/{contract_a.pk}/incidents/",
+                    {"kind": "outage", "started_at": "0001-01-01T00:00"})  # fmt: skip
+    assert r.status_code == 400
+    assert needle in r.content.decode()
+    assert not Incident.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["incidents", "maintenance"])
+@pytest.mark.parametrize(("lang", "needle"), [("en", "term"), ("zh-hans", "合同期")])
+def test_far_past_times_in_the_api_are_a_400_in_the_callers_language(
+    contract_a, analyst_a, api_as, path, lang, needle
+):  # type: ignore[no-untyped-def]
+    body = ({"started_at": "0001-01-01T00:00:00", "kind": "outage"} if path == "incidents"
+            else {"starts_at": "0001-01-01T00:00:00", "ends_at": "0001-01-02T00:00:00"})  # fmt: skip
+    r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/{path}/", body, format="json",
+                               HTTP_ACCEPT_LANGUAGE=lang)  # fmt: skip
+    assert r.status_code == 400, r.content[:300]
+    assert r["Content-Type"].startswith("application/json")
+    assert needle in r.content.decode(), r.json()
+    assert not Incident.objects.exists() and not MaintenanceWindow.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [
+        ("2026-11-01T00:00:00+08:00", "9999-12-31T00:00:00+08:00"),  # ends in the far future
+        ("1900-01-01T00:00:00", "1900-01-02T00:00:00"),  # long before the term (LMT offsets)
+        ("2026-11-03T00:00:00+08:00", "2026-11-02T00:00:00+08:00"),  # ends before it starts
+        ("2027-06-01T00:00:00+08:00", None),  # starts after now
+        ("2028-01-01T00:00:00+08:00", "2028-01-02T00:00:00+08:00"),  # after the term
+    ],
+)
+def test_impossible_incidents_are_refused(contract_a, analyst_a, api_as, start, end):  # type: ignore[no-untyped-def]
+    body = {"started_at": start, "kind": "outage", **({"ended_at": end} if end else {})}
+    r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/incidents/", body, format="json")
+    assert r.status_code == 400, r.content[:300]
+    assert not Incident.objects.exists()
+
+
+def test_an_incident_inside_the_term_and_before_now_is_kept(contract_a, analyst_a, api_as):  # type: ignore[no-untyped-def]
+    body = {"started_at": "2026-11-03T10:00:00+08:00", "ended_at": "2026-11-03T12:00:00+08:00",
+            "kind": "outage"}  # fmt: skip
+    r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/incidents/", body, format="json")
+    assert r.status_code == 201, r.content
+    # a day before the term is still taken (a clock, a zone), and an incident still going on
+    body = {"started_at": "2026-10-31T12:00:00+08:00", "kind": "outage"}
+    r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/incidents/", body, format="json")
+    assert r.status_code == 201, r.content
