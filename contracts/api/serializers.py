@@ -133,6 +133,15 @@ class KitUploadInputSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="The kit's result file (JSON lines).")
 
 
+class KitTokenSerializer(serializers.ModelSerializer):
+    """The contract's delivery-kit token after a renewal (shown to the team that renewed it)."""
+
+    class Meta:
+        model = Contract
+        fields = ("kit_token", "kit_token_expires_at")
+        read_only_fields = fields
+
+
 class DeliveryEvaluationSerializer(serializers.ModelSerializer):
     class Meta:
         model = DeliveryEvaluation

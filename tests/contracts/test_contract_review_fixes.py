@@ -154,3 +154,65 @@ def test_an_incident_inside_the_term_and_before_now_is_kept(contract_a, analyst_
     body = {"started_at": "2026-10-31T12:00:00+08:00", "kind": "outage"}
     r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/incidents/", body, format="json")
     assert r.status_code == 201, r.content
+
+
+# --- 5. an expired kit token has a way forward ---
+
+KIT_URL = "/api/v1/contracts/kit/uploads/"
+
+
+def _kit_post(client, token: str):  # type: ignore[no-untyped-def]
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return client.post(KIT_URL, {"file": SimpleUploadedFile("kit.txt", b"x")},
+                       HTTP_AUTHORIZATION=f"Kit {token}")  # fmt: skip
+
+
+def test_an_expired_token_says_expired_and_the_page_renews_it(
+    contract_a, analyst_a, viewer_a, client_as, client
+):  # type: ignore[no-untyped-def]
+    from contracts.services import contract_kit_token_renew
+
+    contract_kit_token_renew(contract=contract_a, days=-1)
+    old = Contract.objects.get(pk=contract_a.pk).kit_token
+    page = client_as(analyst_a).get(f"/contracts/{contract_a.pk}/").content.decode()
+    assert "expired on" in page and "expires on" not in page and 'id="kit-token-renew"' in page
+    # a viewer sees no renew button and cannot post it
+    viewer = client_as(viewer_a)
+    assert 'id="kit-token-renew"' not in viewer.get(f"/contracts/{contract_a.pk}/").content.decode()
+    assert viewer.post(f"/contracts/{contract_a.pk}/kit/renew/").status_code == 403
+    writer = client_as(analyst_a)
+    r = writer.post(f"/contracts/{contract_a.pk}/kit/renew/")
+    assert r.status_code == 302
+    new = Contract.objects.get(pk=contract_a.pk)
+    assert new.kit_token != old and new.kit_token_expires_at > timezone.now()
+    page = writer.get(f"/contracts/{contract_a.pk}/").content.decode()  # the kept page changed
+    assert "expires on" in page and "expired on" not in page
+    script = writer.get(f"/contracts/{contract_a.pk}/kit/gpu-01.sh").content.decode()
+    assert new.kit_token in script and old not in script
+    assert _kit_post(client, old).status_code == 401  # the old token stops working
+    assert _kit_post(client, new.kit_token).status_code == 202
+
+
+def test_the_api_renews_the_token_for_the_write_role_only(contract_a, analyst_a, viewer_a, api_as, client):  # type: ignore[no-untyped-def]
+    old = contract_a.kit_token
+    assert api_as(viewer_a).post(f"{URL}{contract_a.pk}/kit/renew/").status_code == 403
+    r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/kit/renew/")
+    assert r.status_code == 200, r.content
+    token = r.json()["kit_token"]
+    assert token != old and Contract.objects.get(pk=contract_a.pk).kit_token == token
+    assert _kit_post(client, old).status_code == 401
+
+
+def test_the_page_says_expired_once_the_time_passes_even_when_kept(
+    contract_a, analyst_a, client_as
+):  # type: ignore[no-untyped-def]
+    soon = timezone.now() + timedelta(seconds=2)
+    Contract.objects.filter(pk=contract_a.pk).update(kit_token_expires_at=soon)
+    client = client_as(analyst_a)
+    assert "expires on" in client.get(f"/contracts/{contract_a.pk}/").content.decode()
+    from unittest import mock
+
+    later = soon + timedelta(minutes=1)
+    with mock.patch("django.utils.timezone.now", return_value=later):
+        assert "expired on" in client.get(f"/contracts/{contract_a.pk}/").content.decode()
