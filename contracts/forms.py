@@ -19,7 +19,7 @@ from core.widgets import IsoDateInput, LocalDateTimeInput
 from vendors.models import Vendor
 
 from .choices import UploadKind
-from .instants import TermDateTimeField
+from .instants import TermDateTimeField, negative_fee_message
 from .models import Contract, Incident, MaintenanceWindow
 
 CONTRACT_FORM_FIELDS = (
@@ -71,6 +71,12 @@ class ContractForm(ScheduleFieldsMixin, forms.ModelForm):
                 rows.append({"hostname": parts[0], "rack": parts[1] if len(parts) > 1 else "",
                              "leaf": parts[2] if len(parts) > 2 else ""})  # fmt: skip
         return rows
+
+    def clean_monthly_fee(self) -> Any:
+        fee = self.cleaned_data.get("monthly_fee")
+        if fee is not None and fee < 0:
+            raise forms.ValidationError(negative_fee_message(), code="negative")
+        return fee
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

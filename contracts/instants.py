@@ -115,3 +115,11 @@ def maintenance_time_errors(contract: Any, start: datetime | None,
             f"维护窗口须在合同期内（{_shown(first)} 至 {_shown(last)}）。",
         ).text(get_language())
     return errors
+
+
+def negative_fee_message() -> str:
+    return Message(
+        "fee_negative",
+        "The monthly fee cannot be negative.",
+        "月费不能为负数。",
+    ).text(get_language())

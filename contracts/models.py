@@ -144,7 +144,9 @@ class Contract(TeamScoped):
         if self.starts_on and self.ends_on and self.ends_on <= self.starts_on:
             errors["ends_on"] = [str(_("The term must end after it starts."))]
         if self.monthly_fee is not None and self.monthly_fee < 0:
-            errors["monthly_fee"] = [str(_("The monthly fee cannot be negative."))]
+            from .instants import negative_fee_message
+
+            errors["monthly_fee"] = [negative_fee_message()]
         if self.vendor_id and self.team_id and self.vendor.team_id != self.team_id:
             errors["vendor"] = [str(_("Choose one of your team's records."))]
         if self.quote_id and self.team_id and self.quote.team_id != self.team_id:

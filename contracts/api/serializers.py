@@ -12,7 +12,7 @@ from quotes.models import Quote
 from vendors.models import Vendor
 
 from ..choices import UploadKind
-from ..instants import TermDateTimeSerializerField
+from ..instants import TermDateTimeSerializerField, negative_fee_message
 from ..engine import schedule_errors
 from ..models import (
     Contract,
@@ -65,6 +65,11 @@ class ContractSerializer(serializers.ModelSerializer):
 
     def get_vendor_name(self, contract: Contract) -> str:
         return str(contract.vendor)
+
+    def validate_monthly_fee(self, value: Any) -> Any:
+        if value is not None and value < 0:
+            raise serializers.ValidationError(negative_fee_message(), code="negative")
+        return value
 
     def validate_schedule(self, value: Any) -> Any:
         problems = schedule_errors(value)

@@ -216,3 +216,46 @@ def test_the_page_says_expired_once_the_time_passes_even_when_kept(
     later = soon + timedelta(minutes=1)
     with mock.patch("django.utils.timezone.now", return_value=later):
         assert "expired on" in client.get(f"/contracts/{contract_a.pk}/").content.decode()
+
+
+# --- 6. messages in the user's words and language ---
+
+
+@pytest.mark.parametrize(("lang", "needle"), [("en", "cannot be negative"), ("zh-hans", "不能为负数")])
+def test_a_negative_fee_is_a_field_error_not_a_constraint_name(
+    contract_a, analyst_a, vendor_a, client_as, api_as, lang, needle
+):  # type: ignore[no-untyped-def]
+    from .test_contract_pages import _form
+
+    client = lang_client(client_as(analyst_a), lang)
+    r = client.post("/contracts/new/", _form(vendor_a, monthly_fee="-1000"))
+    assert r.status_code == 400
+    body = r.content.decode()
+    assert needle in body and "contract_fee_not_negative" not in body
+    r = api_as(analyst_a).patch(f"{URL}{contract_a.pk}/", {"monthly_fee": "-1000"},
+                                format="json", HTTP_ACCEPT_LANGUAGE=lang)  # fmt: skip
+    assert r.status_code == 400 and needle in r.json()["monthly_fee"][0], r.content
+    assert "contract_fee_not_negative" not in r.content.decode()
+
+
+def test_the_bandwidth_threshold_is_judged_in_percent(vendor_a, analyst_a, client_as):  # type: ignore[no-untyped-def]
+    from .test_contract_pages import _form
+
+    r = client_as(analyst_a).post("/contracts/new/", _form(vendor_a, bw_threshold_pct="250"))
+    assert r.status_code == 400
+    body = r.content.decode()
+    assert "at most 100 (got 250 %)" in body and "at most 1 (got 2.5)" not in body
+
+
+@pytest.mark.parametrize(("lang", "shown", "hidden"), [("en", "Rack Company", "机架公司"),
+                                                       ("zh-hans", "机架公司", "Rack Company")])
+def test_vendor_names_are_in_the_readers_language(
+    contract_a, analyst_a, client_as, lang, shown, hidden
+):  # type: ignore[no-untyped-def]
+    vendor = contract_a.vendor
+    vendor.name_en, vendor.name_zh = "Rack Company", "机架公司"
+    vendor.save()
+    client = lang_client(client_as(analyst_a), lang)
+    for path in ("/contracts/", f"/contracts/{contract_a.pk}/"):
+        body = client.get(path).content.decode()
+        assert shown in body and hidden not in body, path
