@@ -101,8 +101,10 @@ class IncidentForm(KeepStoredInstants, forms.ModelForm):
         widgets = {f: LocalDateTimeInput() for f in ("started_at", "ended_at", "opened_at",
                                                  "responded_at", "repaired_at")}  # fmt: skip
         widgets["description"] = forms.Textarea(attrs={"rows": 2})
-        field_classes = {f: TermDateTimeField for f in ("started_at", "ended_at", "opened_at",
-                                                        "responded_at", "repaired_at")}  # fmt: skip
+        field_classes = dict.fromkeys(
+            ("started_at", "ended_at", "opened_at", "responded_at", "repaired_at"),
+            TermDateTimeField,
+        )
 
     def hosts(self) -> list[str]:
         return (self.cleaned_data.get("hosts_text") or "").replace(",", " ").split()

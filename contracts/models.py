@@ -8,10 +8,9 @@ the API and the vendor track record read.
 
 from __future__ import annotations
 
-from typing import Any
-
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError

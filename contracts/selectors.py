@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from django.db import connection
-from django.utils import timezone
 from django.db.models import CharField, F, Model, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from core.models import JobStatus
 from domain.delivery.report import report_from_dict

@@ -134,8 +134,11 @@ class ScheduleFieldsMixin:
         value = self.cleaned_data.get("bw_threshold_pct")  # type: ignore[attr-defined]
         if value is not None and not (0 < value <= 100):
             raise forms.ValidationError(
-                _("The bandwidth threshold is a percentage of the committed figure: more than 0 "
-                  "and at most 100 (got %(value)s %%).") % {"value": f"{value:g}"},
+                _(
+                    "The bandwidth threshold is a percentage of the committed figure: more than 0 "
+                    "and at most 100 (got %(value)s %%)."
+                )
+                % {"value": f"{value:g}"},
                 code="percent",
             )
         return value  # type: ignore[no-any-return]

@@ -12,8 +12,8 @@ from quotes.models import Quote
 from vendors.models import Vendor
 
 from ..choices import UploadKind
-from ..instants import TermDateTimeSerializerField, negative_fee_message
 from ..engine import schedule_errors
+from ..instants import TermDateTimeSerializerField, negative_fee_message
 from ..models import (
     Contract,
     ContractServer,

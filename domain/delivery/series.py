@@ -275,10 +275,16 @@ def _finish(acc: _Accumulator, now_s: float, extra_notes: list[Message]) -> Inge
         non_finite=non_finite,
         counter_resets=sum(resets.values()),
     )
-    notes = extra_notes + ingest_notes(counts, acc.unknown, resets=resets, bounds=(
-        acc.not_before, acc.not_after))
-    return Ingest(series=series, counts=counts, notes=tuple(notes),
-                  unknown_hosts=dict(acc.unknown), resets=resets)
+    notes = extra_notes + ingest_notes(
+        counts, acc.unknown, resets=resets, bounds=(acc.not_before, acc.not_after)
+    )
+    return Ingest(
+        series=series,
+        counts=counts,
+        notes=tuple(notes),
+        unknown_hosts=dict(acc.unknown),
+        resets=resets,
+    )
 
 
 def _same_value(a: FloatArray, b: FloatArray) -> npt.NDArray[np.bool_]:
@@ -302,7 +308,10 @@ def ingest_notes(
     if counts.outside_term:
         first, last = bounds
         if first is None and last is None:
-            en_span, zh_span = "before 1970 (a clock or unit error)", "早于 1970 年（时钟或单位错误）"
+            en_span, zh_span = (
+                "before 1970 (a clock or unit error)",
+                "早于 1970 年（时钟或单位错误）",
+            )
         else:
             en_span = f"outside the contract's term ({_stamp(first)} to {_stamp(last)})"
             zh_span = f"不在合同期内（{_stamp(first)} 至 {_stamp(last)}）"

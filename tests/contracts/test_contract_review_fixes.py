@@ -5,7 +5,7 @@ judged as a fraction."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -13,7 +13,8 @@ from django.utils import timezone
 from contracts.models import Contract, DeliveryUpload, DeliveryWindow, Incident, MaintenanceWindow
 
 from .conftest import HOSTS, counter_series, prom_answer
-from .test_evidence_uploads import START, URL, post_upload, run_jobs  # noqa: F401
+from .test_evidence_uploads import START, URL, post_upload
+from .test_evidence_uploads import run_jobs as run_jobs  # the fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -119,7 +120,8 @@ def test_far_past_times_in_the_api_are_a_400_in_the_callers_language(
     contract_a, analyst_a, api_as, path, lang, needle
 ):  # type: ignore[no-untyped-def]
     body = ({"started_at": "0001-01-01T00:00:00", "kind": "outage"} if path == "incidents"
-            else {"starts_at": "0001-01-01T00:00:00", "ends_at": "0001-01-02T00:00:00"})  # fmt: skip
+            else {"starts_at": "0001-01-01T00:00:00",
+                  "ends_at": "0001-01-02T00:00:00"})  # fmt: skip
     r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/{path}/", body, format="json",
                                HTTP_ACCEPT_LANGUAGE=lang)  # fmt: skip
     assert r.status_code == 400, r.content[:300]
@@ -194,7 +196,9 @@ def test_an_expired_token_says_expired_and_the_page_renews_it(
     assert _kit_post(client, new.kit_token).status_code == 202
 
 
-def test_the_api_renews_the_token_for_the_write_role_only(contract_a, analyst_a, viewer_a, api_as, client):  # type: ignore[no-untyped-def]
+def test_the_api_renews_the_token_for_the_write_role_only(
+    contract_a, analyst_a, viewer_a, api_as, client
+):  # type: ignore[no-untyped-def]
     old = contract_a.kit_token
     assert api_as(viewer_a).post(f"{URL}{contract_a.pk}/kit/renew/").status_code == 403
     r = api_as(analyst_a).post(f"{URL}{contract_a.pk}/kit/renew/")
@@ -221,7 +225,9 @@ def test_the_page_says_expired_once_the_time_passes_even_when_kept(
 # --- 6. messages in the user's words and language ---
 
 
-@pytest.mark.parametrize(("lang", "needle"), [("en", "cannot be negative"), ("zh-hans", "不能为负数")])
+@pytest.mark.parametrize(
+    ("lang", "needle"), [("en", "cannot be negative"), ("zh-hans", "不能为负数")]
+)
 def test_a_negative_fee_is_a_field_error_not_a_constraint_name(
     contract_a, analyst_a, vendor_a, client_as, api_as, lang, needle
 ):  # type: ignore[no-untyped-def]
@@ -247,8 +253,10 @@ def test_the_bandwidth_threshold_is_judged_in_percent(vendor_a, analyst_a, clien
     assert "at most 100 (got 250 %)" in body and "at most 1 (got 2.5)" not in body
 
 
-@pytest.mark.parametrize(("lang", "shown", "hidden"), [("en", "Rack Company", "机架公司"),
-                                                       ("zh-hans", "机架公司", "Rack Company")])
+@pytest.mark.parametrize(
+    ("lang", "shown", "hidden"),
+    [("en", "Rack Company", "机架公司"), ("zh-hans", "机架公司", "Rack Company")],
+)
 def test_vendor_names_are_in_the_readers_language(
     contract_a, analyst_a, client_as, lang, shown, hidden
 ):  # type: ignore[no-untyped-def]

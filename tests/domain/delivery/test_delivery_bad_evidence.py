@@ -70,7 +70,8 @@ def test_inf_and_nan_values_in_a_csv_are_set_aside_and_counted() -> None:
 
 def prom(values_by_host: dict[str, list[tuple[float, float]]]) -> bytes:
     result = [{"metric": {"__name__": TX, "instance": f"{h}:9100", "device": "eth0"},
-               "values": [[t, repr(v)] for t, v in vs]} for h, vs in values_by_host.items()]  # fmt: skip
+               "values": [[t, repr(v)] for t, v in vs]}
+              for h, vs in values_by_host.items()]  # fmt: skip
     return json.dumps({"status": "success",
                        "data": {"resultType": "matrix", "result": result}}).encode()  # fmt: skip
 

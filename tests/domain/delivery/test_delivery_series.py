@@ -7,7 +7,6 @@ import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-import numpy as np
 import pytest
 
 from domain.delivery import _promscan
