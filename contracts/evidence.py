@@ -7,6 +7,7 @@ opens files, feeds them in, and writes the results in one transaction each.
 from __future__ import annotations
 
 import io
+import logging
 from datetime import UTC, datetime
 
 from django.db import transaction
@@ -24,6 +25,18 @@ from .kit import KitEnvelopeError, envelope_summary, read_envelope
 from .models import DeliveryUpload, DeliveryWindow
 
 BATCH = 5000
+TERM_MARGIN_DAYS = 1  # evidence a day either side of the term is kept (a clock, a zone)
+
+log = logging.getLogger(__name__)
+
+UNREADABLE = Message(
+    "evidence_unreadable",
+    "The file could not be read: a value in it is out of any sensible range (a date, a time "
+    "stamp or a number). Nothing was stored; check the file's time stamps and values and upload "
+    "it again.",
+    "无法读取该文件：其中某个值（日期、时间戳或数值）超出合理范围。未保存任何数据；"
+    "请检查文件中的时间戳和数值后重新上传。",
+)
 
 
 def _fail(row: DeliveryUpload, messages: list[Message] | tuple[Message, ...]) -> str:
@@ -90,17 +103,32 @@ def _kit_windows(data: bytes, hosts: list[str]) -> tuple[list[dw.Window], list[M
 
 
 def _read_windows(row: DeliveryUpload, hosts: list[str], now: datetime):  # type: ignore[no-untyped-def]
+    first, last = row.contract.term_span(TERM_MARGIN_DAYS)
     with row.file.open("rb") as stream:
         if row.kind == UploadKind.KIT_LOG:
-            return _kit_windows(stream.read(), hosts)
+            return _kit_in_term(*_kit_windows(stream.read(), hosts), first=first, last=last)
         if row.kind == UploadKind.PROMETHEUS_JSON:
-            ingest = ds.parse_prometheus_range(stream, hosts=hosts, now=now)
+            ingest = ds.parse_prometheus_range(stream, hosts=hosts, now=now, not_before=first,
+                                               not_after=last)  # fmt: skip
         else:
             ingest = ds.parse_series_csv(stream, hosts=hosts, default_tz=row.source_timezone,
-                                         now=now)  # fmt: skip
+                                         now=now, not_before=first, not_after=last)  # fmt: skip
     windows = dw.aggregate(ingest, committed_hosts=hosts)
     return windows, list(ingest.notes), {"hosts": ingest.hosts(), "series": ingest.counts.series,
                                          "samples": ingest.counts.samples}  # fmt: skip
+
+
+def _kit_in_term(windows, notes, summary, *, first: datetime, last: datetime):  # type: ignore[no-untyped-def]
+    """A kit run outside the term (a server's clock, a kit kept after the term) is set aside."""
+    inside = [w for w in windows if w.start >= first and w.end <= last]
+    if len(inside) < len(windows):
+        n = len(windows) - len(inside)
+        span = f"{first:%Y-%m-%d %H:%M %z} – {last:%Y-%m-%d %H:%M %z}"
+        notes = [*notes, Message(
+            "outside_term_set_aside", f"{n} kit result window(s) lie outside the contract's "
+            f"term ({span}) and were set aside, not kept.",
+            f"有 {n} 个测试套件结果时段不在合同期内（{span}），未计入。")]  # fmt: skip
+    return inside, notes, summary
 
 
 def store_windows(  # type: ignore[no-untyped-def]
@@ -131,6 +159,11 @@ def delivery_read(*, upload_id: int, progress: Progress, now: datetime | None = 
     except (ds.IngestError, KitEnvelopeError) as exc:
         messages = list(exc.messages) if isinstance(exc, ds.IngestError) else [exc.message]
         return _fail(row, messages)
+    except (ValueError, OverflowError, ArithmeticError, IndexError, KeyError, TypeError):
+        # Whatever else the reader trips on is said in both languages, never as the raw
+        # exception (it is logged for us).
+        log.exception("delivery upload %s could not be read", row.pk)
+        return _fail(row, [UNREADABLE])
     with_data = [w for w in windows if w.coverage > 0]
     if not with_data:
         return _fail(row, [Message(

@@ -19,6 +19,7 @@ from core.widgets import IsoDateInput, LocalDateTimeInput
 from vendors.models import Vendor
 
 from .choices import UploadKind
+from .instants import TermDateTimeField, negative_fee_message
 from .models import Contract, Incident, MaintenanceWindow
 
 CONTRACT_FORM_FIELDS = (
@@ -71,6 +72,12 @@ class ContractForm(ScheduleFieldsMixin, forms.ModelForm):
                              "leaf": parts[2] if len(parts) > 2 else ""})  # fmt: skip
         return rows
 
+    def clean_monthly_fee(self) -> Any:
+        fee = self.cleaned_data.get("monthly_fee")
+        if fee is not None and fee < 0:
+            raise forms.ValidationError(negative_fee_message(), code="negative")
+        return fee
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         if not self.errors:
@@ -94,6 +101,10 @@ class IncidentForm(KeepStoredInstants, forms.ModelForm):
         widgets = {f: LocalDateTimeInput() for f in ("started_at", "ended_at", "opened_at",
                                                  "responded_at", "repaired_at")}  # fmt: skip
         widgets["description"] = forms.Textarea(attrs={"rows": 2})
+        field_classes = dict.fromkeys(
+            ("started_at", "ended_at", "opened_at", "responded_at", "repaired_at"),
+            TermDateTimeField,
+        )
 
     def hosts(self) -> list[str]:
         return (self.cleaned_data.get("hosts_text") or "").replace(",", " ").split()
@@ -175,6 +186,7 @@ class MaintenanceWindowForm(KeepStoredInstants, forms.ModelForm):
         model = MaintenanceWindow
         fields = ("starts_at", "ends_at", "note")
         widgets = {"starts_at": LocalDateTimeInput(), "ends_at": LocalDateTimeInput()}
+        field_classes = {"starts_at": TermDateTimeField, "ends_at": TermDateTimeField}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

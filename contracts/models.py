@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -141,6 +142,10 @@ class Contract(TeamScoped):
         errors: dict[str, list[str]] = {}
         if self.starts_on and self.ends_on and self.ends_on <= self.starts_on:
             errors["ends_on"] = [str(_("The term must end after it starts."))]
+        if self.monthly_fee is not None and self.monthly_fee < 0:
+            from .instants import negative_fee_message
+
+            errors["monthly_fee"] = [negative_fee_message()]
         if self.vendor_id and self.team_id and self.vendor.team_id != self.team_id:
             errors["vendor"] = [str(_("Choose one of your team's records."))]
         if self.quote_id and self.team_id and self.quote.team_id != self.team_id:
@@ -159,6 +164,16 @@ class Contract(TeamScoped):
     @property
     def kit_token_valid(self) -> bool:
         return self.kit_token_expires_at > timezone.now()
+
+    def term_span(self, margin_days: int = 0) -> tuple[Any, Any]:
+        """The term as the engine counts it (first day's midnight to the last day's, in the
+        portal's zone), widened by ``margin_days`` on each side."""
+        from datetime import datetime, time, timedelta
+
+        zone = timezone.get_default_timezone()
+        margin = timedelta(days=margin_days)
+        return (datetime.combine(self.starts_on, time(), zone) - margin,
+                datetime.combine(self.ends_on, time(), zone) + margin)  # fmt: skip
 
 
 class ContractServer(models.Model):

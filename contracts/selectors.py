@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from django.db import connection
 from django.db.models import CharField, F, Model, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from core.models import JobStatus
 from domain.delivery.report import report_from_dict
@@ -296,6 +298,24 @@ def page_state(*, team, pk: int) -> tuple[tuple[str | None, ...], ...] | None:  
     if not any(row[0] == "contract" for row in rows):
         return None
     return tuple(sorted((tuple(row) for row in rows), key=repr))
+
+
+def state_kit_token_valid(state: tuple[tuple[str | None, ...], ...]) -> bool:
+    """Whether the kit token in a page state is still valid now (the page says "expired on"
+    once it is not: the state itself does not change when the time passes)."""
+    from django.utils.dateparse import parse_datetime
+
+    names = [f.name for f in Contract._meta.concrete_fields]
+    at = 1 + names.index("kit_token_expires_at")
+    for row in state:
+        if row[0] == "contract" and row[at]:
+            moment = parse_datetime(str(row[at]).strip().replace("T", " "))
+            if moment is None:
+                return True
+            if timezone.is_naive(moment):
+                moment = timezone.make_aware(moment, UTC)
+            return moment > timezone.now()
+    return True
 
 
 _LIST_SQL: dict[str, str] = {}

@@ -208,18 +208,10 @@ def _term_bounds(contract: Contract) -> tuple[datetime, datetime]:
 def maintenance_window_create(*, contract: Contract, data: dict[str, Any]) -> MaintenanceWindow:
     """An agreed maintenance window: it must end after it starts and lie inside the term (time
     outside the term is not counted anyway, so a window there is a typing mistake)."""
+    from .instants import maintenance_time_errors
+
     row = MaintenanceWindow(contract=contract, **data)
-    errors: dict[str, str] = {}
-    if row.starts_at and row.ends_at:
-        if row.ends_at <= row.starts_at:
-            errors["ends_at"] = _("A maintenance window must end after it starts.")
-        else:
-            first, last = _term_bounds(contract)
-            if row.starts_at < first or row.ends_at > last:
-                errors["starts_at"] = _(
-                    "A maintenance window must lie inside the term (%(start)s to %(end)s)."
-                ) % {"start": f"{timezone.localtime(first):%Y-%m-%d %H:%M}",
-                     "end": f"{timezone.localtime(last):%Y-%m-%d %H:%M}"}  # fmt: skip
+    errors = maintenance_time_errors(contract, row.starts_at, row.ends_at)
     if errors:
         raise ValidationError(errors)
     row.full_clean()
@@ -236,8 +228,14 @@ def maintenance_window_delete(*, contract: Contract, pk: int) -> bool:
 
 
 def _check_incident(incident: Incident) -> None:
-    errors: dict[str, str] = {}
+    from .instants import incident_time_errors
+
     i = incident
+    errors: dict[str, str] = incident_time_errors(i.contract, {
+        f: getattr(i, f) for f in ("started_at", "ended_at", "opened_at", "responded_at",
+                                   "repaired_at")})  # fmt: skip
+    if errors:  # a time outside the term says so; the order of times is judged on sane ones
+        raise ValidationError(errors)
     if i.started_at and i.ended_at and i.ended_at <= i.started_at:
         errors["ended_at"] = _("An incident must end after it starts.")
     if i.responded_at and not i.opened_at:

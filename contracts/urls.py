@@ -21,6 +21,7 @@ urlpatterns = [
     ),
     path("<int:pk>/evaluate/", views.EvaluateView.as_view(), name="evaluate"),
     path("<int:pk>/kit/<str:host>.sh", views.KitView.as_view(), name="kit"),
+    path("<int:pk>/kit/renew/", views.KitTokenRenewView.as_view(), name="kit-token-renew"),
     path("<int:pk>/claims/", views.ClaimPackCreateView.as_view(), name="claim-create"),
     path(
         "<int:pk>/claims/<int:pack_pk>/<str:part>/",

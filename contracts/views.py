@@ -193,7 +193,8 @@ def page_body(view, request, contract, upload_form=None, incident_form=None,  # 
         "contracts/_incidents.html",
         {"incidents": list(selectors.contract_incidents(contract)[:50])}))  # fmt: skip
     kept.add(
-        "sources", (contract.pk, source, hosts, contract.kit_token_expires_at, cron_line),
+        "sources", (contract.pk, source, hosts, contract.kit_token_expires_at,
+                    contract.kit_token_valid, cron_line),
         lambda: render_to_string("contracts/_sources.html", {
             "contract": contract, "hosts": hosts, "cron_line": cron_line,
             "prometheus": src}),
@@ -219,6 +220,7 @@ def page_body(view, request, contract, upload_form=None, incident_form=None,  # 
         "prometheus_open": bool(prometheus_form.errors) or not source,
         "maintenance_open": bool(maintenance_form is not None and maintenance_form.errors),
         "can_write": view.membership.can_write,
+        "hosts_named": bool(hosts),
         "csrf_token": _csrf_mark(),
     }  # fmt: skip
     chart = bool(evaluation is not None and html["report"][2])
@@ -250,6 +252,7 @@ class ContractDetailView(TeamRequiredMixin, View):
         if state is None:
             raise Http404
         key = cache.key("contracts.page", PAGE_CACHE_VERSION, self.team.pk, pk, state,
+                        selectors.state_kit_token_valid(state),
                         self.membership.can_write, get_language(),
                         timezone.get_current_timezone_name(), timezone.localdate())  # fmt: skip
         page = shared_cache.get(key)
@@ -402,6 +405,18 @@ class KitView(TeamRequiredMixin, View):
         response = HttpResponse(body, content_type="text/x-shellscript; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="delivery-kit-{host}.sh"'
         return response
+
+
+class KitTokenRenewView(TeamWriteMixin, View):
+    """A new kit token (the old one stops working at once); the scripts carry the new one."""
+
+    def post(self, request, pk: int):  # type: ignore[no-untyped-def]
+        contract = _contract_or_404(self.team, pk)
+        services.contract_kit_token_renew(contract=contract)
+        messages.success(request, _("Kit token renewed until %(when)s: download the scripts "
+                                    "again on every server.") % {
+            "when": f"{timezone.localtime(contract.kit_token_expires_at):%Y-%m-%d}"})  # fmt: skip
+        return redirect("contracts:detail", pk=contract.pk)
 
 
 class ClaimPackCreateView(TeamWriteMixin, View):

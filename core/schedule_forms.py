@@ -128,5 +128,20 @@ class ScheduleFieldsMixin:
         out["claim_window_days"] = d.get("claim_window_days") or 30
         return out
 
+    def clean_bw_threshold_pct(self) -> float | None:
+        """The threshold is typed in percent: said in percent (the domain checks a fraction and
+        would answer "at most 1 (got 2.5)" to a 250 typed here)."""
+        value = self.cleaned_data.get("bw_threshold_pct")  # type: ignore[attr-defined]
+        if value is not None and not (0 < value <= 100):
+            raise forms.ValidationError(
+                _(
+                    "The bandwidth threshold is a percentage of the committed figure: more than 0 "
+                    "and at most 100 (got %(value)s %%)."
+                )
+                % {"value": f"{value:g}"},
+                code="percent",
+            )
+        return value  # type: ignore[no-any-return]
+
     def schedule_problems(self) -> list[str]:
         return schedule_errors(self.schedule_data())

@@ -45,7 +45,8 @@ SKIP = {
     "quotes:import_template": "file download (bilingual help sheet by design)",
     "contracts:from-quote": "POST only", "contracts:from-award": "POST only",
     "contracts:incident-create": "POST only", "contracts:upload-create": "POST only",
-    "contracts:evaluate": "POST only", "contracts:claim-create": "POST only",
+    "contracts:evaluate": "POST only",
+    "contracts:kit-token-renew": "POST only", "contracts:claim-create": "POST only",
     "contracts:kit": "file download (shell script)", "contracts:claim-file": "file download",
 }  # fmt: skip
 SUPPLIER_ROUTES = {"sourcing:supplier-home", "sourcing:supplier-rfq"}

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
 from django.utils.translation import get_language
 from rest_framework import serializers
 
@@ -12,6 +13,7 @@ from vendors.models import Vendor
 
 from ..choices import UploadKind
 from ..engine import schedule_errors
+from ..instants import TermDateTimeSerializerField, negative_fee_message
 from ..models import (
     Contract,
     ContractServer,
@@ -64,6 +66,11 @@ class ContractSerializer(serializers.ModelSerializer):
     def get_vendor_name(self, contract: Contract) -> str:
         return str(contract.vendor)
 
+    def validate_monthly_fee(self, value: Any) -> Any:
+        if value is not None and value < 0:
+            raise serializers.ValidationError(negative_fee_message(), code="negative")
+        return value
+
     def validate_schedule(self, value: Any) -> Any:
         problems = schedule_errors(value)
         if problems:
@@ -71,7 +78,16 @@ class ContractSerializer(serializers.ModelSerializer):
         return value
 
 
-class IncidentSerializer(serializers.ModelSerializer):
+class _TermTimes(serializers.ModelSerializer):
+    """Date-times checked for a far date before DRF's time-zone check (a 400, not a 500)."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.DateTimeField: TermDateTimeSerializerField,
+    }
+
+
+class IncidentSerializer(_TermTimes):
     class Meta:
         model = Incident
         fields = ("id", "kind", "started_at", "ended_at", "hosts", "vendor_ticket", "opened_at",
@@ -122,6 +138,15 @@ class KitUploadInputSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="The kit's result file (JSON lines).")
 
 
+class KitTokenSerializer(serializers.ModelSerializer):
+    """The contract's delivery-kit token after a renewal (shown to the team that renewed it)."""
+
+    class Meta:
+        model = Contract
+        fields = ("kit_token", "kit_token_expires_at")
+        read_only_fields = fields
+
+
 class DeliveryEvaluationSerializer(serializers.ModelSerializer):
     class Meta:
         model = DeliveryEvaluation
@@ -148,7 +173,7 @@ class VendorTrackRecordSerializer(serializers.ModelSerializer):
         return Message(**s).text(get_language()) if s else ""
 
 
-class MaintenanceWindowSerializer(serializers.ModelSerializer):
+class MaintenanceWindowSerializer(_TermTimes):
     class Meta:
         model = MaintenanceWindow
         fields = ("id", "starts_at", "ends_at", "note")

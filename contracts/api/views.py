@@ -180,6 +180,16 @@ class ContractViewSet(TeamScopedViewSet):
         source.refresh_from_db()
         return Response(s.PrometheusSourceSerializer(source).data, status=status.HTTP_202_ACCEPTED)
 
+    @extend_schema(request=None, responses={200: s.KitTokenSerializer})
+    @action(detail=True, methods=["post"], url_path="kit/renew")
+    def kit_renew(self, request, pk=None):  # type: ignore[no-untyped-def]
+        """A new delivery-kit token for the contract (team write role): the old one stops
+        working at once. The answer carries the new token and its expiry; the kit scripts
+        downloaded from now on carry it."""
+        contract = self.get_object()
+        services.contract_kit_token_renew(contract=contract)
+        return Response(s.KitTokenSerializer(contract).data)
+
     @extend_schema(request=None, responses={202: s.DeliveryEvaluationSerializer})
     @action(detail=True, methods=["post"])
     def evaluate(self, request, pk=None):  # type: ignore[no-untyped-def]

@@ -56,12 +56,15 @@ def _error(code: str, en: str, zh: str) -> Exception:
     return IngestError([Message(code, en, zh)])
 
 
-def _truncated() -> Exception:
+def _truncated(at: int | None = None) -> Exception:
+    where_en = f" (cut off at byte {at}?)" if at is not None else ""
+    where_zh = f"（在第 {at} 字节处被截断？）" if at is not None else ""
     return _error(
         "prometheus_truncated",
-        "The Prometheus answer ends in the middle: the file is incomplete (an interrupted "
-        "download?). Save the query_range answer again.",
-        "Prometheus 返回结果在中途截断，文件不完整（下载中断？）。请重新保存 query_range 结果。",
+        f"The Prometheus answer is not valid JSON{where_en}: it ends in the middle, the file is "
+        f"incomplete (an interrupted download?). Save the query_range answer again.",
+        f"Prometheus 结果不是有效的 JSON{where_zh}：文件在中途结束，内容不完整（下载中断？）。"
+        f"请重新保存 query_range 结果。",
     )
 
 
@@ -81,12 +84,17 @@ class _Scan:
         self.saw_matrix = False
         self.saw_values = False
         self.warnings: list[str] = []
+        self.size = 0  # bytes read so far
+        self.last_byte = b""  # the last byte that is not white space
 
     # --- buffer ---------------------------------------------------------------------------------
     def more(self) -> None:
         chunk = self.stream.read(CHUNK)
         if not chunk:
             self.eof = True
+        else:
+            self.size += len(chunk)
+            self.last_byte = chunk.rstrip()[-1:] or self.last_byte
         self.buf = self.buf[self.pos :] + chunk
         self.pos = 0
 
@@ -97,7 +105,7 @@ class _Scan:
                 raise _oversized()
             if self.eof:
                 if match is None:
-                    raise _truncated()
+                    raise _truncated(self.size)
                 return False
             self.pos = start
             self.more()
@@ -121,6 +129,10 @@ class _Scan:
                 continue
             self.dispatch(m.group(1), m.start(), m.end())
         self.flush_error()
+        # An answer (or a list of answers) ends with its closing brace or bracket; a file that
+        # stops elsewhere was cut off, whatever the keys read so far said.
+        if self.size and self.last_byte not in (b"}", b"]"):
+            raise _truncated(self.size)
 
     def dispatch(self, key: bytes, key_start: int, at: int) -> None:
         if key in (b"status", b"errorType", b"error", b"resultType"):
@@ -213,7 +225,7 @@ class _Scan:
             self.close_values(parts)
             return
         if self.eof:
-            raise _truncated()
+            raise _truncated(self.size)
         last_open = self.buf.rfind(b"[", self.pos)
         if last_open <= self.pos and len(self.buf) - self.pos > MAX_ITEM:
             raise _oversized()

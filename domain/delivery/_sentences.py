@@ -187,9 +187,17 @@ def month_summary(
     cap: float,
     amount: Decimal,
     currency: str,
+    in_progress: bool = False,
 ) -> Message:
     avail_en = f"availability {availability_pct:.3f} %, " if availability_pct is not None else ""
     avail_zh = f"可用性 {availability_pct:.3f}%，" if availability_pct is not None else ""
+    if in_progress:
+        # no availability credit until the month ends; other credits are so far
+        avail_en = (f"month in progress — availability so far {availability_pct:.3f} % "
+                    f"(no availability credit until the month ends), "
+                    if availability_pct is not None else "month in progress, ")  # fmt: skip
+        avail_zh = (f"本月尚未结束——目前可用性 {availability_pct:.3f}%（月末前不计可用性赔付），"
+                    if availability_pct is not None else "本月尚未结束，")  # fmt: skip
     cap_en = f" (capped at {cap:g} %; {uncapped:.3f} % before the cap)" if uncapped > capped else ""
     cap_zh = f"（上限 {cap:g}%，封顶前为 {uncapped:.3f}%）" if uncapped > capped else ""
     return Message(
@@ -197,9 +205,11 @@ def month_summary(
         f"{month}: {avail_en}{scheduled_h:.1f} h judged per server, {breach_h:.1f} h in breach, "
         f"{inconclusive_h:.1f} h of traffic below the threshold (not a proof of shortfall), "
         f"{no_data_h:.1f} h without data (neither compliance nor breach); credits "
-        f"{capped:.3f} % of the fee{cap_en}: {money(amount, currency)}.",
+        f"{capped:.3f} % of the fee{cap_en}{' so far' if in_progress else ''}: "
+        f"{money(amount, currency)}.",
         f"{month}：{avail_zh}每台服务器计入 {scheduled_h:.1f} 小时，违约 {breach_h:.1f} 小时，"
         f"流量低于阈值 {inconclusive_h:.1f} 小时（不足以证明带宽不达标），"
-        f"无数据 {no_data_h:.1f} 小时（既不算达标也不算违约）；赔付为月费的 {capped:.3f}%{cap_zh}："
+        f"无数据 {no_data_h:.1f} 小时（既不算达标也不算违约）；{'目前' if in_progress else ''}"
+        f"赔付为月费的 {capped:.3f}%{cap_zh}："
         f"{money(amount, currency)}。",
     )

@@ -405,12 +405,21 @@ def _availability(ctx: _Ctx, month: Month, down: dict[str, list[Interval]]) -> t
     return scheduled, lost / ctx.n_hosts
 
 
+def _in_progress(ctx: _Ctx, month: Month) -> bool:
+    """The month (as far as the term covers it) has not ended at ``now``."""
+    return ctx.now < min(month.full_end, ctx.terms.term_end.timestamp())
+
+
 def _availability_episode(ctx: _Ctx, month: Month, scheduled: float, lost: float) -> float | None:
     if scheduled <= _EPS:
         return None
     # Rounded to a millionth of a percent so that a month exactly at a band's edge is judged as
     # written (99.9 is not "below 99.9" because of a float's last bit).
     pct = round(100.0 * (1.0 - lost / scheduled), 6)
+    if _in_progress(ctx, month):
+        # Availability is a whole month's figure: the rest of the month can only raise it, so a
+        # band reached so far is no credit yet (the month's sentence says "month in progress").
+        return pct
     committed = ctx.terms.commitment.availability_pct
     reached = [b for b in ctx.terms.schedule.availability_bands if pct < b.below_pct]
     band = max(reached, key=lambda b: b.credit_pct) if reached else None
@@ -546,6 +555,7 @@ def _month_report(
         if month.start <= c.start < month.end and c.delivered is not None
     ]
     weight = sum(w for _, w in delivered)
+    in_progress = _in_progress(ctx, month)
     return MonthReport(
         month=month.label,
         start=utc(month.start),
@@ -577,7 +587,9 @@ def _month_report(
             cap=cap,
             amount=amount,
             currency=ctx.terms.currency,
+            in_progress=in_progress,
         ),
+        in_progress=in_progress,
     )
 
 

@@ -111,6 +111,9 @@ class MonthReport:
     credit_amount: Decimal
     claimable_amount: Decimal
     sentence: Message
+    #: the month has not ended at ``now``: its availability is so far, and no availability band
+    #: is credited until it ends (added 2026-12; a stored report without it reads False)
+    in_progress: bool = False
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,14 @@ SeriesKey = tuple[str, str, str]  # (host, device, metric); device is "" when th
 #: "in the future" and dropped.
 FUTURE_TOLERANCE_S = 60.0
 
+#: Without a term to hold samples to, nothing before the Unix epoch is kept: monitoring time
+#: stamps are seconds since 1970, so an earlier one is a unit or clock error (and a date that
+#: far back cannot be placed on the hourly grid without building millions of empty windows).
+EARLIEST_S = 0.0
+
+#: Counters by Prometheus's naming convention (``*_total``): their drops are resets.
+COUNTER_SUFFIX = "_total"
+
 
 class IngestError(ValueError):
     """The file cannot be read as monitoring data at all (error answer, wrong shape)."""
@@ -75,6 +83,9 @@ class IngestCounts:
     unparseable: int = 0
     naive_timestamps: int = 0
     pages: int = 0
+    outside_term: int = 0
+    non_finite: int = 0
+    counter_resets: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,6 +97,9 @@ class Ingest:
     counts: IngestCounts
     notes: tuple[Message, ...] = ()
     unknown_hosts: dict[str, int] = field(default_factory=dict)
+    #: per (host, device): how many times a counter (``*_total``) went back (a restart); the
+    #: increase over that step is the new value, as Prometheus's ``increase()`` counts it
+    resets: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def hosts(self) -> list[str]:
         return sorted({key[0] for key in self.series})
@@ -157,8 +171,15 @@ def _is_ip(name: str) -> bool:
 class _Accumulator:
     """Collects samples per series in compact ``array('d')`` buffers (8 bytes per number)."""
 
-    def __init__(self, match: HostMatcher) -> None:
+    def __init__(
+        self,
+        match: HostMatcher,
+        not_before: datetime | None = None,
+        not_after: datetime | None = None,
+    ) -> None:
         self.match = match
+        self.not_before = not_before
+        self.not_after = not_after
         self.ts: dict[SeriesKey, array[float]] = {}
         self.values: dict[SeriesKey, array[float]] = {}
         self.unknown: dict[str, int] = {}
@@ -196,10 +217,26 @@ class _Accumulator:
 
 def _finish(acc: _Accumulator, now_s: float, extra_notes: list[Message]) -> Ingest:
     series: dict[SeriesKey, Series] = {}
-    dup = conflict = disorder = future = total = 0
+    dup = conflict = disorder = future = total = outside = non_finite = 0
+    resets: dict[tuple[str, str], int] = {}
+    first_s = acc.not_before.timestamp() if acc.not_before is not None else EARLIEST_S
+    last_s = acc.not_after.timestamp() if acc.not_after is not None else math.inf
     for key in list(acc.ts):
         ts = np.frombuffer(acc.ts.pop(key), dtype=np.float64)
         values = np.frombuffer(acc.values.pop(key), dtype=np.float64)
+        # Before anything else: a time outside the term (or before 1970) is set aside, so no
+        # date too far to place on the grid reaches the windows; a value that is no finite number
+        # (NaN, ±Inf) says nothing about bytes sent or a host being up, so it is set aside too.
+        inside = (ts >= first_s) & (ts <= last_s) & np.isfinite(ts)
+        if not bool(inside.all()):
+            early_or_late = ~inside & (ts <= now_s + FUTURE_TOLERANCE_S)
+            outside += int(np.count_nonzero(early_or_late))
+            future += int(np.count_nonzero(~inside & ~early_or_late))
+            ts, values = ts[inside], values[inside]
+        finite = np.isfinite(values)
+        if not bool(finite.all()):
+            non_finite += int(ts.size - np.count_nonzero(finite))
+            ts, values = ts[finite], values[finite]
         if ts.size > 1 and bool(np.any(ts[1:] < ts[:-1])):
             disorder += int(np.count_nonzero(ts[1:] < ts[:-1]))
             order = np.argsort(ts, kind="stable")
@@ -217,6 +254,10 @@ def _finish(acc: _Accumulator, now_s: float, extra_notes: list[Message]) -> Inge
                 dup += int(np.count_nonzero(same))
                 last = np.append(~same, True)
                 ts, values = ts[last], values[last]
+        if key[2].endswith(COUNTER_SUFFIX) and values.size > 1:
+            drops = int(np.count_nonzero(values[1:] < values[:-1]))
+            if drops:
+                resets[(key[0], key[1])] = resets.get((key[0], key[1]), 0) + drops
         total += int(ts.size)
         series[key] = Series(np.array(ts), np.array(values))
     counts = IngestCounts(
@@ -230,9 +271,20 @@ def _finish(acc: _Accumulator, now_s: float, extra_notes: list[Message]) -> Inge
         unparseable=acc.unparseable,
         naive_timestamps=acc.naive,
         pages=acc.pages,
+        outside_term=outside,
+        non_finite=non_finite,
+        counter_resets=sum(resets.values()),
     )
-    notes = extra_notes + ingest_notes(counts, acc.unknown)
-    return Ingest(series=series, counts=counts, notes=tuple(notes), unknown_hosts=dict(acc.unknown))
+    notes = extra_notes + ingest_notes(
+        counts, acc.unknown, resets=resets, bounds=(acc.not_before, acc.not_after)
+    )
+    return Ingest(
+        series=series,
+        counts=counts,
+        notes=tuple(notes),
+        unknown_hosts=dict(acc.unknown),
+        resets=resets,
+    )
 
 
 def _same_value(a: FloatArray, b: FloatArray) -> npt.NDArray[np.bool_]:
@@ -240,9 +292,60 @@ def _same_value(a: FloatArray, b: FloatArray) -> npt.NDArray[np.bool_]:
     return same
 
 
-def ingest_notes(counts: IngestCounts, unknown: dict[str, int]) -> list[Message]:
+def _stamp(moment: datetime | None) -> str:
+    return f"{moment:%Y-%m-%d %H:%M %z}" if moment is not None else ""
+
+
+def ingest_notes(
+    counts: IngestCounts,
+    unknown: dict[str, int],
+    *,
+    resets: dict[tuple[str, str], int] | None = None,
+    bounds: tuple[datetime | None, datetime | None] = (None, None),
+) -> list[Message]:
     """One bilingual sentence per repair the ingest made (none when the data was clean)."""
     notes: list[Message] = []
+    if counts.outside_term:
+        first, last = bounds
+        if first is None and last is None:
+            en_span, zh_span = (
+                "before 1970 (a clock or unit error)",
+                "早于 1970 年（时钟或单位错误）",
+            )
+        else:
+            en_span = f"outside the contract's term ({_stamp(first)} to {_stamp(last)})"
+            zh_span = f"不在合同期内（{_stamp(first)} 至 {_stamp(last)}）"
+        notes.append(
+            Message(
+                "outside_term_set_aside",
+                f"{counts.outside_term} sample(s) dated {en_span} were set aside, not kept.",
+                f"有 {counts.outside_term} 个样本的时间{zh_span}，未计入。",
+            )
+        )
+    if counts.non_finite:
+        notes.append(
+            Message(
+                "non_finite_set_aside",
+                f"{counts.non_finite} sample(s) had no finite value (NaN or ±Inf) and were set "
+                f"aside, not kept.",
+                f"有 {counts.non_finite} 个样本的数值不是有限数（NaN 或 ±Inf），未计入。",
+            )
+        )
+    if resets:
+        shown = sorted(resets.items())
+        text = ", ".join(f"{h}{' ' + d if d else ''}: {n}" for (h, d), n in shown[:10])
+        text += " …" if len(shown) > 10 else ""
+        total = sum(resets.values())
+        notes.append(
+            Message(
+                "counter_resets_handled",
+                f"{total} counter reset(s) (a restart: the counter dropped and started again "
+                f"from zero) were handled as Prometheus's increase() does, the increase over "
+                f"that step being the new value — per host and device: {text}.",
+                f"处理了 {total} 次计数器重置（重启：计数器回落后从零重新计数），"
+                f"按 Prometheus 的 increase() 规则计算，该步的增量取新值——按主机和设备：{text}。",
+            )
+        )
     if counts.duplicates:
         notes.append(
             Message(
@@ -320,6 +423,8 @@ def parse_prometheus_range(
     hosts: Collection[str] | None,
     now: datetime,
     metric: str = "",
+    not_before: datetime | None = None,
+    not_after: datetime | None = None,
 ) -> Ingest:
     """Read a saved ``query_range`` answer (or several pages of one) without building the document.
 
@@ -327,9 +432,10 @@ def parse_prometheus_range(
     ``hosts``: the contract's hosts (``None`` keeps every host). ``metric`` names the series whose
     answer dropped ``__name__`` (a ``rate(...)`` query, for instance). Raises :class:`IngestError`
     with bilingual messages for an error answer, an instant (vector) answer or a file that is not a
-    ``query_range`` answer at all.
+    ``query_range`` answer at all. Samples before ``not_before`` or after ``not_after`` (the
+    contract's term) are set aside and said; without them, samples before 1970 are.
     """
-    acc = _Accumulator(HostMatcher(hosts))
+    acc = _Accumulator(HostMatcher(hosts), not_before, not_after)
     notes = _promscan.scan(plain_utf8(stream), acc, default_metric=metric)
     return acc.finish(now, notes)
 
@@ -394,6 +500,8 @@ def parse_series_csv(
     hosts: Collection[str] | None,
     default_tz: str,
     now: datetime,
+    not_before: datetime | None = None,
+    not_after: datetime | None = None,
 ) -> Ingest:
     """Read a CSV time series (``timestamp, host, device, metric, value`` with a header line).
 
@@ -408,7 +516,8 @@ def parse_series_csv(
         newline="",
     )
     try:
-        return _read_csv(csv.reader(text), hosts=hosts, default_tz=default_tz, now=now)
+        acc = _Accumulator(HostMatcher(hosts), not_before, not_after)
+        return _read_csv(csv.reader(text), acc=acc, default_tz=default_tz, now=now)
     finally:
         text.detach()  # the caller owns the stream
 
@@ -427,10 +536,9 @@ def _buffers(
 
 
 def _read_csv(
-    rows: Iterator[list[str]], *, hosts: Collection[str] | None, default_tz: str, now: datetime
+    rows: Iterator[list[str]], *, acc: _Accumulator, default_tz: str, now: datetime
 ) -> Ingest:
     zone = ZoneInfo(default_tz)
-    acc = _Accumulator(HostMatcher(hosts))
     header = next(rows, None)
     if header is None:
         raise IngestError([Message("csv_empty", "The CSV file is empty.", "CSV 文件为空。")])
@@ -453,7 +561,7 @@ def _read_csv(
                     stamps.clear()
                 stamp = stamps[row[it]] = parse_timestamp(row[it], zone)
             value = float(row[iv])
-        except ValueError:
+        except (ValueError, OverflowError):
             acc.unparseable += 1
             continue
         raw_key = (row[ih], row[idev] if idev is not None else "", row[im])

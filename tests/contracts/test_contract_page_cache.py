@@ -172,8 +172,10 @@ def test_the_list_shows_a_new_contract_evaluation_or_name_at_once(  # type: igno
     second = contract_data(title="Second rack", starts_on=date(2026, 12, 1))
     contract_create(team=team_a, user=analyst_a, vendor=vendor_a, data=second)
     assert "Second rack" in rows()
-    type(vendor_a).objects.filter(pk=vendor_a.pk).update(name_zh="更名机柜公司")
-    assert "更名机柜公司" in rows()
+    # the list names the vendor in the reader's language (English here)
+    type(vendor_a).objects.filter(pk=vendor_a.pk).update(name_zh="更名机柜公司",
+                                                         name_en="Renamed Rack Co")  # fmt: skip
+    assert "Renamed Rack Co" in rows()
     ratio = rows().split("Rack A 8×H800", 1)[1]
     DeliveryEvaluation.objects.filter(pk=evaluated.pk).update(breach_count=42)  # a bulk update
     assert "<td>42</td>" in rows().split("Rack A 8×H800", 1)[1] and "<td>42</td>" not in ratio

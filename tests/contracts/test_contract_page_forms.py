@@ -212,10 +212,11 @@ def test_a_renamed_quote_rfq_or_vendor_shows_on_the_terms_card_at_once(  # type:
     stamp = type(contract).objects.get(pk=contract.pk).updated_at
     type(quote_a).objects.filter(pk=quote_a.pk).update(label="Rack B offer")
     type(award.rfq).objects.filter(pk=award.rfq_id).update(title="Rack B tender")
-    type(quote_a.vendor).objects.filter(pk=quote_a.vendor_id).update(name_zh="机柜B公司")
+    vendors = type(quote_a.vendor).objects
+    vendors.filter(pk=quote_a.vendor_id).update(name_zh="机柜B公司", name_en="Rack B Co")
     assert type(contract).objects.get(pk=contract.pk).updated_at == stamp  # contract untouched
     card = _terms_card(client.get(url).content.decode())
-    assert ">Rack B offer</a>" in card and ">Rack B tender</a>" in card and "机柜B公司" in card
+    assert ">Rack B offer</a>" in card and ">Rack B tender</a>" in card and "Rack B Co" in card
     assert "8×H800 RoCE" not in card and "64×H800" not in card
 
 

@@ -230,6 +230,7 @@ ROUTES: dict[str, R] = {
     "contracts:incident-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contracts:upload-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contracts:evaluate": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contracts:kit-token-renew": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contracts:prometheus-set": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contracts:maintenance-create": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contracts:maintenance-delete": R(
@@ -337,6 +338,7 @@ ROUTES: dict[str, R] = {
     "contract-credits": R(G_READ, k(pk="contract"), obj=True),
     "contract-prometheus": R({"GET": READ, "PUT": WRITE}, k(pk="contract"), obj=True),
     "contract-prometheus-pull": R({"POST": WRITE}, k(pk="contract"), obj=True),
+    "contract-kit-renew": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "contract-evaluate": R({"POST": WRITE}, k(pk="contract"), obj=True),
     "vendor-record-list": R(G_READ),
     "contract-kit-upload": R({"POST": KIT}),

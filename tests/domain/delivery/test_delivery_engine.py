@@ -300,3 +300,26 @@ def test_the_track_record_weighs_measured_hours(mk: SimpleNamespace) -> None:
     assert record.breaches == 1 and record.contracts == 2
     assert dict(record.credit_amounts)["CNY"] == Decimal("5000.00")
     assert track_record([]).delivered_ratio is None
+
+
+def test_a_month_in_progress_earns_no_availability_credit_yet(mk: SimpleNamespace) -> None:
+    """An outage that took most of a month so far reaches the worst band, but the month has
+    not ended: no availability credit, and its sentence says the month is in progress."""
+    terms = mk.terms(schedule=mk.schedule(cap_pct=100.0, overruns=()))
+    start = mk.local(2026, 11, 2)
+    outage = Incident(start=start, end=start + timedelta(days=3))
+    during = evaluate(terms, [], [outage], now=mk.local(2026, 11, 6))
+    nov = month(during, "2026-11")
+    assert nov.in_progress and nov.availability_pct is not None and nov.availability_pct < 50
+    assert [c for c in during.credits if c.clause == "availability"] == []
+    assert nov.credit_amount == 0 and during.credit_amount == 0
+    assert "month in progress" in nov.sentence.en and "本月尚未结束" in nov.sentence.zh
+    # once the month has ended the same outage is credited (72 h of 720: the 25 % band and more)
+    after = evaluate(terms, [], [outage], now=mk.local(2026, 12, 1))
+    nov = month(after, "2026-11")
+    assert not nov.in_progress and nov.credit_amount > 0
+    assert "month in progress" not in nov.sentence.en
+    assert report_from_dict(report_to_dict(after)).months[0].in_progress is False
+    stored = report_to_dict(during)
+    del stored["months"][0]["in_progress"]  # a report stored before the field reads False
+    assert report_from_dict(stored).months[0].in_progress is False

@@ -7,7 +7,6 @@ import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-import numpy as np
 import pytest
 
 from domain.delivery import _promscan
@@ -195,9 +194,11 @@ def test_special_values_and_bad_samples() -> None:
     doc["data"]["result"][0]["values"] += [[T0 + 60, "NaN"], [T0 + 120, "+Inf"], [T0 + 180, "x"]]
     ingest = parse(json.dumps(doc))
     s = ingest.series[("gpu01", "eth0", TX)]
-    assert list(s.ts) == [T0, T0 + 60, T0 + 120]
-    assert np.isnan(s.values[1]) and s.values[2] == np.inf
-    assert ingest.counts.unparseable == 1
+    # NaN and +Inf are numbers to Prometheus but say nothing about bytes sent: set aside, said
+    assert list(s.ts) == [T0] and list(s.values) == [1.0]
+    assert ingest.counts.unparseable == 1 and ingest.counts.non_finite == 2
+    note = next(n for n in ingest.notes if n.code == "non_finite_set_aside")
+    assert note.en.startswith("2 sample(s)") and "2 个样本" in note.zh
 
 
 def test_a_rate_query_without_metric_name_takes_the_given_name() -> None:
