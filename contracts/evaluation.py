@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count, IntegerField, Max, Model, OuterRef, Subquery
 from django.utils import timezone
 
 from core.jobs import Progress
@@ -24,7 +24,15 @@ from vendors.models import Vendor
 
 from .evidence import stored_windows
 from .figures import MAX_CHART_POINTS
-from .models import Contract, DeliveryEvaluation, VendorTrackRecord
+from .models import (
+    Contract,
+    ContractServer,
+    DeliveryEvaluation,
+    DeliveryWindow,
+    Incident,
+    MaintenanceWindow,
+    VendorTrackRecord,
+)
 
 
 def _tz() -> str:
@@ -70,12 +78,27 @@ def contract_incidents(contract: Contract) -> list[engine.Incident]:
     ]
 
 
+def _count_last(model: type[Model]) -> dict[str, Subquery]:
+    rows = model.objects.filter(contract=OuterRef("pk")).order_by().values("contract")
+    return {
+        "n": Subquery(rows.annotate(v=Count("pk")).values("v")[:1], output_field=IntegerField()),
+        "last": Subquery(rows.annotate(v=Max("pk")).values("v")[:1], output_field=IntegerField()),
+    }
+
+
 def inputs_stamp(contract: Contract) -> str:
-    """Changes whenever anything the engine reads changes (terms, windows, incidents)."""
-    w = contract.windows.aggregate(n=Count("pk"), last=Max("pk"))
-    i = contract.incidents.aggregate(n=Count("pk"), last=Max("pk"))
-    m = contract.maintenance_windows.aggregate(n=Count("pk"), last=Max("pk"))
-    text = f"{contract.updated_at.isoformat()}|{w}|{i}|{m}|{contract.servers.count()}"
+    """Changes whenever anything the engine reads changes (terms, windows, incidents,
+    maintenance windows, servers): one query (the page reads it to say an evaluation is
+    outdated)."""
+    parts: dict[str, Subquery] = {}
+    for name, model in (("w", DeliveryWindow), ("i", Incident), ("m", MaintenanceWindow),
+                        ("s", ContractServer)):  # fmt: skip
+        parts.update({f"{name}_{k}": v for k, v in _count_last(model).items()})
+    row = Contract.objects.filter(pk=contract.pk).values("updated_at", **parts).get()
+    counts = {k: row[k] or 0 for k in parts}
+    text = (f"{row['updated_at'].isoformat()}|{counts['w_n']},{counts['w_last']}|"
+            f"{counts['i_n']},{counts['i_last']}|{counts['m_n']},{counts['m_last']}|"
+            f"{counts['s_n']},{counts['s_last']}")  # fmt: skip
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -42,12 +42,19 @@ def delivery_figure(report: DeliveryReport, *, threshold_fraction: float | None)
     x = [_x(p.start) for p in points]
     committed = report.commitment.bandwidth_gbps_per_server
     fig = go.Figure()
-    fig.add_scatter(x=x, y=[_y(p.delivered_gbps_mean) for p in points], mode="lines",
-                    name=_("delivered, mean per server"), line={"color": DELIVERED},
-                    connectgaps=False)  # fmt: skip
-    fig.add_scatter(x=x, y=[_y(p.delivered_gbps_min) for p in points], mode="lines",
-                    name=_("delivered, lowest server"), line={"color": LOWEST, "width": 1},
-                    connectgaps=False)  # fmt: skip
+    # an idle window (only traffic below the threshold, no test) is not drawn as delivered
+    # bandwidth: its low figure says the job was quiet, not that the link fell short
+    fig.add_scatter(x=x, y=[None if p.idle_only else _y(p.delivered_gbps_mean) for p in points],
+                    mode="lines", name=_("delivered, mean per server"),
+                    line={"color": DELIVERED}, connectgaps=False)  # fmt: skip
+    fig.add_scatter(x=x, y=[None if p.idle_only else _y(p.delivered_gbps_min) for p in points],
+                    mode="lines", name=_("delivered, lowest server"),
+                    line={"color": LOWEST, "width": 1}, connectgaps=False)  # fmt: skip
+    idle = [p for p in points if p.idle_only]
+    if idle:
+        fig.add_scatter(x=[_x(p.start) for p in idle], y=[_y(p.delivered_gbps_mean) for p in idle],
+                        mode="markers", name=_("traffic only, below the threshold (idle, no test)"),
+                        marker={"color": NO_DATA, "size": 4})  # fmt: skip
     no_data = [_x(p.start) for p in points if p.hosts_measured == 0]
     if no_data:
         fig.add_scatter(x=no_data, y=[0] * len(no_data), mode="markers",
@@ -120,7 +127,7 @@ def delivery_drawing(report: DeliveryReport, *, threshold_fraction: float | None
                            ("delivered_gbps_min", LOWEST, 1.0)):  # fmt: skip
         prev = None
         for p in points:
-            v = getattr(p, key)
+            v = None if p.idle_only else getattr(p, key)  # idle traffic is not a shortfall
             here = None if v is None else (px(p.start.timestamp()), py(v))
             if prev and here:
                 items.append(("line", prev[0], prev[1], here[0], here[1], colour, w))

@@ -110,8 +110,7 @@ def maintenance_time_errors(contract: Any, start: datetime | None,
     elif start < first or end > last:
         errors["starts_at"] = Message(
             "maintenance_outside_term",
-            f"A maintenance window must lie inside the term ({_shown(first)} to "
-            f"{_shown(last)}).",
+            f"A maintenance window must lie inside the term ({_shown(first)} to {_shown(last)}).",
             f"维护窗口须在合同期内（{_shown(first)} 至 {_shown(last)}）。",
         ).text(get_language())
     return errors

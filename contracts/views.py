@@ -26,6 +26,7 @@ from quotes.models import Quote
 from sourcing.models import Award
 
 from . import figures, selectors, services
+from .evaluation import inputs_stamp
 from .forms import (
     CONTRACT_FORM_FIELDS,
     ContractForm,
@@ -211,6 +212,10 @@ def page_body(view, request, contract, upload_form=None, incident_form=None,  # 
     ctx = {
         "contract": contract, "evaluation": evaluation,
         "pending": pending,
+        # evidence, incidents or terms changed after the shown evaluation: said beside it (read
+        # only when the page is rendered afresh, which any such change causes)
+        "outdated": bool(evaluation is not None and not pending
+                         and evaluation.inputs_stamp != inputs_stamp(contract)),
         "fragments": html, "claimable": bool(evaluation and (evaluation.breach_count
                                                              or evaluation.credit_total)),
         "maintenance": list(contract.maintenance_windows.all()),

@@ -613,6 +613,7 @@ def _timeline(ctx: _Ctx, cells: dict[str, list[_Cell]]) -> tuple[TimelinePoint, 
                 hosts_measured=measured,
                 hosts_below=sum(1 for c in cs if c.bandwidth == BELOW or c.latency_above),
                 hosts_no_data=ctx.n_hosts - measured,
+                hosts_inconclusive=sum(1 for c in cs if c.bandwidth == INCONCLUSIVE),
             )
         )
     return tuple(points)

@@ -82,6 +82,14 @@ class TimelinePoint:
     hosts_measured: int
     hosts_below: int
     hosts_no_data: int
+    # servers whose only figure is traffic below the threshold (an idle job, not a test): such a
+    # window's figures say how busy the job was, not what the link carries
+    hosts_inconclusive: int = 0
+
+    @property
+    def idle_only(self) -> bool:
+        """Every measured server only showed traffic below the threshold (no test, no breach)."""
+        return self.hosts_measured > 0 and self.hosts_inconclusive >= self.hosts_measured
 
 
 @dataclass(frozen=True)
@@ -252,8 +260,9 @@ def downsample_timeline(
     """At most ``max_points`` points for a chart: runs of ``ceil(n / max_points)`` consecutive
     windows merged into one that keeps what a reader looks for — the lowest server's lowest
     figure (a dip stays visible), the mean of the measured means, the highest P99, the most
-    servers below and measured. A merged point has no data only when none of its windows had
-    any (a gap narrower than a point is not drawn; the months table still counts it)."""
+    servers below and measured; idle-only windows give figures only to a run of nothing else.
+    A merged point has no data only when none of its windows had any (a gap narrower than a
+    point is not drawn; the months table still counts it)."""
     if max_points < 1:
         raise ValueError("max_points must be at least 1")
     pts = list(points)
@@ -263,8 +272,11 @@ def downsample_timeline(
     out: list[TimelinePoint] = []
     for i in range(0, len(pts), size):
         run = pts[i : i + size]
-        mins = [p.delivered_gbps_min for p in run if p.delivered_gbps_min is not None]
-        means = [p.delivered_gbps_mean for p in run if p.delivered_gbps_mean is not None]
+        # an idle window's low traffic is not a dip: the figures come from the other windows
+        # of the run when it has any
+        shown = [p for p in run if not p.idle_only] or run
+        mins = [p.delivered_gbps_min for p in shown if p.delivered_gbps_min is not None]
+        means = [p.delivered_gbps_mean for p in shown if p.delivered_gbps_mean is not None]
         lats = [p.p99_latency_us_max for p in run if p.p99_latency_us_max is not None]
         out.append(
             TimelinePoint(
@@ -276,6 +288,7 @@ def downsample_timeline(
                 hosts_measured=max(p.hosts_measured for p in run),
                 hosts_below=max(p.hosts_below for p in run),
                 hosts_no_data=min(p.hosts_no_data for p in run),
+                hosts_inconclusive=min(p.hosts_inconclusive for p in run),
             )
         )
     return out

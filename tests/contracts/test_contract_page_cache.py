@@ -113,7 +113,9 @@ def test_every_change_the_page_shows_shows_at_once(  # type: ignore[no-untyped-d
     assert "/kit/gpu-99.sh" in shown and "/kit/gpu-01.sh" not in shown
 
     upload = delivery_upload_create(
-        contract=contract_a, user=analyst_a, kind="csv",
+        contract=contract_a,
+        user=analyst_a,
+        kind="csv",
         upload=SimpleUploadedFile("rack-a-week-2.csv", b"time,host,gbps\n"),
     )  # fmt: skip  (the reader job is not run: the upload stays pending)
     assert "rack-a-week-2.csv" in page()

@@ -267,3 +267,23 @@ def test_vendor_names_are_in_the_readers_language(
     for path in ("/contracts/", f"/contracts/{contract_a.pk}/"):
         body = client.get(path).content.decode()
         assert shown in body and hidden not in body, path
+
+
+def test_new_evidence_after_the_evaluation_is_said_beside_it(
+    evaluated, contract_a, analyst_a, client_as
+):  # type: ignore[no-untyped-def]
+    from contracts.services import incident_create
+
+    from .conftest import T0
+
+    client = client_as(analyst_a)
+    url = f"/contracts/{contract_a.pk}/"
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'id="evaluation-outdated"' not in page  # the evaluation saw everything there is
+    incident_create(contract=contract_a, data={
+        "started_at": T0 + timedelta(hours=40), "ended_at": T0 + timedelta(hours=41),
+        "vendor_ticket": "INC-2"})  # fmt: skip
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'id="evaluation-outdated"' in page and "evaluate again" in page
+    zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "请重新评估" in zh

@@ -117,3 +117,23 @@ def test_future_samples_are_still_future_with_a_term() -> None:
     ingest = parse_series_csv(io.BytesIO(csv_bytes(rows)), hosts=["gpu-01"], default_tz="UTC",
                               now=NOW, not_before=TERM[0], not_after=TERM[1])  # fmt: skip
     assert ingest.counts.future == 1 and ingest.counts.outside_term == 0
+
+
+def test_an_idle_window_is_not_drawn_as_a_dip_nor_merged_into_one():
+
+    from domain.delivery.report import TimelinePoint, downsample_timeline
+
+    t0 = datetime(2026, 11, 1, tzinfo=UTC)
+
+    def point(i: int, gbps: float, idle: bool) -> TimelinePoint:
+        return TimelinePoint(start=t0 + timedelta(hours=i), end=t0 + timedelta(hours=i + 1),
+                             delivered_gbps_min=gbps, delivered_gbps_mean=gbps,
+                             p99_latency_us_max=None, hosts_measured=4, hosts_below=0,
+                             hosts_no_data=0, hosts_inconclusive=4 if idle else 0)  # fmt: skip
+
+    busy, quiet = point(0, 95.0, False), point(1, 0.2, True)
+    assert quiet.idle_only and not busy.idle_only
+    (merged,) = downsample_timeline([busy, quiet], 1)
+    assert merged.delivered_gbps_min == 95.0 and not merged.idle_only  # the test's figure
+    (alone,) = downsample_timeline([quiet, point(2, 0.3, True)], 1)
+    assert alone.idle_only and alone.delivered_gbps_min == 0.2  # idle only: said as idle
