@@ -29,6 +29,8 @@ class RankingResultSerializer(serializers.ModelSerializer):
     # alone before eligibility, where an excluded offer may come first
     rank = serializers.IntegerField(source="shown_rank", read_only=True, allow_null=True)
     cost_rank = serializers.IntegerField(source="rank", read_only=True)
+    # the vendor's name in the request's language (`vendor_name` is the name the run stored)
+    vendor_shown = serializers.CharField(read_only=True)
     deciding_cost_per_eth = serializers.FloatField(read_only=True)
     deciding_low = serializers.SerializerMethodField()
     deciding_high = serializers.SerializerMethodField()

@@ -127,6 +127,8 @@ def read_surfaces(run: RankingRun, team, user, client) -> dict[str, Reading]:  #
     api_rows = {r["offer_id"]: r for r in api["results"]}
     rec = api["recommended"]
     assert all(r["rank"] == r["shown_rank"] for r in api_rows.values())  # one rank, the decision's
+    assert all(r["vendor_shown"] == (r["vendor_name_en"] or r["vendor_name"])
+               for r in api_rows.values())  # English names for an English reader  # fmt: skip
     out["api"] = Reading(
         recommended=rec, figure=api_rows[rec]["deciding_cost_per_eth"] if rec else None,
         ranked={o for o, r in api_rows.items() if r["shown_rank"] is not None},
