@@ -359,12 +359,16 @@ def _excluded(item: RiskItem) -> Message:
     )
 
 
+def _findings(count: int) -> str:
+    return f"{count} finding" if count == 1 else f"{count} findings"
+
+
 def _premium(count: int, pct: float, money: float) -> Message:
     money_en = f" + {money:,.0f} CNY/month" if money else ""
     money_zh = f" + 每月 {money:,.0f} 元" if money else ""
     return Message(
         "risk_premium",
-        f"Ranked with a risk premium of {pct:g}% of its cost{money_en} for {count} finding(s): "
+        f"Ranked with a risk premium of {pct:g}% of its cost{money_en} for {_findings(count)}: "
         "the expected cost of an SLA breach or a re-procurement.",
         f"因 {count} 项问题计入风险溢价：成本的 {pct:g}%{money_zh}，即违约或重新采购的预期成本。",
     )
@@ -375,7 +379,7 @@ def _marked(items: Sequence[RiskItem]) -> Message:
     # here, never their internal codes
     return Message(
         "risk_marked",
-        f"Ranked with a risk mark for {len(items)} finding(s); no premium.",
+        f"Ranked with a risk mark for {_findings(len(items))}; no premium.",
         f"因 {len(items)} 项问题标注风险；不计溢价。",
     )
 
