@@ -87,8 +87,8 @@ def offer_from_dict(data: Mapping[str, Any], index: int = 0) -> ranking.Offer:
     unknown = sorted(k for k in data if k not in _KNOWN_OFFER_KEYS)
     missing = [k for k in OFFER_REQUIRED if data.get(k) is None]
     name = data.get("id", index)
-    problems = [f"offer {name}: unknown input {k!r}" for k in unknown]
-    problems += [f"offer {name}: {k} is required" for k in missing]
+    problems = [f"offer {name}: unknown input {k!r} / 报价 {name}：未知输入 {k!r}" for k in unknown]
+    problems += [f"offer {name}: {k} is required / 报价 {name}：{k} 为必填项" for k in missing]
     if problems:
         raise InputFileError(problems)
     values = {k: v for k, v in data.items() if k in _OFFER_FIELD_SET}

@@ -31,6 +31,7 @@ _KIND_TEXT: Mapping[str, tuple[str, str]] = {
     "not_whole": ("must be a positive whole number", "必须为正整数"),
     "negative": ("must be a number of zero or more", "必须为不小于 0 的数"),
     "out_of_range": ("must be a number in {rng}", "必须为 {rng} 范围内的数"),
+    "too_large": ("must be at most {rng}", "不能超过 {rng}"),
     "unknown": ("must be one of {rng}", "必须是以下之一：{rng}"),
     "exceeds_offer": ("must not exceed the offer's {rng} servers", "不能超过报价的 {rng} 台服务器"),
     "below_p5": ("must be at least measured_gbps ({rng})", "不能小于 measured_gbps（{rng}）"),
@@ -108,11 +109,18 @@ def _real(x: object) -> float | None:
     return None
 
 
+MONEY_CEILING = 1e12  # per server and month, or per month: no rent comes near it
+MONEY_CEILING_TEXT = "1,000,000,000,000"
+
 _PASSES: Mapping[str, Callable[[float], bool]] = {
     "not_positive": lambda v: v > 0,
     "negative": lambda v: v >= 0,
     "[0, 1]": lambda v: 0 <= v <= 1,
     "(0, 1]": lambda v: 0 < v <= 1,
+    # a ceiling: beyond it a rent is a typing error, and its arithmetic overflows (a rent of
+    # 1e308 made the bill infinite and the offer "ranked" without a cost). An implausible NIC
+    # claim is not refused here: the plausibility rule excludes it with its reason
+    MONEY_CEILING_TEXT: lambda v: v <= MONEY_CEILING,
 }
 # (field, None allowed, problem kind, range): the checks of COST-MODEL.md's input tables.
 _Rules = tuple[tuple[str, bool, str, str], ...]
@@ -126,7 +134,9 @@ _OFFER_RULES: _Rules = (
     ("nics_per_node", False, "not_whole", ""),
     ("servers_per_rack", True, "not_whole", ""),
     ("price_per_node_month", False, "negative", ""),
+    ("price_per_node_month", False, "too_large", MONEY_CEILING_TEXT),
     ("monthly_fees", False, "negative", ""),
+    ("monthly_fees", False, "too_large", MONEY_CEILING_TEXT),
     ("nic_gbps", False, "not_positive", ""),
     ("rack_uplink_gbps", True, "not_positive", ""),
     ("measured_gbps", True, "not_positive", ""),

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from domain.ranking.checks import _currency_ok, _gpu_spec_problems
+from domain.ranking.checks import MONEY_CEILING, _currency_ok, _gpu_spec_problems
 from domain.ranking.inputs import FABRICS, MEASURED_KINDS, Offer, Workload
 from domain.trainmodel.gpus import GpuSpec
 
@@ -75,7 +75,7 @@ def _fast_valid(t: _Table, w: Workload, gpus: Mapping[str, GpuSpec]) -> _Array:
     for name in _WHOLE:
         ok &= (num[name] >= 1) | (none[name] & (name in _OPTIONAL))
     for name in ("price_per_node_month", "monthly_fees"):
-        ok &= (num[name] >= 0) & np.isfinite(num[name])
+        ok &= (num[name] >= 0) & (num[name] <= MONEY_CEILING)
     for name in ("nic_gbps", "rack_uplink_gbps", "measured_gbps", "measured_p50_gbps"):
         ok &= ((num[name] > 0) & np.isfinite(num[name])) | (none[name] & (name in _OPTIONAL))
     ok &= (num["availability"] > 0) & (num["availability"] <= 1)

@@ -42,11 +42,34 @@ def _field(owner: str, data: Mapping[str, Any], name: str, kind: str, required: 
     elif kind == "str":
         ok = isinstance(value, str)
     if not ok:
+        en, zh = _KIND_WORDS[kind]
         raise problem(
             f"{owner}_{name}_type",
-            f"{owner}.{name} must be a {'whole number' if kind == 'int' else kind} "
-            f"(got {value!r}).",
-            f"{owner}.{name} 必须是{'整数' if kind == 'int' else kind}（当前为 {value!r}）。",
+            f"{owner}.{name} must be {en} (got {value!r}).",
+            f"{owner}.{name} 必须是{zh}（当前为 {value!r}）。",
+        )
+    return value
+
+
+_KIND_WORDS = {
+    "int": ("a whole number", "整数"),
+    "float": ("a number", "数字"),
+    "bool": ("true or false", "true 或 false"),
+    "str": ("text", "文本"),
+}
+
+
+def _positive(owner: str, data: Mapping[str, Any], name: str, kind: str, *,
+              zero_ok: bool = False) -> Any:  # fmt: skip
+    """An optional number that, when given, must be above 0 (or at least 0): an explicit 0 or a
+    negative value is refused with its name, never replaced by the default as if absent."""
+    value = _field(owner, data, name, kind, False)
+    if value is not None and (value < 0 or (value == 0 and not zero_ok)):
+        bound_en, bound_zh = ("at least 0", "不小于 0") if zero_ok else ("above 0", "大于 0")
+        raise problem(
+            f"{owner}_{name}_range",
+            f"{owner}.{name} must be {bound_en} (got {value!r}).",
+            f"{owner}.{name} 必须{bound_zh}（当前为 {value!r}）。",
         )
     return value
 
@@ -129,18 +152,18 @@ def model_from(data: Any, precision: Any = None, kernel: Any = None) -> ModelSpe
         hidden=_field("model", d, "hidden", "int", True),
         heads=_field("model", d, "heads", "int", True),
         seq_len=_field("model", d, "seq_len", "int", True),
-        vocab=_field("model", d, "vocab", "int", False) or 0,
-        ffn=_field("model", d, "ffn", "int", False),
-        kv_heads=_field("model", d, "kv_heads", "int", False),
-        head_dim=_field("model", d, "head_dim", "int", False),
+        vocab=_positive("model", d, "vocab", "int", zero_ok=True) or 0,
+        ffn=_positive("model", d, "ffn", "int"),
+        kv_heads=_positive("model", d, "kv_heads", "int"),
+        head_dim=_positive("model", d, "head_dim", "int"),
         moe=moe,
-        trainable_params_b=_field("model", d, "trainable_params_b", "float", False),
+        trainable_params_b=_positive("model", d, "trainable_params_b", "float"),
         precision=_precision(precision if precision is not None else d.get("precision")),
         attention_kernel=_kernel(kernel if kernel is not None else d.get("attention_kernel")),
         peft=_field("model", d, "peft", "str", False),
-        lora_rank=_field("model", d, "lora_rank", "int", False),
+        lora_rank=_positive("model", d, "lora_rank", "int"),
         lora_targets=_targets(d.get("lora_targets")),
-        bytes_per_sample=_field("model", d, "bytes_per_sample", "float", False),
+        bytes_per_sample=_positive("model", d, "bytes_per_sample", "float", zero_ok=True),
         cp_comm=_field("model", d, "cp_comm", "str", False) or "ring",
     )
 
@@ -265,9 +288,9 @@ def cluster_from(d: Mapping[str, Any], table: dict[str, GpuSpec] | None = None) 
     return Cluster(
         gpu=gpu,
         gpus=gpus,
-        gpus_per_node=_field("case", d, "gpus_per_node", "int", False) or min(gpus, 8),
+        gpus_per_node=_positive("case", d, "gpus_per_node", "int") or min(gpus, 8),
         nic_gbps=_field("case", d, "nic_gbps", "float", False) or 0.0,
-        nics_per_node=_field("case", d, "nics_per_node", "int", False) or 1,
+        nics_per_node=_positive("case", d, "nics_per_node", "int") or 1,
         fabric=_field("case", d, "fabric", "str", False) or "tcp",
         measured_busbw_gbps=_field("case", d, "measured_busbw_gbps", "float", False),
         measured_link_gbps=_field("case", d, "measured_link_gbps", "float", False),

@@ -119,3 +119,23 @@ def test_an_impossible_architecture_stops_with_both_languages(capsys, tmp_path, 
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert en in err and zh in err and "Traceback" not in err
+
+
+def test_one_bad_offer_never_aborts_the_batch(capsys, tmp_path):  # type: ignore[no-untyped-def]
+    data = json.loads((DATA / "llama3_70b_offers.json").read_text())
+    good = data["offers"][0]
+    no_gpu = {k: v for k, v in good.items() if k != "gpu"} | {"id": "no-gpu"}
+    unknown = good | {"id": "unknown-key", "measured_busbw_gbps": 50}
+    huge = good | {"id": "huge-rent", "price_per_node_month": 1e308}
+    data["offers"] = [no_gpu, unknown, huge, good]
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(data))
+    out = _rank(capsys, str(path))  # exit 0: an answer for the batch
+    assert [r["id"] for r in out] == [good["id"]]  # only the good offer is ranked
+    call_command("rank_offers", str(path))
+    err = capsys.readouterr().err
+    for offer_id, words in (("no-gpu", "gpu is required"), ("unknown-key", "unknown input"),
+                            ("huge-rent", "at most 1,000,000,000,000")):  # fmt: skip
+        line = next(x for x in err.splitlines() if x.startswith(f"offer {offer_id} not ranked"))
+        assert words in line, line
+    assert "为必填项" in err and "未知输入" in err and "不能超过" in err  # both languages

@@ -18,7 +18,7 @@ import json
 
 from domain import ranking
 from domain.trainmodel import TrainModelError, preset
-from rankings.inputs import InputFileError
+from rankings.inputs import InputFileError, offer_from_dict
 from rankings.management.jsonfile import JsonFileCommand
 from rankings.services import gpu_table, outcome_dict, rank_snapshot
 
@@ -60,14 +60,30 @@ class Command(JsonFileCommand):
         ids = [o.get("id") for o in data["offers"] if isinstance(o, dict)]
         if len(ids) != len(data["offers"]) or None in ids or len(set(map(str, ids))) != len(ids):
             return self._fail("every offer needs an object with a unique id")
+        # one bad offer never aborts the batch: it is "not ranked" with its reason, as an offer
+        # the model refuses is (the file's own shape above is still all or nothing)
+        offers, refused = [], []
+        for index, offer in enumerate(data["offers"]):
+            try:
+                offer_from_dict(offer, index)
+            except (InputFileError, TypeError, ValueError) as exc:
+                reasons = exc.problems if isinstance(exc, InputFileError) else [f"bad input: {exc}"]
+                refused.append((offer.get("id"), reasons))
+                continue
+            offers.append(offer)
         snapshot = {
             "workload": workload,
             "workload_preset": preset_key,
             "workload_architecture": architecture,
-            "offers": data["offers"],
+            "offers": offers,
             "gpus": gpu_table(),
             "fx_to_cny": data.get("fx_to_cny") or {},
         }
+        for offer_id, reasons in refused:
+            self.stderr.write(f"offer {offer_id} not ranked: {'; '.join(reasons)}")
+        if not offers:
+            self.stdout.write("[]")
+            return None
         try:
             outcome = rank_snapshot(snapshot)
         except InputFileError as exc:

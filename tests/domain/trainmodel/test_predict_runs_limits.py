@@ -67,3 +67,26 @@ def test_vp_and_virtual_pipeline_are_the_interleave() -> None:
 def test_two_different_virtual_pipeline_values_are_bad_input() -> None:
     out = predict_case(_case(parallel__interleave=2, parallel__vp=5))
     assert out["fits"] is False and out["error"][0]["code"] == "parallel_interleave_conflict"
+
+
+def test_an_explicit_zero_or_negative_size_is_refused_not_replaced_by_the_default() -> None:
+    # "gpus_per_node": 0 used to become 8 and "nics_per_node": 0 one NIC, answered fits: true;
+    # a negative ffn or vocab changed the memory figure instead of being refused
+    given = predict_case(CASE)
+    bad = (("gpus_per_node", 0), ("nics_per_node", 0), ("model__ffn", -1), ("model__vocab", -5),
+           ("model__kv_heads", 0), ("model__head_dim", -64))  # fmt: skip
+    for path, value in bad:
+        out = predict_case(_case(**{path: value}))
+        name = path.replace("__", ".").replace("model.", "")
+        assert out["fits"] is False, (path, out)
+        assert out["error"][0]["code"].endswith(f"{name.split('.')[-1]}_range"), out["error"]
+        assert "大于 0" in out["reason_zh"] or "不小于 0" in out["reason_zh"], out["reason_zh"]
+    # a vocabulary of 0 (no embedding counted) is a value, not an error
+    assert predict_case(_case(model__vocab=0))["fits"] is True
+    assert given["fits"] is True
+
+
+def test_a_wrong_type_is_named_in_words_in_both_languages() -> None:
+    out = predict_case(_case(nic_gbps="fast"))
+    assert out["fits"] is False
+    assert "must be a number" in out["reason"] and "必须是数字" in out["reason_zh"]
