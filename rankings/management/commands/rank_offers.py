@@ -9,7 +9,9 @@ workload object may also give "model" (and "parallel") in predict_runs' names;
 `--workload NAME` replaces the file's workload by that preset. A preset brings its real
 architecture, batch and tokens to train. GPU specs come from the GPU table in the database.
 Prints a JSON array sorted by rank with the output names of COST-MODEL.md plus `model_detail`.
-Bad file or bad input: a clear message and exit code 2.
+A bad file (not JSON, no workload, offers without unique ids) or a bad workload: a clear
+message and exit code 2. A bad offer (an input missing or unknown, a value out of range) is
+"not ranked" with its reason in both languages on stderr; the other offers are ranked (exit 0).
 """
 
 from __future__ import annotations
