@@ -161,3 +161,35 @@ def nccl_beyond_max(size: int, max_bytes: int) -> Message:
         f"Size {size:,} B is beyond the header's maxBytes {max_bytes:,}.",
         f"消息大小 {size:,} B 超出了表头的 maxBytes {max_bytes:,}。",
     )
+
+
+def iperf3_interval_bytes_total(
+    intervals: int, summed: float, sent: float | None, received: float | None
+) -> Message:
+    sides_en = " or ".join(
+        f"{what} {value:,.0f}" for what, value in (("sent", sent), ("received", received)) if value
+    )
+    sides_zh = "或".join(
+        f"{what} {value:,.0f}" for what, value in (("发送", sent), ("接收", received)) if value
+    )
+    return Message(
+        "integrity.iperf3_interval_bytes_total",
+        f"The {intervals} intervals add up to {summed:,.0f} bytes, but the summary states "
+        f"{sides_en} bytes: the intervals or the summary were edited.",
+        f"{intervals} 个区间合计 {summed:,.0f} 字节，而汇总写着{sides_zh} 字节："
+        "区间或汇总被改动过。",
+    )
+
+
+def iperf3_interval_mean_rate(
+    intervals: int, mean: float, receiver: float | None, sender: float | None
+) -> Message:
+    stated = [v for v in (receiver, sender) if v]
+    shown = " / ".join(f"{v:,.4f}" for v in stated)
+    return Message(
+        "integrity.iperf3_interval_mean_rate",
+        f"The {intervals} intervals average {mean:,.4f} Gbit/s (weighted by their length), but "
+        f"the summary states {shown} Gbit/s: the intervals or the summary were edited.",
+        f"{intervals} 个区间按时长加权平均为 {mean:,.4f} Gbit/s，而汇总写着 {shown} Gbit/s："
+        "区间或汇总被改动过。",
+    )
