@@ -171,7 +171,12 @@ def _after_parse(log: BenchmarkLog, result: BenchResult | None) -> dict[str, Any
     facts = _facts(log)
     body = _body(log)
     held = _body_held_by(log, body)
-    integrity = check_integrity(result, exact=facts.is_json).as_dict()
+    integrity = check_integrity(
+        result,
+        exact=facts.is_json,
+        start_s=facts.start_epoch_s,
+        uploaded_s=log.uploaded_at.timestamp() if log.uploaded_at else None,
+    ).as_dict()
     print_ = fingerprint(result, facts) or ""
     series = series_fingerprint(result, facts.start_epoch_s) or ""
     reused, reused_ids = _reuse(log, print_, series) if print_ or series else ([], [])

@@ -89,11 +89,29 @@ def _close(value: float, expected: float, tolerance: float) -> bool:
     return abs(value - expected) <= tolerance
 
 
-def check_integrity(result: BenchResult | None, *, exact: bool = True) -> Integrity:
-    """Check one parsed log. ``exact`` says the tool printed full precision (iperf3 JSON)."""
+# A log may not say its test started after it was uploaded (DOMAIN.md §9: a log outside the
+# window it claims is not admitted). Five minutes cover an unsynchronised test host's clock.
+FUTURE_SLACK_S = 300.0
+
+
+def check_integrity(
+    result: BenchResult | None,
+    *,
+    exact: bool = True,
+    start_s: float | None = None,
+    uploaded_s: float | None = None,
+) -> Integrity:
+    """Check one parsed log. ``exact`` says the tool printed full precision (iperf3 JSON).
+    ``uploaded_s`` (epoch s): when the log reached the portal; a start (``start_s``, the raw
+    log's clock, else the parsed start time) more than ``FUTURE_SLACK_S`` after it fails."""
     if result is None or result.error is not None and result.throughput_gbps is None:
         return Integrity(UNCHECKED)
     tally = _Tally()
+    start = start_s or result.start_time_s
+    if uploaded_s is not None and start is not None and start > 1e9:
+        tally.check(
+            start <= uploaded_s + FUTURE_SLACK_S, msg.started_after_upload(start, uploaded_s)
+        )
     if result.tool == "iperf3":
         _iperf3(result, tally, exact)
     elif result.collective is not None or result.tool.endswith("_perf"):

@@ -193,3 +193,24 @@ def iperf3_interval_mean_rate(
         f"{intervals} 个区间按时长加权平均为 {mean:,.4f} Gbit/s，而汇总写着 {shown} Gbit/s："
         "区间或汇总被改动过。",
     )
+
+
+def utc_minute(epoch_s: float) -> str:
+    """An epoch time as "2031-06-28 15:31 UTC" (never the raw ISO string)."""
+    from datetime import UTC, datetime
+
+    try:
+        return datetime.fromtimestamp(epoch_s, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    except (OverflowError, OSError, ValueError):
+        return f"{epoch_s:.0f} s"
+
+
+def started_after_upload(start_s: float, uploaded_s: float) -> Message:
+    start, uploaded = utc_minute(start_s), utc_minute(uploaded_s)
+    return Message(
+        "integrity.started_after_upload",
+        f"The tool's clock says the test started at {start}, after the log was uploaded "
+        f"({uploaded}): a log cannot record a test that had not yet run.",
+        f"工具自身的时钟显示测试开始于 {start}，晚于日志上传时间（{uploaded}）："
+        "日志不可能记录尚未运行的测试。",
+    )
