@@ -31,9 +31,7 @@ def _iperf3_logs() -> list[Path]:
     roots = [DATA / "corpus", DATA / "public_iperf3", DATA / "recorded", DATA / "fidelity"]
     if SHARED.is_dir():
         roots.append(SHARED)
-    return sorted(
-        p for root in roots for p in root.rglob("*") if p.is_file() and p.suffix != ".md"
-    )
+    return sorted(p for root in roots for p in root.rglob("*") if p.is_file() and p.suffix != ".md")
 
 
 def test_every_real_iperf3_log_has_intervals_matching_its_summary() -> None:
