@@ -113,13 +113,24 @@ def limits_for_team(team) -> Limits:  # type: ignore[no-untyped-def]
     return Limits(**{name: getattr(t, name) for name in Limits.__dataclass_fields__})
 
 
+def _quote_terms(run: TestRun):  # type: ignore[no-untyped-def]
+    """The current terms of the quote the run is evidence for, or None."""
+    quote = run.quote if run.quote_id else None
+    return getattr(quote, "current_version", None) if quote is not None else None
+
+
 def run_line_rate_gbps(run: TestRun) -> float | None:
-    """Per-pair line rate: the run's override, else one NIC port of the data centre, else None.
+    """Per-pair line rate: the run's override, else one NIC port of the quote the run is
+    evidence for (the port speed its admission judges the logs against), else one NIC port of
+    the data centre, else None.
 
     One pair of hosts exercises one port, so ``nic_gbps`` (not × ``nics_per_node``) is the limit.
     """
     if run.line_rate_gbps:
         return float(run.line_rate_gbps)
+    terms = _quote_terms(run)
+    if terms is not None and terms.nic_gbps:
+        return float(terms.nic_gbps)
     network = getattr(run.data_centre, "network", None) if run.data_centre_id else None
     if network is not None and network.nic_gbps:
         return float(network.nic_gbps)
@@ -129,6 +140,9 @@ def run_line_rate_gbps(run: TestRun) -> float | None:
 def run_fabric(run: TestRun) -> str | None:
     if run.fabric:
         return run.fabric
+    terms = _quote_terms(run)
+    if terms is not None and terms.fabric:
+        return str(terms.fabric)
     network = getattr(run.data_centre, "network", None) if run.data_centre_id else None
     return network.fabric if network is not None else None
 

@@ -10,13 +10,20 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q
 
 from accounts.models import Membership
 from domain.benchlogs.result import BenchResult
 from domain.evidence import hosts, tokens
 from domain.evidence.integrity import check_integrity
 from domain.evidence.record import Checks, SiteFacts, body_digest
-from domain.evidence.reuse import Holder, fingerprint, is_other_offer, reuse_findings
+from domain.evidence.reuse import (
+    Holder,
+    fingerprint,
+    is_other_offer,
+    reuse_findings,
+    series_fingerprint,
+)
 from domain.evidence.trust import describe, trust_level, weakest
 from domain.evidence.trust_facts import RawFacts, read_head_tail, scan
 from domain.messages import Message
@@ -84,10 +91,16 @@ def _holder(log: BenchmarkLog) -> Holder:
     )
 
 
-def _reuse(log: BenchmarkLog, print_: str) -> tuple[list[dict[str, str]], list[int]]:
-    """Findings for other offers of the same team holding this test (never other teams)."""
+def _reuse(
+    log: BenchmarkLog, print_: str, series: str = ""
+) -> tuple[list[dict[str, str]], list[int]]:
+    """Findings for other offers of the same team holding this test (never other teams): the
+    same fingerprint, or (iperf3) the same start second and interval series under any cookie."""
+    same = Q(fingerprint=print_) if print_ else Q(pk__in=[])
+    if series:
+        same |= Q(fingerprint=series) | Q(checks__series=series)
     others = list(
-        BenchmarkLog.objects.filter(team_id=log.team_id, fingerprint=print_)
+        BenchmarkLog.objects.filter(same, team_id=log.team_id)
         .exclude(pk=log.pk)
         .select_related("test_run__vendor")
         .defer("result", "summary")
@@ -158,9 +171,15 @@ def _after_parse(log: BenchmarkLog, result: BenchResult | None) -> dict[str, Any
     facts = _facts(log)
     body = _body(log)
     held = _body_held_by(log, body)
-    integrity = check_integrity(result, exact=facts.is_json).as_dict()
+    integrity = check_integrity(
+        result,
+        exact=facts.is_json,
+        start_s=facts.start_epoch_s,
+        uploaded_s=log.uploaded_at.timestamp() if log.uploaded_at else None,
+    ).as_dict()
     print_ = fingerprint(result, facts) or ""
-    reused, reused_ids = _reuse(log, print_) if print_ else ([], [])
+    series = series_fingerprint(result, facts.start_epoch_s) or ""
+    reused, reused_ids = _reuse(log, print_, series) if print_ or series else ([], [])
     integrity["reused"] = reused_ids
     integrity["findings"] = [*integrity["findings"], *reused]  # type: ignore[misc]
     challenge = _challenge(log, result, facts)
@@ -198,6 +217,7 @@ def _after_parse(log: BenchmarkLog, result: BenchResult | None) -> dict[str, Any
         reused_by=tuple(reused_ids),
         body_held_by=tuple(held),
         fingerprint=print_,
+        series=series,
         body=body,
         trust=level,
         challenge=status,

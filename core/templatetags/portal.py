@@ -42,6 +42,22 @@ def bilingual_text(zh: str | None, en: str | None) -> str:
 
 
 @register.filter
+def iso_time(value) -> str:  # type: ignore[no-untyped-def]
+    """A stored ISO time ("2031-06-28T15:31:28+00:00") as "2031-06-28 15:31:28 UTC"; any other
+    value as it is."""
+    from datetime import UTC, datetime
+
+    text = str(value or "")
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@register.filter
 def web_url(value) -> str:  # type: ignore[no-untyped-def]
     """The value if it is an http(s) URL, else "": a stored `javascript:` or `data:` address is
     shown as text, never made a link (URLField validation is not the only way rows arrive)."""

@@ -37,15 +37,19 @@ from domain.evidence import texts
 from domain.evidence.linkrates import data_rate_gbps
 from domain.evidence.offer import OfferFigure, OfferPorts, derive
 from domain.evidence.record import EvidenceRecord
+from domain.evidence.reuse import identities
 from domain.evidence.scope import (
     COLLECTIVE_BUSBW,
     ONE_HOST,
     ONE_PORT,
+    RDMA_BANDWIDTH,
     RDMA_LATENCY,
+    TCP_THROUGHPUT,
     UDP_AT_RATE,
     Evidence,
     describe,
 )
+from domain.evidence.sets import link_of, overlapping_clusters, shared_link
 from domain.messages import Message
 
 # The tools' own figures are exact to well under 1 % (iperf3 counts bytes over its own timer,
@@ -154,23 +158,39 @@ def admit(record: EvidenceRecord, offer: OfferPorts | None = None) -> Admission:
 
 
 def admit_all(records: Sequence[EvidenceRecord], offer: OfferPorts | None) -> list[Admission]:
-    """Every log of an offer; of two logs with one body only the first (lowest id) may count."""
+    """Every log of an offer; of two logs of one test only the first (lowest id) may count.
+
+    One test is one body (white space and kit lines left out), one fingerprint (a re-indented
+    or minified copy keeps its cookie) or one iperf3 clock and interval series (a copy with only
+    its cookie changed): the later copies are set aside as duplicates, never summed as tests
+    run together. Then tests run together on one link that add up to more than the port
+    carries are set aside as a set (``_over_line_rate``)."""
     found: list[Admission] = []
     seen: dict[str, EvidenceRecord] = {}
     for record in sorted(records, key=lambda r: r.log_id):
         admission = admit(record, offer)
         body = record.checks.body
+        marks = _identities(record)
         first = seen.get(body) if body else None
-        if first is not None and REUSED not in admission.codes:
-            admission = Admission(
-                admission.log_id,
-                admission.name,
-                (*admission.reasons, _same_body(first.name)),
-            )
-        elif body:
-            seen[body] = record
+        same_test = next((seen[m] for m in sorted(marks) if m in seen), None)
+        if REUSED not in admission.codes and (first is not None or same_test is not None):
+            reason = _same_body(first.name) if first else _same_test(same_test.name)  # type: ignore[union-attr]
+            admission = Admission(admission.log_id, admission.name, (*admission.reasons, reason))
+        else:
+            for key in ({body} if body else set()) | marks:
+                seen.setdefault(key, record)
         found.append(admission)
+    if offer is not None:
+        found = _over_line_rate(records, found, offer)
     return found
+
+
+def _identities(record: EvidenceRecord) -> set[str]:
+    return identities(
+        record.result,
+        record.checks.fingerprint,
+        record.checks.site.start_epoch_s or record.result.start_time_s,
+    )
 
 
 def _same_body(name: str) -> Message:
@@ -178,6 +198,91 @@ def _same_body(name: str) -> Message:
         REUSED,
         f"The same log is already held (“{name}”): one test counts once.",
         f"同一日志已经提交过（“{name}”）：一次测试只计一次。",
+    )
+
+
+def _same_test(name: str) -> Message:
+    return _reason(
+        REUSED,
+        f"The same test as “{name}” (the same iperf3 cookie, or the same start time and the same "
+        "bytes in every interval): a copy counts once, never as a test run beside it.",
+        f"与“{name}”是同一次测试（iperf3 cookie 相同，或开始时间与每个区间的字节数都相同）："
+        "副本只计一次，不能当作同时运行的另一次测试。",
+    )
+
+
+def _over_line_rate(
+    records: Sequence[EvidenceRecord], admissions: list[Admission], offer: OfferPorts
+) -> list[Admission]:
+    """Tests that ran at the same time on one link (overlapping windows on the tools' clocks)
+    share it: their sum is what the link carried. A sum above the port's data rate (after line
+    encoding, + ``LINE_RATE_ERROR``) cannot have been carried: the set does not add up, and
+    every log of it is set aside, rather than its sum capped at the line rate and credited."""
+    ok = {a.log_id for a in admissions if a.admitted}
+    described = [
+        (r, describe(r.result, str(r.log_id), r.batch, declared_together=r.declared_together))
+        for r in records
+        if r.log_id in ok
+    ]
+    timed = [
+        (r, e)
+        for r, e in described
+        if e is not None
+        and e.scope == ONE_PORT
+        and e.kind in (TCP_THROUGHPUT, RDMA_BANDWIDTH)
+        and e.window is not None
+        and e.gbps
+    ]
+    if offer.port_gbps <= 0 or len(timed) < 2:
+        return admissions
+    by_evidence = {id(e): r for r, e in timed}
+    aside: dict[int, Message] = {}
+    for kind in (TCP_THROUGHPUT, RDMA_BANDWIDTH):
+        logs = [e for _r, e in timed if e.kind == kind]
+        for cluster in overlapping_clusters(logs):
+            links: dict[str, list[Evidence]] = {}
+            for e in cluster:
+                links.setdefault(link_of(e), []).append(e)
+            for items in links.values():
+                if len(items) < 2:
+                    continue
+                first = by_evidence[id(items[0])]
+                fabric = offer.fabric or (first.result.fabric or "")
+                ceiling = data_rate_gbps(fabric, offer.port_gbps)
+                carried = _busiest(shared_link(items))
+                if carried <= ceiling * (1 + LINE_RATE_ERROR):
+                    continue
+                reason = _set_above_line_rate(len(items), carried, offer.port_gbps, ceiling)
+                for e in items:
+                    aside[by_evidence[id(e)].log_id] = reason
+    if not aside:
+        return admissions
+    return [
+        Admission(a.log_id, a.name, (*a.reasons, aside[a.log_id])) if a.log_id in aside else a
+        for a in admissions
+    ]
+
+
+def _busiest(shared: Evidence) -> float:
+    """What tests sharing one link carried together at their busiest: the second-highest of
+    their per-second sums (one second alone may be two tests' intervals a fraction of a second
+    apart on the tools' clocks), or their summed averages when the logs have no interval times."""
+    seconds = sorted(shared.intervals, reverse=True)
+    if len(seconds) >= 2:
+        return max(seconds[1], shared.mean_gbps or 0.0)
+    return shared.mean_gbps or 0.0
+
+
+def _set_above_line_rate(tests: int, carried: float, port: float, ceiling: float) -> Message:
+    return _reason(
+        ABOVE_LINE_RATE,
+        f"{tests} tests that ran at the same time on one link add up to {texts.g(carried)} "
+        f"Gbit/s for two seconds or more, more than a {texts.g(port)} Gbit/s port carries "
+        f"({texts.g(ceiling)} Gbit/s of data after line encoding): the set does not add up "
+        "and none of its logs counts.",
+        f"同一链路上同时运行的 {tests} 个测试至少两秒合计 {texts.g(carried)} Gbit/s，超过了 "
+        f"{texts.g(port)} Gbit/s 端口的承载能力（线路编码后数据速率 {texts.g(ceiling)} Gbit/s）："
+        "这组测试数据自相矛盾，其中的日志均不采用。",
     )
 
 

@@ -89,11 +89,29 @@ def _close(value: float, expected: float, tolerance: float) -> bool:
     return abs(value - expected) <= tolerance
 
 
-def check_integrity(result: BenchResult | None, *, exact: bool = True) -> Integrity:
-    """Check one parsed log. ``exact`` says the tool printed full precision (iperf3 JSON)."""
+# A log may not say its test started after it was uploaded (DOMAIN.md §9: a log outside the
+# window it claims is not admitted). Five minutes cover an unsynchronised test host's clock.
+FUTURE_SLACK_S = 300.0
+
+
+def check_integrity(
+    result: BenchResult | None,
+    *,
+    exact: bool = True,
+    start_s: float | None = None,
+    uploaded_s: float | None = None,
+) -> Integrity:
+    """Check one parsed log. ``exact`` says the tool printed full precision (iperf3 JSON).
+    ``uploaded_s`` (epoch s): when the log reached the portal; a start (``start_s``, the raw
+    log's clock, else the parsed start time) more than ``FUTURE_SLACK_S`` after it fails."""
     if result is None or result.error is not None and result.throughput_gbps is None:
         return Integrity(UNCHECKED)
     tally = _Tally()
+    start = start_s or result.start_time_s
+    if uploaded_s is not None and start is not None and start > 1e9:
+        tally.check(
+            start <= uploaded_s + FUTURE_SLACK_S, msg.started_after_upload(start, uploaded_s)
+        )
     if result.tool == "iperf3":
         _iperf3(result, tally, exact)
     elif result.collective is not None or result.tool.endswith("_perf"):
@@ -122,6 +140,7 @@ def _iperf3(result: BenchResult, tally: _Tally, exact: bool) -> None:
         _iperf3_streams(result, tally, exact)
     _iperf3_continuity(result, tally, exact)
     _iperf3_end(result, tally, exact)
+    _iperf3_intervals_against_summary(result, tally, exact)
 
 
 def _interval_rate_tolerance(gbps: float, start: float, end: float, exact: bool) -> float:
@@ -151,6 +170,11 @@ def _iperf3_intervals(result: BenchResult, tally: _Tally, exact: bool) -> None:
             continue
         expected = moved * 8 / 1e9 / seconds
         tolerance = _interval_rate_tolerance(max(gbps, expected), start, end, exact)
+        if index == 0 and result.omitted_intervals and exact:
+            # After ``-O`` iperf3 resets its clock; the first kept interval prints a start a few
+            # microseconds off the one its rate was taken over (3.12: start 2.8e-05, rate over
+            # end + 2.8e-05 s): up to twice the printed start either way.
+            tolerance += max(gbps, expected) * 2 * abs(start) / seconds
         tally.check(
             _close(gbps, expected, tolerance),
             msg.iperf3_interval_rate(index, start, end, moved, gbps, expected),
@@ -218,6 +242,71 @@ def _iperf3_end(result: BenchResult, tally: _Tally, exact: bool) -> None:
             _close(summed, gbps, max(summed, gbps) * rel + 1e-9),
             msg.iperf3_streams_total(summed, gbps, len(receivers)),
         )
+
+
+def _uncovered(result: BenchResult) -> float:
+    """The share of the summary's duration no printed interval covers: iperf3 leaves out a last
+    interval shorter than a tenth of the reporting interval (its bytes are in the summary), and
+    an interrupted test's summary may run past its last interval. Omitted (``-O``) intervals are
+    outside both: iperf3 resets its counters when the omitted seconds end."""
+    duration = result.duration_s
+    if not duration or duration <= 0 or not result.interval_end_s or not result.interval_start_s:
+        return 0.0
+    span = result.interval_end_s[-1] - result.interval_start_s[0]
+    return max(0.0, duration - span) / duration
+
+
+def _iperf3_intervals_against_summary(result: BenchResult, tally: _Tally, exact: bool) -> None:
+    """The intervals and the end summary count the same bytes (iperf_api.c: each interval's
+    bytes are the stream counters' growth; the summary is their total after the omitted
+    seconds), so their sum equals the summary's sent or received bytes (the side the log's
+    intervals count: the sender's on a forward client, the receiver's on a server or ``-R``),
+    and their length-weighted mean rate equals a summary rate. A log whose intervals were
+    multiplied and summary left alone (or the reverse) contradicts itself here.
+
+    Tolerance: printed precision (JSON bytes are integers, rates 6+ digits: 0.1 %; text three
+    significant digits on both sides: 1 %), plus the share of the duration no interval covers
+    (the short last interval iperf3 does not print)."""
+    moved = result.interval_bytes
+    if result.truncated or not moved or len(moved) != len(result.interval_gbps):
+        return
+    rel = 1e-3 if exact else 4 * _TEXT_REL
+    slack = _uncovered(result)
+    summed = float(sum(moved))
+    sides = [b for b in (result.bytes_sent, result.bytes_received) if b and b > 0]
+    if sides:
+        if result.direction == BIDIR:
+            # --bidir: the client's intervals add its sent bytes one way to its received bytes
+            # the other way, so their sum lies between the summary's sent and received totals;
+            # iperf3 text prints each direction's summary on its own (their sum is the test's).
+            if not exact and len(sides) == 2:
+                sides.append(sides[0] + sides[1])
+            fits = min(sides) * (1 - rel - slack) <= summed <= max(sides) * (1 + rel)
+        else:
+            fits = any(total * (1 - rel - slack) <= summed <= total * (1 + rel) for total in sides)
+        tally.check(
+            fits,
+            msg.iperf3_interval_bytes_total(
+                len(moved), summed, result.bytes_sent, result.bytes_received
+            ),
+        )
+    if result.test != TCP or result.direction == BIDIR:
+        return
+    seconds = [
+        end - start
+        for start, end in zip(result.interval_start_s, result.interval_end_s, strict=False)
+    ]
+    if len(seconds) != len(result.interval_gbps) or sum(seconds) <= 0:
+        return
+    mean = sum(g * s for g, s in zip(result.interval_gbps, seconds, strict=True)) / sum(seconds)
+    rates = [r for r in (result.throughput_gbps, result.sender_gbps) if r and r > 0]
+    if not rates or mean <= 0:
+        return
+    bound = rel + slack / (1 - slack) if slack < 1 else 1.0
+    tally.check(
+        any(abs(mean - rate) <= rate * bound + 1e-9 for rate in rates),
+        msg.iperf3_interval_mean_rate(len(moved), mean, result.throughput_gbps, result.sender_gbps),
+    )
 
 
 # --- nccl-tests --------------------------------------------------------------------------------

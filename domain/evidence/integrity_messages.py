@@ -5,8 +5,23 @@ from __future__ import annotations
 from domain.messages import Message
 
 
-def _g(value: float) -> str:
-    return f"{value:,.3f}" if abs(value) < 100 else f"{value:,.1f}"
+def _two(first: float, second: float) -> tuple[str, str]:
+    """Two figures a finding says differ, with as many decimals as it takes for them to read
+    differently (a check that fails on a gap below the usual 3 or 1 decimals would otherwise
+    print "222.7 … but … 222.7"), at most 9."""
+    decimals = 3 if max(abs(first), abs(second)) < 100 else 1
+    while decimals < 9:
+        a, b = f"{first:,.{decimals}f}", f"{second:,.{decimals}f}"
+        if a != b:
+            return a, b
+        decimals += 1
+    return f"{first:,.{decimals}f}", f"{second:,.{decimals}f}"
+
+
+def _gap(first: float, second: float) -> str:
+    """The relative gap between two figures, as "0.05 %"."""
+    base = max(abs(first), abs(second))
+    return f"{abs(first - second) / base * 100:.2g} %" if base else "0 %"
 
 
 def more_findings(count: int) -> Message:
@@ -18,22 +33,23 @@ def more_findings(count: int) -> Message:
 def iperf3_interval_rate(
     index: int, start: float, end: float, moved: float, gbps: float, expected: float
 ) -> Message:
+    made, stated = _two(expected, gbps)
     return Message(
         "integrity.iperf3_interval_rate",
         f"Interval {index + 1} ({start:.2f}–{end:.2f} s): {moved:,.0f} bytes make "
-        f"{_g(expected)} Gbit/s, but the log states {_g(gbps)} Gbit/s.",
+        f"{made} Gbit/s, but the log states {stated} Gbit/s ({_gap(expected, gbps)} apart).",
         f"第 {index + 1} 个区间（{start:.2f}–{end:.2f} 秒）：{moved:,.0f} 字节对应 "
-        f"{_g(expected)} Gbit/s，日志却写着 {_g(gbps)} Gbit/s。",
+        f"{made} Gbit/s，日志却写着 {stated} Gbit/s（相差 {_gap(expected, gbps)}）。",
     )
 
 
 def iperf3_streams_sum(index: int, summed: float, total: float, streams: int) -> Message:
+    added, stated = _two(summed, total)
     return Message(
         "integrity.iperf3_streams_sum",
-        f"Interval {index + 1}: the {streams} streams add up to {_g(summed)} Gbit/s, "
-        f"but [SUM] states {_g(total)} Gbit/s.",
-        f"第 {index + 1} 个区间：{streams} 条流合计 {_g(summed)} Gbit/s，"
-        f"[SUM] 却写着 {_g(total)} Gbit/s。",
+        f"Interval {index + 1}: the {streams} streams add up to {added} Gbit/s, "
+        f"but [SUM] states {stated} Gbit/s.",
+        f"第 {index + 1} 个区间：{streams} 条流合计 {added} Gbit/s，[SUM] 却写着 {stated} Gbit/s。",
     )
 
 
@@ -59,19 +75,20 @@ def iperf3_received_more(sent: float, received: float) -> Message:
 def iperf3_total_rate(received: float, duration: float, gbps: float, expected: float) -> Message:
     return Message(
         "integrity.iperf3_total_rate",
-        f"{received:,.0f} bytes in {duration:.2f} s make {_g(expected)} Gbit/s, but the "
-        f"summary states {_g(gbps)} Gbit/s.",
-        f"{duration:.2f} 秒内 {received:,.0f} 字节对应 {_g(expected)} Gbit/s，"
-        f"汇总却写着 {_g(gbps)} Gbit/s。",
+        f"{received:,.0f} bytes in {duration:.2f} s make {_two(expected, gbps)[0]} Gbit/s, but "
+        f"the summary states {_two(expected, gbps)[1]} Gbit/s.",
+        f"{duration:.2f} 秒内 {received:,.0f} 字节对应 {_two(expected, gbps)[0]} Gbit/s，"
+        f"汇总却写着 {_two(expected, gbps)[1]} Gbit/s。",
     )
 
 
 def iperf3_streams_total(summed: float, total: float, streams: int) -> Message:
     return Message(
         "integrity.iperf3_streams_total",
-        f"The {streams} streams' receiver rates add up to {_g(summed)} Gbit/s, but the summary "
-        f"states {_g(total)} Gbit/s.",
-        f"{streams} 条流的接收速率合计 {_g(summed)} Gbit/s，汇总却写着 {_g(total)} Gbit/s。",
+        f"The {streams} streams' receiver rates add up to {_two(summed, total)[0]} Gbit/s, but "
+        f"the summary states {_two(summed, total)[1]} Gbit/s.",
+        f"{streams} 条流的接收速率合计 {_two(summed, total)[0]} Gbit/s，"
+        f"汇总却写着 {_two(summed, total)[1]} Gbit/s。",
     )
 
 
@@ -102,18 +119,22 @@ def nccl_busbw(
 def perftest_peak(size: int, peak: float, avg: float) -> Message:
     return Message(
         "integrity.perftest_peak",
-        f"Size {size:,} B: the peak {_g(peak)} Gbit/s is below the average {_g(avg)} Gbit/s.",
-        f"消息大小 {size:,} B：峰值 {_g(peak)} Gbit/s 低于平均值 {_g(avg)} Gbit/s。",
+        f"Size {size:,} B: the peak {_two(peak, avg)[0]} Gbit/s is below the average "
+        f"{_two(peak, avg)[1]} Gbit/s.",
+        f"消息大小 {size:,} B：峰值 {_two(peak, avg)[0]} Gbit/s 低于平均值 "
+        f"{_two(peak, avg)[1]} Gbit/s。",
     )
 
 
 def perftest_msgrate(size: int, rate: float, avg: float, expected: float) -> Message:
+    made, stated = _two(expected, avg)
+    gap = _gap(expected, avg)
     return Message(
         "integrity.perftest_msgrate",
-        f"Size {size:,} B: {rate:.6f} Mpps × {size:,} B is {_g(expected)} Gbit/s, but the "
-        f"average bandwidth states {_g(avg)} Gbit/s.",
-        f"消息大小 {size:,} B：{rate:.6f} Mpps × {size:,} B 即 {_g(expected)} Gbit/s，"
-        f"平均带宽却写着 {_g(avg)} Gbit/s。",
+        f"Size {size:,} B: {rate:.6f} Mpps × {size:,} B is {made} Gbit/s, but the "
+        f"average bandwidth states {stated} Gbit/s ({gap} apart).",
+        f"消息大小 {size:,} B：{rate:.6f} Mpps × {size:,} B 即 {made} Gbit/s，"
+        f"平均带宽却写着 {stated} Gbit/s（相差 {gap}）。",
     )
 
 
@@ -160,4 +181,57 @@ def nccl_beyond_max(size: int, max_bytes: int) -> Message:
         "integrity.nccl_beyond_max",
         f"Size {size:,} B is beyond the header's maxBytes {max_bytes:,}.",
         f"消息大小 {size:,} B 超出了表头的 maxBytes {max_bytes:,}。",
+    )
+
+
+def iperf3_interval_bytes_total(
+    intervals: int, summed: float, sent: float | None, received: float | None
+) -> Message:
+    sides_en = " or ".join(
+        f"{what} {value:,.0f}" for what, value in (("sent", sent), ("received", received)) if value
+    )
+    sides_zh = "或".join(
+        f"{what} {value:,.0f}" for what, value in (("发送", sent), ("接收", received)) if value
+    )
+    return Message(
+        "integrity.iperf3_interval_bytes_total",
+        f"The {intervals} intervals add up to {summed:,.0f} bytes, but the summary states "
+        f"{sides_en} bytes: the intervals or the summary were edited.",
+        f"{intervals} 个区间合计 {summed:,.0f} 字节，而汇总写着{sides_zh} 字节："
+        "区间或汇总被改动过。",
+    )
+
+
+def iperf3_interval_mean_rate(
+    intervals: int, mean: float, receiver: float | None, sender: float | None
+) -> Message:
+    stated = [v for v in (receiver, sender) if v]
+    shown = " / ".join(f"{v:,.4f}" for v in stated)
+    return Message(
+        "integrity.iperf3_interval_mean_rate",
+        f"The {intervals} intervals average {mean:,.4f} Gbit/s (weighted by their length), but "
+        f"the summary states {shown} Gbit/s: the intervals or the summary were edited.",
+        f"{intervals} 个区间按时长加权平均为 {mean:,.4f} Gbit/s，而汇总写着 {shown} Gbit/s："
+        "区间或汇总被改动过。",
+    )
+
+
+def utc_minute(epoch_s: float) -> str:
+    """An epoch time as "2031-06-28 15:31 UTC" (never the raw ISO string)."""
+    from datetime import UTC, datetime
+
+    try:
+        return datetime.fromtimestamp(epoch_s, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    except (OverflowError, OSError, ValueError):
+        return f"{epoch_s:.0f} s"
+
+
+def started_after_upload(start_s: float, uploaded_s: float) -> Message:
+    start, uploaded = utc_minute(start_s), utc_minute(uploaded_s)
+    return Message(
+        "integrity.started_after_upload",
+        f"The tool's clock says the test started at {start}, after the log was uploaded "
+        f"({uploaded}): a log cannot record a test that had not yet run.",
+        f"工具自身的时钟显示测试开始于 {start}，晚于日志上传时间（{uploaded}）："
+        "日志不可能记录尚未运行的测试。",
     )

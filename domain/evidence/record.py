@@ -109,6 +109,9 @@ class Checks:
     reused_by: tuple[int, ...] = ()  # logs of other offers holding the same test (fingerprint)
     body_held_by: tuple[int, ...] = ()  # logs of the team whose body is this one's
     fingerprint: str = ""
+    # iperf3: the start second with the interval series (``reuse.series_fingerprint``), so a
+    # copy with only its cookie changed is still found; "" for other tools.
+    series: str = ""
     body: str = ""
     trust: str = "supplied"
     challenge: str | None = None
@@ -122,6 +125,7 @@ class Checks:
             "reused_by": list(self.reused_by),
             "body_held_by": list(self.body_held_by),
             "fingerprint": self.fingerprint,
+            "series": self.series,
             "body": self.body,
             "trust": self.trust,
             "challenge": self.challenge,
@@ -142,6 +146,7 @@ class Checks:
             reused_by=tuple(int(i) for i in data.get("reused_by") or ()),
             body_held_by=tuple(int(i) for i in data.get("body_held_by") or ()),
             fingerprint=str(data.get("fingerprint") or ""),
+            series=str(data.get("series") or ""),
             body=str(data.get("body") or ""),
             trust=str(data.get("trust") or "supplied"),
             challenge=data.get("challenge") or None,

@@ -4,7 +4,9 @@ A tool's output carries values that are random per run or tied to one moment, so
 the same run share them and two different runs practically never do:
 
 - iperf3: the 36-character ``cookie`` iperf3 draws per test (both client and server logs
-  carry it); without one, the start time with the interval series to four significant digits;
+  carry it); and, with or without one, the start time with the interval series to four
+  significant digits (``series_fingerprint``): a cookie is one line of text, so a copy with only
+  its cookie changed is still the same test (same second, same bytes in every interval);
 - perftest: the queue-pair numbers and packet sequence numbers (PSN, 24 random bits per QP);
 - nccl-tests: every rank's process id and host, with the times of the first rows.
 
@@ -41,11 +43,7 @@ def fingerprint(result: BenchResult | None, facts: RawFacts) -> str | None:
     if result.tool == "iperf3":
         if facts.cookie:
             return _digest("iperf3-cookie", [facts.cookie])
-        start = facts.start_epoch_s or result.start_time_s
-        series = [_sig(v) for v in result.interval_gbps[:_SERIES_POINTS]]
-        if start is None or len(series) < 3:
-            return None
-        return _digest("iperf3-series", [str(int(start)), *series])
+        return series_fingerprint(result, facts.start_epoch_s)
     if result.tool.startswith("ib_") and facts.queue_pairs:
         return _digest("perftest", sorted(facts.queue_pairs))
     if result.collective is not None and facts.ranks:
@@ -60,6 +58,29 @@ def fingerprint(result: BenchResult | None, facts: RawFacts) -> str | None:
         buses = sorted(bus for bus, _model in facts.gpus)
         return _digest("nccl", [*ranks, *buses, *times])
     return None
+
+
+def series_fingerprint(result: BenchResult | None, start_s: float | None = None) -> str | None:
+    """An iperf3 test by its clock and its intervals: the start second (``start_s``, else the
+    parsed start time) and the first interval rates to four significant digits. Two tests that
+    started in one second and moved the same bytes in each of three or more intervals are one
+    test, whatever cookie or title each copy carries. None without a start time or intervals."""
+    if result is None or result.tool != "iperf3":
+        return None
+    start = start_s or result.start_time_s
+    series = [_sig(v) for v in result.interval_gbps[:_SERIES_POINTS]]
+    if start is None or len(series) < 3:
+        return None
+    return _digest("iperf3-series", [str(int(start)), *series])
+
+
+def identities(result: BenchResult | None, fingerprint_: str, start_s: float | None) -> set[str]:
+    """Every identity of a log's test: its stored fingerprint and its iperf3 series print."""
+    found = {fingerprint_} if fingerprint_ else set()
+    series = series_fingerprint(result, start_s)
+    if series:
+        found.add(series)
+    return found
 
 
 @dataclass(frozen=True)

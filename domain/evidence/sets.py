@@ -156,7 +156,7 @@ def group(kind: str, logs: Sequence[Evidence], *, honour_declaration: bool = Tru
     unplaced = [e for e in untimed if not (e.declared_together and honour_declaration)]
     sets, singles = _declared_sets(declared)
     singles.extend(unplaced)
-    for cluster in _overlapping_clusters([e for e in same if e.window is not None]):
+    for cluster in overlapping_clusters([e for e in same if e.window is not None]):
         per_link = _per_link(cluster)
         if len(per_link) >= 2:
             sets.append(ConcurrentSet(tuple(per_link)))
@@ -198,7 +198,7 @@ def link_of(e: Evidence) -> str:
 _key = link_of
 
 
-def _overlapping_clusters(logs: list[Evidence]) -> list[list[Evidence]]:
+def overlapping_clusters(logs: list[Evidence]) -> list[list[Evidence]]:
     """Logs chained by overlapping windows (start before the cluster's latest end)."""
     clusters: list[list[Evidence]] = []
     end = float("-inf")

@@ -92,14 +92,16 @@ def test_a_forged_interval_never_feeds_the_figure_its_tail_or_range() -> None:
     assert bad.checks.integrity == "inconsistent"
     found = offer_evidence([*clean_runs(), bad], TCP_1G)
     aside = found.set_aside
-    assert [a.name for a in aside] == ["forged.json"] and aside[0].codes == ("inconsistent",)
+    # A doctored copy of run 1 keeps its cookie: also the same test as run 1, counted once.
+    assert [a.name for a in aside] == ["forged.json"]
+    assert aside[0].codes == ("inconsistent", "reused")
     assert found.figure is not None and clean.figure is not None
     assert found.figure.gbps == clean.figure.gbps
     assert found.figure.low_gbps == clean.figure.low_gbps
     assert found.figure.high_gbps == clean.figure.high_gbps
     assert found.figure.worst_gbps == clean.figure.worst_gbps
-    assert "forged.json (arithmetic does not add up)" in found.sentence.en
-    assert "forged.json（数据自相矛盾）" in found.sentence.zh
+    assert "forged.json (arithmetic does not add up, already held)" in found.sentence.en
+    assert "forged.json（数据自相矛盾、已被使用过）" in found.sentence.zh
 
 
 def test_a_copy_with_a_newline_added_counts_once() -> None:
