@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -143,6 +144,13 @@ def _attach_findings(vendor: Vendor, by_subject: dict[str, list], sla) -> None: 
     vendor.findings_here = by_subject.get("vendor", [])
 
 
+def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untyped-def]
+    errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
+    for field, msgs in errors.items():
+        for m in msgs:
+            form.add_error(field if field in form.fields else None, m)
+
+
 class VendorEditView(TeamWriteMixin, View):
     template = "vendors/vendor_form.html"
 
@@ -159,9 +167,13 @@ class VendorEditView(TeamWriteMixin, View):
         vendor = self._vendor(pk)
         form = VendorForm(request.POST, instance=vendor or Vendor(team=self.team))
         if form.is_valid():
-            saved = vendor_save(vendor=form.save(commit=False), team=self.team)
-            messages.success(request, _("Vendor saved."))
-            return redirect("vendors:detail", pk=saved.pk)
+            try:
+                saved = vendor_save(vendor=form.save(commit=False), team=self.team)
+            except ValidationError as exc:  # a rule the form could not see (e.g. a twin saved
+                _apply_errors(form, exc)  # meanwhile): said on the form, never a 500
+            else:
+                messages.success(request, _("Vendor saved."))
+                return redirect("vendors:detail", pk=saved.pk)
         return render(request, self.template, {"form": form, "vendor": vendor}, status=400)
 
 
