@@ -30,4 +30,7 @@ class CoreConfig(AppConfig):
     verbose_name = _("Core")
 
     def ready(self) -> None:
+        from core.forms import say_nul_characters_plainly
+
         _constraints_said_in_words()
+        say_nul_characters_plainly()

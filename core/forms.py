@@ -11,10 +11,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.core.validators import ProhibitNullCharactersValidator
 from django.forms import DateTimeField
 from django.forms.boundfield import BoundField
 from django.forms.renderers import DjangoTemplates
 from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy as _
+
+# Every text field of Django (form, model and API fields) refuses a NUL character with this
+# validator; its own message ("Null characters are not allowed.") was translated in Django's
+# catalogue as "empty strings are not allowed" (不允许是用空字符串), which misleads. Said once
+# here for every form and serializer (CoreConfig.ready).
+NUL_MESSAGE = _("This text contains a character that cannot be stored (NUL). Remove it.")
+
+
+def say_nul_characters_plainly() -> None:
+    ProhibitNullCharactersValidator.message = NUL_MESSAGE
 
 
 class CapitalisedBoundField(BoundField):
