@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from core.forms import StrictTristates
 from core.schedule_forms import ScheduleFieldsMixin
 from core.widgets import IsoDateInput
 from domain import plausibility
@@ -154,7 +155,7 @@ class DataCentreForm(ProvinceLabelsMixin, PlausibleMixin, forms.ModelForm):
         ]
 
 
-class NetworkProfileForm(PlausibleMixin, forms.ModelForm):
+class NetworkProfileForm(StrictTristates, PlausibleMixin, forms.ModelForm):
     class Meta:
         model = NetworkProfile
         fields = [
@@ -183,7 +184,7 @@ class NetworkProfileForm(PlausibleMixin, forms.ModelForm):
         }
 
 
-class SlaTermsForm(ScheduleFieldsMixin, PlausibleMixin, forms.ModelForm):
+class SlaTermsForm(StrictTristates, ScheduleFieldsMixin, PlausibleMixin, forms.ModelForm):
     class Meta:
         model = SlaTerms
         fields = [
