@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from domain.credentials import credit_code_check_char
+from vendors.concurrency import stamp
 from vendors.models import Vendor
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +63,7 @@ def test_the_form_says_which_vendor_has_the_code_on_create_and_edit(
     assert r.context["form"].errors["credit_code"] == [
         "Another vendor of your team already has this credit code: Holder Co."
     ]
-    data = {"name_zh": "乙厂", "credit_code": CODE}
+    data = {"name_zh": "乙厂", "credit_code": CODE, "based_on": stamp(other)}
     r = client.post(reverse("vendors:edit", args=[other.pk]), data, HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert r.status_code == 400
     (error,) = r.context["form"].errors["credit_code"]
@@ -71,8 +72,8 @@ def test_the_form_says_which_vendor_has_the_code_on_create_and_edit(
     other.refresh_from_db()
     assert other.credit_code == "" and Vendor.objects.count() == 2
     # the holder itself keeps its code when edited
-    r = client.post(reverse("vendors:edit", args=[holder.pk]),
-                    {"name_zh": "甲厂 改", "credit_code": CODE})  # fmt: skip
+    data = {"name_zh": "甲厂 改", "credit_code": CODE, "based_on": stamp(holder)}
+    r = client.post(reverse("vendors:edit", args=[holder.pk]), data)
     assert r.status_code == 302
 
 
