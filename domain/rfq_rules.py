@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -68,6 +68,39 @@ ADMIN_ONLY = Message(
 )
 
 
+# Bounds of what an RFQ may ask for. Inter-node bandwidth per server: today's fastest nodes carry
+# 8 x 800 Gbit/s = 6,400 Gbit/s (eight ConnectX-8 / 800G ports); 100,000 Gbit/s leaves room for
+# years of growth and refuses only typing accidents (1e308). Deadline: a sourcing event runs for
+# weeks; one year ahead is the most a supplier can be asked to hold an offer open for.
+MAX_INTERNODE_GBPS = 100_000.0
+MAX_DEADLINE_AHEAD = timedelta(days=365)
+
+BANDWIDTH_TOO_HIGH = Message(
+    code="rfq.bandwidth_too_high",
+    en=f"At most {MAX_INTERNODE_GBPS:,.0f} Gbit/s per server.",
+    zh=f"每台服务器最多 {MAX_INTERNODE_GBPS:,.0f} Gbit/s。",
+)
+DEADLINE_TOO_FAR = Message(
+    code="rfq.deadline_too_far",
+    en="The deadline must be within one year from now.",
+    zh="截止时间必须在自现在起一年以内。",
+)
+
+
+def bandwidth_refusal(gbps: float | None) -> Message | None:
+    """Why a minimum inter-node bandwidth is refused for being too high (None: it is not)."""
+    if gbps is not None and not gbps <= MAX_INTERNODE_GBPS:  # inf and NaN too
+        return BANDWIDTH_TOO_HIGH
+    return None
+
+
+def deadline_refusal(deadline: datetime, now: datetime) -> Message | None:
+    """Why a deadline is refused for being too far ahead (None: it is not)."""
+    if deadline > now + MAX_DEADLINE_AHEAD:
+        return DEADLINE_TOO_FAR
+    return None
+
+
 # C0/C1 controls (CR, LF, tab, NUL, ...) and the Unicode line and paragraph separators.
 _CONTROL = ("Cc", "Zl", "Zp")
 
@@ -106,7 +139,7 @@ def extension_refusal(current: RfqTiming, new_deadline: datetime, now: datetime)
         return DEADLINE_PASSED
     if new_deadline <= current.deadline:
         return DEADLINE_NOT_LATER
-    return None
+    return deadline_refusal(new_deadline, now)
 
 
 def has_control_characters(text: str) -> bool:

@@ -149,9 +149,53 @@ def _positive(name: str, value: float, en: str, zh: str) -> list[Message]:
     return []
 
 
+# Physical upper bounds of a workload's figures (the one home of these limits: the service checks
+# them for the form and the API, the form's inputs carry them as `max`, and a stored value beyond
+# them is a problem on the page instead of an overflow). Generous on purpose: each is far beyond
+# any real service, and low enough that every derived figure (GPUs, Mbit/s, GB, tokens per
+# month) stays a finite, printable number.
+#   params_b 100,000 (100 trillion parameters; the largest published models are ~2 T);
+#   requests/s 1,000,000 (a whole large web search engine's peak, for one model);
+#   tokens in 10,000,000 (context windows are at most a few million), out 1,000,000;
+#   response 100 MB per request (response_bytes); latency target one hour;
+#   GPUs per replica 1,024 (a replica must fit in one node anyway);
+#   tokens/s per replica 10,000,000 (a GPU does a few thousand).
+WORKLOAD_LIMITS: dict[str, tuple[float, str, str]] = {
+    "params_b": (100_000.0, "Model size (billions)", "模型参数量（十亿）"),
+    "mean_rps": (1_000_000.0, "Mean requests per second", "平均每秒请求数"),
+    "peak_rps": (1_000_000.0, "Peak requests per second", "峰值每秒请求数"),
+    "tokens_in": (10_000_000.0, "Tokens in per request", "每个请求的输入 token 数"),
+    "tokens_out": (1_000_000.0, "Tokens out per request", "每个请求的输出 token 数"),
+    "response_bytes": (100_000_000.0, "Response payload (bytes)", "响应大小（字节）"),
+    "latency_target_s": (3_600.0, "The latency target (s)", "延迟目标（秒）"),
+    "gpus_per_replica": (1_024.0, "GPUs per replica", "每副本 GPU 数"),
+    "tokens_per_s_per_replica": (
+        10_000_000.0,
+        "Tokens per second per replica",
+        "每副本每秒 token 数",
+    ),
+}
+
+
+def _too_large(w: InferenceWorkload) -> list[Message]:
+    found: list[Message] = []
+    for name, (high, en, zh) in WORKLOAD_LIMITS.items():
+        value = getattr(w, name)
+        if value is not None and value > high:  # inf too; NaN is refused by the other checks
+            found.append(
+                _m(
+                    f"{name}_too_large",
+                    f"{en} must be at most {high:,.0f}.",
+                    f"{zh}不能超过 {high:,.0f}。",
+                )
+            )
+    return found
+
+
 def workload_problems(w: InferenceWorkload) -> list[Message]:
     """Everything wrong with a workload on its own (offer-independent)."""
-    found = _positive("params_b", w.params_b, "Model size (billions)", "模型参数量（十亿）")
+    found = _too_large(w)
+    found += _positive("params_b", w.params_b, "Model size (billions)", "模型参数量（十亿）")
     found += _positive("mean_rps", w.mean_rps, "Mean requests per second", "平均每秒请求数")
     found += _positive("peak_rps", w.peak_rps, "Peak requests per second", "峰值每秒请求数")
     found += _positive("response_bytes", w.response_bytes, "Response payload", "响应大小")
@@ -368,11 +412,17 @@ def peak_hours_whole_samples(mean_mbps: float, peak_mbps: float, peak_hours: flo
 
 
 def serving_traffic(w: InferenceWorkload) -> billing.TrafficProfile:
-    """A 30-day month of 8,640 five-minute samples: each day the peak hours, then the base."""
+    """A 30-day month of 8,640 five-minute samples: each day the peak hours, then the base.
+
+    Raises ServingInputError on a workload with impossible figures (never an overflow)."""
+    validate(w)
     peak = w.peak_rps * w.response_bytes * 8 / 1e6
     mean = w.mean_rps * w.response_bytes * 8 / 1e6
     hours = peak_hours_whole_samples(mean, peak, w.peak_hours_per_day)
-    return billing.TrafficProfile.simple(mean, max(peak, mean), hours)
+    try:
+        return billing.TrafficProfile.simple(mean, max(peak, mean), hours)
+    except billing.BillingError as exc:  # figures beyond any bill (e.g. a stored overflow)
+        raise ServingInputError([exc.message]) from exc
 
 
 def billing_plan(

@@ -121,6 +121,15 @@ class QuoteForm(forms.ModelForm):
             )
         return self.cleaned_data.get("prices_include_vat")
 
+    def clean_rail_optimised(self):  # type: ignore[no-untyped-def]
+        # the same: an unknown word is refused, not stored as "not stated"
+        raw = self.data.get(self.add_prefix("rail_optimised"))
+        if raw not in _VAT_INCLUDED_WORDS and not isinstance(raw, bool):
+            raise forms.ValidationError(
+                _("Say whether the network is rail-optimised: yes, no or not stated.")
+            )
+        return self.cleaned_data.get("rail_optimised")
+
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
         # the rules read plain attributes: no model instance needed (the importer runs this

@@ -28,6 +28,7 @@ from .services import QuoteRowsError, quote_create, quotes_bulk_create
 COLUMNS = ("vendor", "data_centre", "label", "is_current") + tuple(QuoteForm.Meta.fields)
 COLUMNS += ("confirm_outliers",)  # yes: the row's unusual values are confirmed (plausibility)
 _TRUE = {"1", "true", "yes", "y", "是", "x"}
+_FALSE = {"0", "false", "no", "n", "否"}
 MAX_ROWS = 2000  # each row is validated like a form submission; more is a batch job, not a page
 XLSX_MAX_INFLATED_BYTES = 50 * 1024 * 1024  # a sheet of MAX_ROWS quotes is well under 5 MB
 
@@ -166,7 +167,8 @@ def _form_data(row: dict[str, Any], vendors: dict[str, int], dcs: dict[tuple[int
         elif flag == "is_current":
             data[flag] = "on"
     if data.get("rail_optimised"):  # yes / no / empty (unknown: assumed on the ranking page)
-        data["rail_optimised"] = "true" if data["rail_optimised"].lower() in _TRUE else "false"
+        word = data["rail_optimised"].lower()  # another word stays, and the form refuses it
+        data["rail_optimised"] = "true" if word in _TRUE else "false" if word in _FALSE else word
     data.setdefault("currency", "CNY")
     _tax_cells(data)
     for key, default in (("nics_per_node", "1"), ("availability", "0.99"), ("term_months", "12"),

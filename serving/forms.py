@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from domain import serving as sv
 from quotes.models import Quote
 
 from .models import MixedPlan, ServingWorkload
@@ -21,11 +22,25 @@ PLAN_FIELDS = (
 )  # fmt: skip
 
 
+def workload_field_limits() -> dict[str, float]:
+    """The upper bound of each numeric workload field, in the form's units (response in kB),
+    from domain.serving.WORKLOAD_LIMITS."""
+    limits = {name: high for name, (high, _en, _zh) in sv.WORKLOAD_LIMITS.items()}
+    limits["response_kb"] = limits.pop("response_bytes") / 1000
+    return limits
+
+
 class ServingWorkloadForm(forms.ModelForm):
     class Meta:
         model = ServingWorkload
         fields = WORKLOAD_FIELDS
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+
+    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        # the browser's own hint; the service checks the same bounds with the domain's message
+        for name, high in workload_field_limits().items():
+            self.fields[name].widget.attrs["max"] = f"{high:.0f}"
 
     def _post_clean(self) -> None:  # the service checks, with the domain's clear messages
         pass

@@ -29,6 +29,13 @@ _FIELDS = {
     "latency_target_not_positive": "latency_target_s", "latency_unreachable": "latency_target_s",
     "headroom_range": "bandwidth_headroom", "peak_hours_range": "peak_hours_per_day",
     "precision_unknown": "precision",
+    # upper bounds (domain.serving.WORKLOAD_LIMITS)
+    "params_b_too_large": "params_b", "mean_rps_too_large": "mean_rps",
+    "peak_rps_too_large": "peak_rps", "tokens_in_too_large": "tokens_in",
+    "tokens_out_too_large": "tokens_out", "response_bytes_too_large": "response_kb",
+    "latency_target_s_too_large": "latency_target_s",
+    "gpus_per_replica_too_large": "gpus_per_replica",
+    "tokens_per_s_per_replica_too_large": "tokens_per_s_per_replica",
 }  # fmt: skip
 
 

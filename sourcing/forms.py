@@ -12,6 +12,7 @@ from django.utils.translation import pgettext_lazy
 from core.forms import KeepStoredInstants
 from core.widgets import LocalDateTimeInput
 from domain import money
+from domain.rfq_rules import MAX_INTERNODE_GBPS
 from quotes.choices import InvoiceType
 from quotes.forms import INVOICE_ERROR, VAT_RATE_ERROR, VatIncludedSelect
 from quotes.models import GpuModel, QuoteVersion, WorkloadProfile
@@ -69,6 +70,8 @@ class RfqForm(KeepStoredInstants, CapfirstLabels, forms.ModelForm):
         self.fields["required_evidence"].initial = self.instance.required_evidence
         self.fields["mandatory"].initial = self.instance.mandatory
         self.fields["nonconforming"].required = False  # not posted: knocked out (the default)
+        # the browser's hint; the service checks the bound with its message (domain.rfq_rules)
+        self.fields["min_internode_gbps"].widget.attrs["max"] = f"{MAX_INTERNODE_GBPS:.0f}"
 
     def _post_clean(self) -> None:  # the service validates the RFQ (team, weights, deadline)
         pass

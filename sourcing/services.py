@@ -30,6 +30,8 @@ from domain.evidence import hosts as bid_hosts
 from domain.rfq_rules import (
     CONTROL_CHARACTERS,
     RfqTiming,
+    bandwidth_refusal,
+    deadline_refusal,
     has_control_characters,
     published_change_refusals,
     requirement_problems,
@@ -127,7 +129,18 @@ def _rfq_clean(rfq: Rfq) -> None:
     if problems:
         lang = get_language()
         raise ValidationError({"mandatory": " ".join(m.text(lang) for m in problems)})
+    too_high = bandwidth_refusal(rfq.min_internode_gbps)
+    if too_high:
+        raise ValidationError({"min_internode_gbps": too_high.text(get_language())})
     rfq.full_clean(exclude=["team", "gpu_models"])
+
+
+def _deadline_check(rfq: Rfq, now) -> None:  # type: ignore[no-untyped-def]
+    if rfq.deadline <= now:
+        raise ValidationError({"deadline": _("The deadline must be in the future.")})
+    too_far = deadline_refusal(rfq.deadline, now)
+    if too_far:
+        raise ValidationError({"deadline": too_far.text(get_language())})
 
 
 def rfq_create(*, team, user, data: dict[str, Any], now=None) -> Rfq:  # type: ignore[no-untyped-def]
@@ -135,8 +148,7 @@ def rfq_create(*, team, user, data: dict[str, Any], now=None) -> Rfq:  # type: i
     now = now or timezone.now()
     rfq = Rfq(team=team, created_by=user, **{k: data[k] for k in RFQ_FIELDS if k in data})
     _rfq_clean(rfq)
-    if rfq.deadline <= now:
-        raise ValidationError({"deadline": _("The deadline must be in the future.")})
+    _deadline_check(rfq, now)
     with transaction.atomic():
         rfq.save()
         rfq.gpu_models.set(data.get("gpu_models") or [])
@@ -169,8 +181,8 @@ def rfq_update(*, rfq: Rfq, user, data: dict[str, Any], now=None, draft_only: bo
             lang = get_language()
             raise ValidationError({k: m.text(lang) for k, m in refusals.items()}, "published")
         _rfq_clean(locked)
-        if locked.deadline <= now:
-            raise ValidationError({"deadline": _("The deadline must be in the future.")})
+        if locked.deadline != before.deadline or locked.deadline <= now:
+            _deadline_check(locked, now)
         locked.save()
         if "gpu_models" in data:
             locked.gpu_models.set(data["gpu_models"])

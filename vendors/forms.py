@@ -8,12 +8,14 @@ from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from core.forms import StrictTristates
 from core.schedule_forms import ScheduleFieldsMixin
 from core.widgets import IsoDateInput
 from domain import plausibility
 from domain.regions import PROVINCE_CHOICES, province_names
 
 from .choices import BUSINESS_CODES, Service
+from .concurrency import stamp
 from .models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
 from .validators import plausibility_errors
 
@@ -80,6 +82,14 @@ class VendorForm(ProvinceLabelsMixin, PlausibleMixin, forms.ModelForm):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+    # The stamp of the vendor the form was filled from (vendors.concurrency); an edit based on
+    # an older one is refused (409 with what changed since). Empty when creating.
+    based_on = forms.CharField(required=False, max_length=32, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and self.instance.updated_at:
+            self.initial["based_on"] = stamp(self.instance)
 
     class Meta:
         model = Vendor
@@ -154,7 +164,7 @@ class DataCentreForm(ProvinceLabelsMixin, PlausibleMixin, forms.ModelForm):
         ]
 
 
-class NetworkProfileForm(PlausibleMixin, forms.ModelForm):
+class NetworkProfileForm(StrictTristates, PlausibleMixin, forms.ModelForm):
     class Meta:
         model = NetworkProfile
         fields = [
@@ -183,7 +193,7 @@ class NetworkProfileForm(PlausibleMixin, forms.ModelForm):
         }
 
 
-class SlaTermsForm(ScheduleFieldsMixin, PlausibleMixin, forms.ModelForm):
+class SlaTermsForm(StrictTristates, ScheduleFieldsMixin, PlausibleMixin, forms.ModelForm):
     class Meta:
         model = SlaTerms
         fields = [

@@ -175,6 +175,25 @@ class Vendor(TeamScoped):
     def __str__(self) -> str:
         return self.name_zh or self.name_en
 
+    def clean(self) -> None:
+        """A credit code names one company: another vendor of the team holding it is a field
+        error naming that vendor (vendor_credit_code_unique_per_team, said in words)."""
+        if self.credit_code and self.team_id:
+            twin = (
+                Vendor.objects.filter(team_id=self.team_id, credit_code=self.credit_code)
+                .exclude(pk=self.pk)
+                .first()
+            )
+            if twin is not None:
+                raise ValidationError(
+                    {
+                        "credit_code": _(
+                            "Another vendor of your team already has this credit code: %(name)s."
+                        )
+                        % {"name": twin.name_for_reader()}
+                    }
+                )
+
     def name_for_reader(self) -> str:
         """The name in the reader's language when the vendor has one, else the other: what a
         drop-down shows (English pages listed Chinese names only). Stored labels and job

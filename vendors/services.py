@@ -8,6 +8,7 @@ from django.utils import timezone
 from core.deletion import delete_with_files
 from domain.credentials import Severity
 
+from . import concurrency
 from .models import Vendor
 from .selectors import vendor_findings, vendor_prefetch
 
@@ -28,8 +29,17 @@ def vendor_refresh_findings(*, vendor: Vendor) -> Vendor:
 
 
 @transaction.atomic
-def vendor_save(*, vendor: Vendor, team) -> Vendor:  # type: ignore[no-untyped-def]
-    """Create or update a vendor of `team` (the form or serializer has already bound it)."""
+def vendor_save(*, vendor: Vendor, team, based_on: list[str] | str | None = None) -> Vendor:  # type: ignore[no-untyped-def]
+    """Create or update a vendor of `team` (the form or serializer has already bound it).
+
+    `based_on`: the stamp(s) of the version the change was made from (the form's hidden field,
+    the API's If-Match); when the stored row has another, VendorConflict (nothing saved). Checked
+    on the locked row."""
+    if vendor.pk and based_on is not None:
+        locked = Vendor.objects.select_for_update().get(pk=vendor.pk)
+        wanted = [based_on] if isinstance(based_on, str) else based_on
+        if concurrency.stamp(locked) not in wanted:
+            raise concurrency.conflict_for(locked, wanted[-1] if wanted else "")
     vendor.team = team
     vendor.full_clean()
     vendor.save()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -14,6 +15,7 @@ from django.views import View
 from accounts.mixins import TeamRequiredMixin, TeamWriteMixin
 from domain.messages import Message
 
+from .concurrency import VendorConflict
 from .forms import CHILD_FORMS, NetworkProfileForm, VendorForm
 from .models import DataCentre, NetworkProfile, SlaTerms, Vendor
 from .selectors import vendor_audit_trail, vendor_filterset, vendor_findings, vendor_prefetch
@@ -143,6 +145,19 @@ def _attach_findings(vendor: Vendor, by_subject: dict[str, list], sla) -> None: 
     vendor.findings_here = by_subject.get("vendor", [])
 
 
+def _shown(value) -> str:  # type: ignore[no-untyped-def]
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "—"
+    return "—" if value is None or value == "" else str(value)
+
+
+def _apply_errors(form, exc: ValidationError) -> None:  # type: ignore[no-untyped-def]
+    errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
+    for field, msgs in errors.items():
+        for m in msgs:
+            form.add_error(field if field in form.fields else None, m)
+
+
 class VendorEditView(TeamWriteMixin, View):
     template = "vendors/vendor_form.html"
 
@@ -158,11 +173,40 @@ class VendorEditView(TeamWriteMixin, View):
     def post(self, request, pk: int | None = None):  # type: ignore[no-untyped-def]
         vendor = self._vendor(pk)
         form = VendorForm(request.POST, instance=vendor or Vendor(team=self.team))
+        if form.is_valid() and vendor is not None and not form.cleaned_data.get("based_on"):
+            form.add_error(None, _(
+                "This form does not say which version of the vendor it edits: open the edit "
+                "page again and reapply your changes."
+            ))  # fmt: skip
         if form.is_valid():
-            saved = vendor_save(vendor=form.save(commit=False), team=self.team)
-            messages.success(request, _("Vendor saved."))
-            return redirect("vendors:detail", pk=saved.pk)
+            based_on = form.cleaned_data.get("based_on") if vendor is not None else None
+            try:
+                saved = vendor_save(
+                    vendor=form.save(commit=False), team=self.team, based_on=based_on
+                )
+            except VendorConflict as conflict:
+                return self._conflict(request, form, conflict)
+            except ValidationError as exc:  # a rule the form could not see (e.g. a twin saved
+                _apply_errors(form, exc)  # meanwhile): said on the form, never a 500
+            else:
+                messages.success(request, _("Vendor saved."))
+                return redirect("vendors:detail", pk=saved.pk)
         return render(request, self.template, {"form": form, "vendor": vendor}, status=400)
+
+    def _conflict(self, request, mine: VendorForm, conflict: VendorConflict):  # type: ignore[no-untyped-def]
+        """409: the form filled with the current values (and stamp), above it what changed since
+        the version the user's form was based on: field, current value, the user's."""
+        current = Vendor.objects.get(pk=conflict.vendor.pk)
+        form = VendorForm(instance=current)
+        rows = [
+            {"label": form.fields[name].label, "current": _shown(getattr(current, name)),
+             "yours": _shown(mine.cleaned_data.get(name))}
+            for name in conflict.changed if name in form.fields
+        ]  # fmt: skip
+        ctx = {"form": form, "vendor": current, "conflict": {
+            "rows": rows, "by": conflict.by, "at": conflict.at,
+        }}  # fmt: skip
+        return render(request, self.template, ctx, status=409)
 
 
 class VendorChildView(TeamWriteMixin, View):

@@ -4,10 +4,13 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
 from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
 
 from core.api import TeamScopedViewSet
 
+from .. import concurrency as cc
 from ..filters import VendorFilter
 from ..models import Certification, DataCentre, IcpFiling, Licence, NetworkProfile, SlaTerms, Vendor
 from ..selectors import vendor_prefetch
@@ -38,7 +41,47 @@ class VendorViewSet(TeamScopedViewSet):
             vendor = serializer.instance
             for key, value in serializer.validated_data.items():
                 setattr(vendor, key, value)
-            serializer.instance = vendor_save(vendor=vendor, team=self.get_team())
+            serializer.instance = vendor_save(
+                vendor=vendor, team=self.get_team(), based_on=self._if_match
+            )
+
+    def retrieve(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        vendor = self.get_object()
+        data = self.get_serializer(vendor).data
+        return Response(data, headers={"ETag": cc.etag(vendor)})  # If-Match of a later write
+
+    def update(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """PUT / PATCH: an If-Match (the ETag of a GET) is checked against the stored version,
+        412 with what changed since when it is stale (as quotes do); without it (or with `*`)
+        the change applies to whatever is stored."""
+        vendor = self.get_object()  # 404 first
+        self._if_match = cc.if_match_stamps(request.headers.get("If-Match"))
+        if self._if_match is not None and cc.stamp(vendor) not in self._if_match:
+            return self._stale(cc.conflict_for(vendor, self._if_match[-1]))
+        try:
+            response = super().update(request, *args, **kwargs)
+        except cc.VendorConflict as conflict:
+            return self._stale(conflict)
+        response["ETag"] = cc.etag(Vendor.objects.get(pk=vendor.pk))
+        return response
+
+    _if_match: list[str] | None = None
+
+    def _stale(self, conflict: cc.VendorConflict) -> Response:
+        current = Vendor.objects.get(pk=conflict.vendor.pk)
+        data = s.VendorSerializer(current, context=self.get_serializer_context()).data
+        changed = {name: data.get(name) for name in conflict.changed}
+        detail = _(
+            "The vendor has changed since the version you sent. Nothing was saved: read it "
+            "again and reapply your change."
+        )
+        if changed:
+            detail += " " + _("Changed since: %(fields)s.") % {"fields": ", ".join(changed)}
+        return Response(
+            {"detail": detail, "code": "stale_version", "changed": changed},
+            status=status.HTTP_412_PRECONDITION_FAILED,
+            headers={"ETag": cc.etag(current)},
+        )
 
     def perform_destroy(self, instance) -> None:  # type: ignore[no-untyped-def]
         vendor_delete(vendor=instance)  # with its cascade's uploaded files, after the commit

@@ -205,3 +205,22 @@ def test_bad_mixed_plans_are_refused_with_messages():
         sv.mixed_plan(sv.MixedPlanInput(parts=(bad,), horizon_months=0, price_cny_mbps_month=-1))
     codes = {m.code for m in exc.value.messages}
     assert {"horizon_range", "bandwidth_price_negative", "serving_months"} <= codes
+
+
+def test_figures_beyond_their_physical_bounds_are_problems_not_overflows() -> None:
+    base = {"params_b": 7.0, "mean_rps": 20.0, "peak_rps": 60.0, "tokens_in": 800.0,
+            "tokens_out": 300.0, "response_bytes": 150_000.0}  # fmt: skip
+    assert sv.workload_problems(sv.InferenceWorkload(**base)) == []  # type: ignore[arg-type]
+    at_bounds = {**base, "peak_rps": 1e6, "response_bytes": 1e8}
+    assert sv.workload_problems(sv.InferenceWorkload(**at_bounds)) == []  # type: ignore[arg-type]
+    huge = {**base, "peak_rps": 1e308, "response_bytes": 1e23}
+    w = sv.InferenceWorkload(**huge)  # type: ignore[arg-type]
+    codes = {m.code for m in sv.workload_problems(w)}
+    assert codes == {"peak_rps_too_large", "response_bytes_too_large"}
+    with pytest.raises(sv.ServingInputError):
+        sv.rank_offers(w, [])
+    with pytest.raises(sv.ServingInputError):
+        sv.serving_traffic(w)
+    endless = {**base, "tokens_per_s_per_replica": float("inf")}
+    inf = sv.InferenceWorkload(**endless)  # type: ignore[arg-type]
+    assert "tokens_per_s_per_replica_too_large" in {m.code for m in sv.workload_problems(inf)}
